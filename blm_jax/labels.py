@@ -1,0 +1,63 @@
+"""Answer-label inventories per BLM family, in the papers' names.
+
+The published release uses its own label strings; `PUBLISHED_LABELS` maps
+them to the papers' names (000 Figures 3-7, shared samples README). The
+first label of each inventory is the correct answer's label.
+"""
+
+FAMILY_LABELS: dict[str, tuple[str, ...]] = {
+    # 000 Figure 3 / sec. 3.2.4.
+    "agreement": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2"),
+    # 000 Figures 5-7, 004.
+    "spray_load": ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB",
+                   "LEXPREP", "SSM-1", "SSM-2", "AASSM"),
+    # 000 Figures 8/11, 002 Figure 6. Italian adds the two `si` candidates
+    # (002 sec. 4.1): SI-PAT ("Pat SI Akt by-NP") and SI-AG ("Ag SI Akt by-NP").
+    "cos": ("CORRECT", "I-INT", "ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS",
+            "E-WRBY", "IE-WRBY", "SI-PAT", "SI-AG"),
+    "od": ("CORRECT", "I-INT", "ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS",
+           "E-WRBY", "IE-WRBY", "SI-PAT", "SI-AG"),
+    # Sentence-level chunk data (000 sec. 7): one positive of the sentence's
+    # own pattern among negatives of other patterns.
+    "sentence_chunks": ("POS", "NEG"),
+}
+
+# Raw labels of the published release -> papers' names, per family.
+PUBLISHED_LABELS: dict[str, dict[str, str]] = {
+    "agreement": {
+        "True": "Corr",
+        "Correct": "Corr",
+        "agreement_error_V": "AEV",
+        "agreement_error_N1": "AEN1",
+        "agreement_error_N2": "AEN2",
+        "N1_alter": "WN1",
+        "N2_alter": "WN2",
+        "coordination": "Coord",
+        "mis_num": "WNA",
+    },
+    "spray_load": {
+        "True": "CORRECT",
+        "Correct": "CORRECT",
+        "CRagentact": "AGENTACT",
+        "CRalternation1": "ALT-NP",
+        "CRalternation2": "ALT-PP",
+        "CRNoEmb": "NOEMB",
+        "CRLexPrep": "LEXPREP",
+        "CrSSM1": "SSM-1",
+        "CrSSM2": "SSM-2",
+        "CrAASSM1": "AASSM",
+    },
+}
+
+
+def correct_label(family: str) -> str:
+  return family_labels(family)[0]
+
+
+def family_labels(family: str) -> tuple[str, ...]:
+  try:
+    return FAMILY_LABELS[family]
+  except KeyError:
+    raise ValueError(
+        f"unknown BLM family {family!r}; known: {sorted(FAMILY_LABELS)}"
+    ) from None

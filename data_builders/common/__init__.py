@@ -1,0 +1,2 @@
+"""Shared machinery of the generated BLM families: template engine, answer
+shuffling, deterministic splits and the generated-builder base class."""
