@@ -1,0 +1,162 @@
+"""TFDS builder for the officially released BLM files (`blm_published`).
+
+The files are not downloaded: point `manual_dir` at them. Named configs
+follow the release layout `manual_dir/<dataset>/[<subset>/]<type>/`; the
+`folder` config reads whatever single folder of release files `manual_dir`
+is (any family with the release's column layout), guessing language, lexical
+type and subset from its folder names.
+
+Splits: the authors' `train`/`test` when the folder has train.tsv and
+test.tsv, else a seeded, leak-free 90:10 split of its single file; plus
+`full`: all.tsv, or the single file (TFDS reserves the name `all`, which would
+mean train + test; a few published instances are in neither). Candidates are reordered per instance (the files put
+the correct answer first); see `release_format` for this and the other
+deliberate differences from the files as published.
+
+Malformed files fail with one `ReleaseFormatError` naming file, line and
+column, before anything is written. `skip_bad_rows=True` (a builder kwarg:
+`tfds.builder('blm_published/folder', skip_bad_rows=True)`) skips bad rows
+instead; the skipped rows are logged and listed in `info.metadata`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from absl import logging
+import tensorflow_datasets as tfds
+
+from blm_jax import schema
+from data_builders.blm_published import release_format
+from data_builders.common import splits
+
+# Seeded 90:10 when a folder has no published train/test files.
+SINGLE_FILE_FRACTIONS = {"train": 0.9, "test": 0.1}
+# all.tsv (or the single file); `all` is reserved by TFDS for train + test.
+FULL_SPLIT = "full"
+
+
+@dataclasses.dataclass(eq=False)
+class PublishedConfig(tfds.core.BuilderConfig):
+  """One folder of release files.
+
+  Attributes:
+    folder: path below manual_dir ('' = manual_dir itself).
+    family, language, lexical_type, subset: written on every instance; None
+      infers (family from the labels, the rest from the folder names).
+    seed: seeds the candidate order and the 90:10 split.
+  """
+
+  folder: str = ""
+  family: str | None = None
+  language: str | None = None
+  lexical_type: str | None = None
+  subset: str | None = None
+  seed: int = 0
+
+
+def _named_configs() -> list[PublishedConfig]:
+  out = []
+  for t in ("I", "II", "III"):
+    out.append(PublishedConfig(
+        name=f"agreement_fr_type_{t}", folder=f"agreement_fr/type_{t}",
+        family="agreement", language="fr", lexical_type=t, subset="",
+        description=f"BLM-AgrF, French subject-verb agreement, type {t}."))
+  for sub in ("ALT-ATL", "ATL-ALT"):
+    for t in ("I", "II", "III"):
+      out.append(PublishedConfig(
+          name=f"spray_load_en_{sub}_type_{t}",
+          folder=f"spray_load_en/{sub}/type_{t}", family="spray_load",
+          language="en", lexical_type=t, subset=sub,
+          description=f"BLM-s/lE, English spray/load, {sub}, type {t}."))
+  out.append(PublishedConfig(
+      name="folder", folder="",
+      description="Whatever single folder of release files manual_dir is."))
+  return out
+
+
+class Builder(tfds.core.GeneratorBasedBuilder):
+  """The officially released BLM files, in the shared BLM schema."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {"1.0.0": "Initial release reader."}
+  BUILDER_CONFIGS = _named_configs()
+  MANUAL_DOWNLOAD_INSTRUCTIONS = """
+  Get the released BLM files from their authors (e.g. the public repository
+  CLCL-Geneva/BLM-SNFDisentangling) and pass their folder as manual_dir:
+
+    manual_dir/agreement_fr/type_{I,II,III}/{all,train,test}.tsv
+    manual_dir/spray_load_en/{ALT-ATL,ATL-ALT}/type_{I,II,III}/{all,train,test}.tsv
+
+  The `folder` config reads manual_dir itself: one folder holding either
+  train.tsv and test.tsv (and optionally all.tsv), or one single .tsv file.
+  """
+
+  def __init__(self, *, skip_bad_rows: bool = False, **kwargs):
+    self.skip_bad_rows = skip_bad_rows
+    super().__init__(**kwargs)
+
+  def _info(self) -> tfds.core.DatasetInfo:
+    return self.dataset_info_from_configs(
+        features=schema.features(),
+        supervised_keys=None,
+        homepage="https://github.com/CLCL-Geneva/BLM-SNFDisentangling",
+        metadata=tfds.core.MetadataDict(),
+    )
+
+  def _split_generators(self, dl_manager):
+    config = self.builder_config
+    folder = os.path.join(os.fspath(dl_manager.manual_dir), config.folder)
+    if not os.path.isdir(folder):
+      raise release_format.ReleaseFormatError(
+          folder, None, None,
+          f"missing: config {config.name!r} reads release files from "
+          f"manual_dir/{config.folder}.\n{self.MANUAL_DOWNLOAD_INSTRUCTIONS}")
+    info = release_format.source_info(folder)
+    files = release_format.read_folder(
+        folder,
+        family=config.family,
+        language=config.language,
+        lexical_type=config.lexical_type,
+        subset=config.subset,
+        id_prefix=self._id_prefix(info),
+        seed=config.seed,
+        skip_bad_rows=self.skip_bad_rows,
+    )
+    self._report(files)
+    if "train" in files:
+      parts = {FULL_SPLIT if s == "all" else s: list(f.instances)
+               for s, f in files.items()}
+    else:
+      (only,) = files.values()
+      parts = splits.assign_splits(only.instances, config.seed,
+                                   fractions=SINGLE_FILE_FRACTIONS)
+      parts[FULL_SPLIT] = list(only.instances)
+    return {name: self._generate_examples(items)
+            for name, items in parts.items() if items}
+
+  def _id_prefix(self, info: dict[str, str]) -> str:
+    if self.builder_config.name != "folder":
+      return self.builder_config.name + "/"
+    parts = [info["subset"], info["lexical_type"] and
+             f"type_{info['lexical_type']}"]
+    return "/".join(p for p in parts if p) + "/" if any(parts) else ""
+
+  def _report(self, files: dict[str, release_format.ReleaseFile]):
+    """Logs and records skipped rows and ignored columns."""
+    skipped = [str(e) for f in files.values() for e in f.skipped]
+    notes = [n for f in files.values() for n in f.notes]
+    for line in notes:
+      logging.info("blm_published: %s", line)
+    if skipped:
+      logging.warning("blm_published/%s: skipped %d bad row(s):\n%s",
+                      self.builder_config.name, len(skipped),
+                      "\n".join(skipped))
+    self.info.metadata["family"] = next(iter(files.values())).family
+    self.info.metadata["skipped_rows"] = skipped
+    self.info.metadata["notes"] = notes
+
+  def _generate_examples(self, instances):
+    for inst in instances:
+      yield inst.id, inst.to_example()
