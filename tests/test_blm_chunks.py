@@ -1,0 +1,225 @@
+"""The sentence-level chunk builder (000 sec. 7) on a toy source and the
+published French agreement sample."""
+
+import collections
+import pathlib
+
+import pytest
+import tensorflow_datasets as tfds
+
+from blm_jax import data, schema
+from data_builders.blm_chunks import derive
+from data_builders.blm_chunks.blm_chunks_dataset_builder import (
+    BlmChunksConfig, config_for_source)
+from data_builders.common import builder, instances
+
+SPLITS = ("train", "dev", "test")
+SHARED = pathlib.Path(__file__).resolve().parents[1] / ".." / "shared"
+PUBLISHED = SHARED / "blm-published-samples"
+
+# Pattern strings shaped like the agreement ones: 14 patterns.
+PATTERNS = [f"NP-{n} " + pp + f" VP-{n}" for n in ("sg", "pl")
+            for pp in ("", "PP1-sg", "PP1-pl", "PP1-sg PP2-sg", "PP1-sg PP2-pl",
+                       "PP1-pl PP2-sg", "PP1-pl PP2-pl")]
+PATTERNS = [" ".join(p.split()) for p in PATTERNS]
+
+
+def _toy_source(n_instances, n_patterns, conflict=False):
+  """Instances whose 7 context sentences cycle through the patterns; odd
+  instances repeat a sentence of the previous one (as type I data does)."""
+  out = []
+  for i in range(n_instances):
+    ctx = []
+    for j in range(7):
+      p = PATTERNS[(i + j) % n_patterns]
+      text = f"toy {i} {j} ." if not (i % 2 and j == 0) else f"toy {i - 1} 1 ."
+      ctx.append(schema.Sentence(text, p, (f"toy {i}", f"{j} .")))
+    if conflict and i == 5:
+      ctx[3] = schema.Sentence("toy 2 2 .", PATTERNS[0])
+    out.append(instances.make_instance(
+        id=f"src-{i:04d}", family="toy", language="xx", lexical_type="I",
+        subset="toy", context=ctx,
+        candidates=[("OK", schema.Sentence(f"a{i}", "A")),
+                    ("KO", schema.Sentence(f"b{i}", "B"))],
+        correct_label="OK", seed=0))
+  return out
+
+
+class ToyChunkSource(builder.GeneratedBLMBuilder):
+  """A toy BLM source for the chunk builder's tests."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  BUILDER_CONFIGS = [
+      builder.GeneratedConfig(name="many", seed=1),  # 4550 sentences, 14 pats
+      builder.GeneratedConfig(name="small", seed=1),  # 1302, scaled down
+      builder.GeneratedConfig(name="seven", seed=1),  # only 7 patterns
+      builder.GeneratedConfig(name="conflict", seed=1),
+  ]
+
+  def generate(self, config):
+    return {"many": lambda: _toy_source(700, 14),
+            "small": lambda: _toy_source(200, 14),
+            "seven": lambda: _toy_source(300, 7),
+            "conflict": lambda: _toy_source(100, 14, conflict=True),
+           }[config.name]()
+
+
+def _build(data_dir, source, **kw):
+  cfg = BlmChunksConfig(name=kw.pop("name", "toy"), source=source, **kw)
+  b = tfds.builder("blm_chunks", config=cfg, data_dir=str(data_dir),
+                   file_format="array_record")
+  b.download_and_prepare()
+  return b, {s: data.load_instances(f"blm_chunks/{cfg.name}", s,
+                                    str(data_dir)) for s in SPLITS}
+
+
+def _check_instances(splits, n_negatives=7):
+  """The structural promises of the data, for every instance."""
+  texts = {}
+  for split, insts in splits.items():
+    texts[split] = set()
+    for x in insts:
+      assert x.family == "sentence_chunks"
+      assert len(x.context) == 1 and len(x.answers) == n_negatives + 1
+      assert x.labels.count("POS") == 1 and x.labels[x.correct] == "POS"
+      assert x.labels.count("NEG") == n_negatives
+      anchor, pos = x.context[0], x.correct_answer
+      assert pos.pattern == anchor.pattern and pos.text != anchor.text
+      neg = [a.pattern for a, lab in zip(x.answers, x.labels) if lab == "NEG"]
+      assert len(set(neg)) == n_negatives and anchor.pattern not in neg
+      texts[split] |= {anchor.text} | {a.text for a in x.answers}
+  for a in SPLITS:
+    for b in SPLITS:
+      if a < b:
+        assert not texts[a] & texts[b], (a, b)  # No sentence in two splits.
+  positions = collections.Counter(x.correct for v in splits.values() for x in v)
+  assert len(positions) == n_negatives + 1  # The positive is not always first.
+
+
+def test_paper_sizes_pattern_balance_and_structure(tmp_path):
+  b, splits = _build(tmp_path, "toy_chunk_source/many", seed=5)
+  assert {s: len(v) for s, v in splits.items()} == derive.PAPER_SPLIT_SIZES
+  _check_instances(splits)
+  # Uniform over the 14 patterns: 286 each, 184/45/57 per split.
+  for split, per_pattern in (("train", 184), ("dev", 45), ("test", 57)):
+    counts = collections.Counter(x.context[0].pattern for x in splits[split])
+    assert set(counts.values()) == {per_pattern}, split
+    assert len(counts) == 14
+  x = splits["train"][0]
+  assert x.subset == "toy_chunk_source/many" and x.language == "xx"
+  assert x.lexical_type == "I" and x.context[0].chunks  # Chunks carried over.
+  anchors = [x.context[0].text for v in splits.values() for x in v]
+  assert len(set(anchors)) == len(anchors) == 4004
+
+
+def test_scaled_down_when_the_source_is_small(tmp_path, caplog):
+  caplog.set_level("INFO")
+  _, splits = _build(tmp_path, "toy_chunk_source/small")
+  # 200 instances x 7 context sentences, 100 repeated: 1300 distinct.
+  sizes = {s: len(v) for s, v in splits.items()}
+  assert sizes == derive.scaled_split_sizes(1300, derive.PAPER_SPLIT_SIZES)
+  assert sizes == {"train": 836, "dev": 205, "test": 259}
+  assert "has only 1300 usable sentences (< 4004): splits scaled down to " \
+      "train=836, dev=205, test=259" in caplog.text
+  _check_instances(splits)
+
+
+def test_rebuild_is_byte_identical_and_seed_matters(tmp_path):
+  def record_bytes(d, seed):
+    b, _ = _build(tmp_path / d, "toy_chunk_source/small", seed=seed)
+    files = sorted(pathlib.Path(b.data_dir).glob("*array_record*"))
+    assert files
+    return [p.read_bytes() for p in files]
+
+  first = record_bytes("a", 0)
+  assert record_bytes("b", 0) == first
+  assert record_bytes("c", 1) != first
+
+
+def test_fewer_negatives_for_seven_patterns(tmp_path):
+  _, splits = _build(tmp_path, "toy_chunk_source/seven", num_negatives=6)
+  _check_instances(splits, n_negatives=6)
+
+
+def test_too_few_patterns_is_an_error(tmp_path):
+  with pytest.raises(ValueError, match=(
+      r"source 'toy_chunk_source/seven' has 7 usable sentence pattern\(s\) "
+      r"\(of 7 found, each needing at least 6 distinct context sentences\), "
+      r"but 7 negatives of distinct other patterns need at least 8")):
+    _build(tmp_path, "toy_chunk_source/seven")
+  # Nothing half-written that a later read would pick up.
+  assert not tfds.builder(
+      "blm_chunks", config=BlmChunksConfig(name="toy", source="x"),
+      data_dir=str(tmp_path)).is_prepared()
+
+
+@pytest.mark.parametrize("source,message", [
+    ("no_such_builder/x",
+     r"blm_chunks/toy: unknown source dataset 'no_such_builder/x' \(project "
+     r"builders: .*blm_chunks"),
+    ("toy_chunk_source/nope",
+     r"blm_chunks/toy: unknown source dataset 'toy_chunk_source/nope'"),
+    ("", r"blm_chunks/toy: the config names no source dataset"),
+])
+def test_unknown_source_is_an_error(tmp_path, source, message):
+  with pytest.raises(ValueError, match=message):
+    _build(tmp_path, source)
+
+
+def test_sentence_with_two_patterns_is_an_error(tmp_path):
+  with pytest.raises(ValueError, match=(
+      r"source 'toy_chunk_source/conflict': sentence 'toy 2 2 \.' has pattern "
+      r"'.*' in .*src-0002 but pattern 'NP-sg VP-sg' in .*/src-0005 "
+      r"\(context sentence 4\)")):
+    _build(tmp_path, "toy_chunk_source/conflict")
+
+
+def test_config_for_source_names_and_reads_back(tmp_path):
+  cfg = config_for_source("toy_chunk_source/small", seed=2)
+  assert cfg.name == "from_toy_chunk_source__small_seed2"
+  b = tfds.builder("blm_chunks", config=cfg, data_dir=str(tmp_path),
+                   file_format="array_record")
+  b.download_and_prepare()
+  dev = data.load_instances(f"blm_chunks/{cfg.name}", "dev", str(tmp_path))
+  assert len(dev) == 205
+
+
+def test_uniform_quota_fills_evenly_up_to_supply():
+  q = derive.uniform_quota({"a": 3, "b": 100, "c": 100, "d": 8}, 60, seed=0)
+  assert q["a"] == 3 and q["d"] == 8 and {q["b"], q["c"]} == {24, 25}
+  assert sum(q.values()) == 60
+  assert derive.uniform_quota({"a": 5, "b": 5}, 10, 0) == {"a": 5, "b": 5}
+
+
+def test_allocate_keeps_every_pattern_in_every_split():
+  quota = {"p1": 6, "p2": 200, "p3": 200}
+  sizes = derive.scaled_split_sizes(406, derive.PAPER_SPLIT_SIZES)
+  counts = derive.allocate(quota, sizes)
+  for s in sizes:
+    assert sum(counts[s].values()) == sizes[s]
+    assert min(counts[s].values()) >= 2
+  for p in quota:
+    assert sum(counts[s][p] for s in sizes) == quota[p]
+
+
+def test_published_french_agreement_sample(tmp_path, capsys):
+  import data_builders
+  if not PUBLISHED.is_dir():
+    pytest.skip(f"published samples absent: {PUBLISHED}")
+  if "blm_published" not in data_builders.BUILDER_PACKAGES:
+    pytest.skip("the blm_published builder is not in data_builders yet")
+  b = data.prepare("blm_chunks/published_agreement_fr_type_I", str(tmp_path),
+                   manual_dir=str(PUBLISHED))
+  splits = {s: data.load_instances("blm_chunks/published_agreement_fr_type_I",
+                                   s, str(tmp_path)) for s in SPLITS}
+  _check_instances(splits)
+  sizes = {s: len(v) for s, v in splits.items()}
+  patterns = {x.context[0].pattern for v in splits.values() for x in v}
+  with capsys.disabled():
+    print(f"\npublished agreement_fr type I -> blm_chunks: {sizes}, "
+          f"{len(patterns)} patterns")
+  # 21 patterns have >= 6 distinct context sentences, 672 sentences in all.
+  assert len(patterns) == 21
+  assert sizes == derive.scaled_split_sizes(672, derive.PAPER_SPLIT_SIZES)
+  assert {x.language for v in splits.values() for x in v} == {"fr"}
+  assert b.info.splits["train"].num_examples == sizes["train"]
