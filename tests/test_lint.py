@@ -1,0 +1,212 @@
+"""The BLM linter: each rule on a crafted instance, the report, the CLI."""
+
+import dataclasses
+import pathlib
+import subprocess
+import sys
+
+import tensorflow_datasets as tfds
+
+from blm_jax import lint
+from blm_jax.schema import BLMInstance, Sentence
+from tests.release_fixtures import release_rows, write_release
+
+
+def _clean(i=0, **changes) -> BLMInstance:
+  x = BLMInstance(
+      id=f"x{i}", family="agreement", language="en", lexical_type="I",
+      subset="",
+      context=tuple(Sentence(f"context {i} {k} .") for k in range(3)),
+      answers=(Sentence(f"wrong {i} a ."), Sentence(f"right {i} ."),
+               Sentence(f"wrong {i} b .")),
+      correct=1, labels=("AEV", "Corr", "WN1"))
+  return dataclasses.replace(x, raw_labels=(), **changes)
+
+
+def _fired(instances):
+  report = lint.lint(instances)
+  return {k: n for k, n in report.counts.items() if n}, report
+
+
+def test_clean_instances_pass_strict():
+  fired, report = _fired([_clean(i) for i in range(5)])
+  assert fired == {}
+  assert report.ok(strict=True) and report.n_instances == 5
+
+
+def test_one_correct():
+  two = _clean(labels=("Corr", "Corr", "WN1"))
+  moved = _clean(correct=0)  # Marked correct, but labelled AEV.
+  fired, report = _fired([two, moved, _clean(2)])
+  assert fired == {"one_correct": 2}
+  messages = [f.message for f in report.examples["one_correct"]]
+  assert "2 candidates labelled 'Corr'" in messages[0]
+  assert ("candidate 1 is marked correct but candidate 2 is labelled 'Corr'"
+          in messages[1])
+
+
+def test_duplicate_candidate():
+  x = _clean(answers=(Sentence("same ."), Sentence("right ."),
+                      Sentence("same  .")))
+  fired, report = _fired([x])
+  assert fired == {"duplicate_candidate": 1}
+  assert report.errors == {"duplicate_candidate": 1}
+  assert ("candidates 1 (AEV) and 3 (WN1) are both"
+          in report.examples["duplicate_candidate"][0].message)
+
+
+def test_empty_sentence():
+  x = _clean(context=(Sentence("a ."), Sentence("  "), Sentence("c .")))
+  y = _clean(answers=(Sentence(""), Sentence("right ."), Sentence("b .")))
+  fired, report = _fired([x, y])
+  assert fired == {"empty_sentence": 2}
+  assert [f.message for f in report.examples["empty_sentence"]] == [
+      "context sentence 2 is empty", "candidate 1 (AEV) is empty"]
+
+
+def test_correct_in_context():
+  x = _clean()
+  x = dataclasses.replace(x, context=x.context[:2] + (x.answers[1],))
+  fired, report = _fired([x])
+  assert fired == {"correct_in_context": 1}
+  assert "is context sentence 3" in report.examples[
+      "correct_in_context"][0].message
+
+
+def test_answer_count_constant_within_a_subset():
+  short = _clean(9, answers=(Sentence("w ."), Sentence("r .")),
+                 labels=("AEV", "Corr"))
+  other_subset = dataclasses.replace(short, id="y", lexical_type="II")
+  fired, report = _fired([_clean(i) for i in range(3)] + [short, other_subset])
+  assert fired == {"answer_count": 1}
+  finding = report.examples["answer_count"][0]
+  assert finding.instance_id == "x9"
+  assert "2 candidates where subset agreement/en//I mostly has 3" in (
+      finding.message)
+
+
+def test_unknown_label_and_unknown_family():
+  bad_label = _clean(labels=("AEV", "Corr", "WN7"))
+  bad_family = _clean(family="riddles")
+  fired, report = _fired([bad_label, bad_family])
+  assert fired == {"unknown_label": 2}
+  messages = [f.message for f in report.examples["unknown_label"]]
+  assert "labels ['WN7'] are not in the agreement inventory" in messages[0]
+  assert "unknown family 'riddles'" in messages[1]
+
+
+def test_every_family_of_the_project_is_accepted():
+  from blm_jax import labels
+
+  for family, inventory in labels.FAMILY_LABELS.items():
+    x = BLMInstance(
+        id=family, family=family, language="en", lexical_type="I", subset="",
+        context=(Sentence("c ."),),
+        answers=tuple(Sentence(f"{lab} .") for lab in inventory),
+        correct=0, labels=inventory)
+    assert lint.lint([x]).ok(strict=True), family
+
+
+def test_copy_cue_is_a_warning():
+  x = _clean()
+  x = dataclasses.replace(x, answers=(x.context[2],) + x.answers[1:])
+  fired, report = _fired([x])
+  assert fired == {"copy_cue": 1}
+  assert report.errors == {} and report.warnings == {"copy_cue": 1}
+  assert report.ok() and not report.ok(strict=True)
+  assert ("wrong candidate 1 (AEV) repeats context sentence 3" in
+          report.examples["copy_cue"][0].message)
+
+
+def test_examples_are_capped_and_counts_are_per_instance():
+  dupes = [_clean(i, answers=(Sentence("s ."), Sentence("r ."),
+                              Sentence("s ."))) for i in range(10)]
+  report = lint.lint(dupes)
+  assert report.counts["duplicate_candidate"] == 10
+  assert len(report.examples["duplicate_candidate"]) == lint.MAX_EXAMPLES
+  text = report.format("dupes")
+  assert text.startswith("dupes: 10 instances")
+  assert "ERROR   duplicate_candidate: 10/10" in text
+  assert "ok      copy_cue: 0/10" in text
+
+
+# -- Command line -------------------------------------------------------------
+
+
+def _release(tmp_path, name, edit=None):
+  rows = release_rows(5)
+  if edit:
+    edit(rows)
+  return str(write_release(tmp_path / name, rows))
+
+
+def _copy_cue(rows):
+  for r in rows:
+    r["Answer_4"] = r["Sent_2"]
+
+
+def _duplicate(rows):
+  rows[1]["Answer_3"] = rows[1]["Answer_2"]
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+  clean = _release(tmp_path, "clean.tsv")
+  cue = _release(tmp_path / "cue", "cue.tsv", _copy_cue)
+  dup = _release(tmp_path / "dup", "dup.tsv", _duplicate)
+  assert lint.main([clean]) == 0
+  assert lint.main([clean, "--strict"]) == 0
+  assert lint.main([cue]) == 0
+  assert lint.main([cue, "--strict"]) == 1
+  assert lint.main([dup]) == 1
+  out = capsys.readouterr().out
+  assert "WARNING copy_cue: 5/5" in out
+  assert "ERROR   duplicate_candidate: 1/5" in out
+  assert "-> FAIL (--strict)" in out
+
+
+def test_cli_on_a_folder_reports_each_file(tmp_path, capsys):
+  _release(tmp_path / "a", "one.tsv")
+  _release(tmp_path / "b", "two.tsv", _duplicate)
+  assert lint.main([str(tmp_path)]) == 1
+  out = capsys.readouterr().out
+  assert "a/one.tsv: 5 instances" in out and "b/two.tsv: 5 instances" in out
+  assert "total: 10 instances; errors {'duplicate_candidate': 1}" in out
+
+
+def test_cli_unreadable_input_exits_2(tmp_path, capsys):
+  bad = tmp_path / "bad.tsv"
+  bad.write_bytes(b"ID\tSent_1\n0\t\xff\n")
+  assert lint.main([str(bad)]) == 2
+  assert "bad.tsv, line 2, column 2 ('Sent_1')" in capsys.readouterr().err
+
+
+def test_cli_on_a_tfds_name(tmp_path, capsys):
+  import data_builders  # noqa: F401
+
+  release = tmp_path / "release"
+  _release(release, "blm.tsv", _copy_cue)
+  args = ["blm_published/folder", "--data_dir", str(tmp_path / "data"),
+          "--manual_dir", str(release)]
+  assert lint.main(args) == 0
+  assert lint.main(args + ["--strict"]) == 1
+  out = capsys.readouterr().out
+  assert "blm_published/folder[full]: 5 instances" in out
+  assert tfds.builder("blm_published/folder",
+                      data_dir=str(tmp_path / "data")).is_prepared()
+
+
+def test_cli_module_entry_point(tmp_path):
+  dup = _release(tmp_path, "dup.tsv", _duplicate)
+  result = subprocess.run([sys.executable, "-m", "blm_jax.lint", dup],
+                          capture_output=True, text=True, check=False,
+                          cwd=pathlib.Path(__file__).resolve().parents[1])
+  assert result.returncode == 1, result.stderr
+  assert "duplicate_candidate: 1/5" in result.stdout
+
+
+def test_the_rules_are_the_issues_list():
+  assert [(r.name, r.severity) for r in lint.RULES] == [
+      ("one_correct", "error"), ("duplicate_candidate", "error"),
+      ("empty_sentence", "error"), ("correct_in_context", "error"),
+      ("answer_count", "error"), ("unknown_label", "error"),
+      ("copy_cue", "warning")]
