@@ -1,0 +1,52 @@
+"""`blm_cos_od`: change-of-state (CoS) and object-drop (OD) BLMs, En and It.
+
+000 sec. 3.2.2-3.2.3 and 4.2, Figures 8/9/11/12; 002 sec. 4.1, Figures 6-8.
+Twelve configs `<cos|od>_<en|it>_type_<I|II|III>`, 3000 instances each,
+generated from the curated lexicons in `lexicon/` by `generate.generate`;
+splits are 90:10 train:test with a 20% dev slice of train (72/18/10).
+
+    import data_builders, tensorflow_datasets as tfds
+    src = tfds.data_source("blm_cos_od/cos_it_type_II", data_dir=...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tensorflow_datasets as tfds
+
+from data_builders.blm_cos_od import generate, templates
+from data_builders.common import builder
+
+
+@dataclasses.dataclass(eq=False)
+class CosOdConfig(builder.GeneratedConfig):
+  verb_class: str = "cos"
+  language: str = "en"
+  lexical_type: str = "I"
+  num_instances: int = generate.INSTANCES_PER_CONFIG
+
+
+def _configs():
+  return [
+      CosOdConfig(
+          name=generate.config_name(c, lang, t),
+          description=(f"{'change-of-state' if c == 'cos' else 'object-drop'}"
+                       f" verbs, {lang}, lexical type {t}"),
+          verb_class=c, language=lang, lexical_type=t)
+      for c in templates.CLASSES for lang in templates.LANGUAGES
+      for t in generate.LEXICAL_TYPES
+  ]
+
+
+class Builder(builder.GeneratedBLMBuilder):
+  """Change-of-state / object-drop BLMs in English and Italian."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {"1.0.0": "CoS and OD, En and It, types I-III."}
+  BUILDER_CONFIGS = _configs()
+
+  def generate(self, config):
+    return generate.generate(config.verb_class, config.language,
+                             config.lexical_type, config.num_instances,
+                             seed=config.seed)

@@ -1,0 +1,109 @@
+"""Instances of the CoS / OD BLMs for one class, language and lexical type.
+
+Lexical types (000 sec. 4.1-4.2; 002 MinLex/MaxLex):
+  I    one verb, agent, theme, p-NP, by-NP and tense frame for the whole
+       instance, context and answers (002 Figure 7, MinLex);
+  II   one verb; every sentence, context and answer, draws its own agent,
+       theme, p-NP, by-NP and tense/modal frame from that verb's seeds
+       (000 Figure 12);
+  III  every sentence also draws its own verb of the class, all distinct
+       within the context and within the answers (the reshuffle of type II
+       into fully varied instances; 002 Figure 8, MaxLex).
+Verbs are spread evenly over instances; all draws come from a generator
+seeded by (class, language, type, seed), so a rebuild is identical.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from blm_jax.schema import BLMInstance
+from data_builders.blm_cos_od import lexicon as lexicon_lib
+from data_builders.blm_cos_od import realise, templates
+from data_builders.common.instances import make_instance, rng_for
+from data_builders.common.template import answer_patterns
+
+LEXICAL_TYPES = ("I", "II", "III")
+INSTANCES_PER_CONFIG = 3000
+
+
+def config_name(verb_class: str, language: str, lexical_type: str) -> str:
+  return f"{verb_class}_{language}_type_{lexical_type}"
+
+
+def generate(verb_class: str, language: str, lexical_type: str,
+             num_instances: int = INSTANCES_PER_CONFIG, seed: int = 0,
+             lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+  if lexical_type not in LEXICAL_TYPES:
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
+                     f"{LEXICAL_TYPES}")
+  lex = lex or lexicon_lib.load(verb_class, language)
+  name = config_name(verb_class, language, lexical_type)
+  rng = rng_for("blm_cos_od", name, seed)
+  ctx_pats = templates.context_patterns(verb_class, language)
+  ans_pats = answer_patterns(
+      templates.correct_pattern(verb_class, language),
+      templates.answer_templates(verb_class, language), templates.RULES)
+  frames = realise.FRAMES[language]
+
+  def frame():
+    return realise.Frame(frames[rng.integers(len(frames))],
+                         venire=bool(rng.integers(2)))
+
+  def material(verb):
+    return realise.Material(
+        verb, verb.agents[rng.integers(len(verb.agents))],
+        verb.themes[rng.integers(len(verb.themes))],
+        verb.p_nps[rng.integers(len(verb.p_nps))],
+        verb.by_nps[rng.integers(len(verb.by_nps))])
+
+  verbs = lex.verbs
+  per_verb = _spread(num_instances, len(verbs))
+  type_i_combos = {}
+  out = []
+  for i in range(num_instances):
+    verb = verbs[per_verb[i]]
+    if lexical_type == "I":
+      if verb.lemma not in type_i_combos:
+        type_i_combos[verb.lemma] = _distinct_combos(
+            verb, per_verb.count(per_verb[i]), rng)
+      agent, theme, p_np, by_np = type_i_combos[verb.lemma].pop()
+      m, f = realise.Material(verb, agent, theme, p_np, by_np), frame()
+      context = [realise.realise(p, m, f, language) for p in ctx_pats]
+      cands = [(lab, realise.realise(p, m, f, language))
+               for lab, p in ans_pats.items()]
+    else:
+      if lexical_type == "II":
+        ctx_verbs = [verb] * len(ctx_pats)
+        ans_verbs = [verb] * len(ans_pats)
+      else:
+        ctx_verbs = _distinct_verbs(verbs, len(ctx_pats), rng)
+        ans_verbs = _distinct_verbs(verbs, len(ans_pats), rng)
+      context = [realise.realise(p, material(v), frame(), language)
+                 for p, v in zip(ctx_pats, ctx_verbs)]
+      cands = [(lab, realise.realise(p, material(v), frame(), language))
+               for (lab, p), v in zip(ans_pats.items(), ans_verbs)]
+    out.append(make_instance(
+        id=f"{name}-{i:05d}", family=verb_class, language=language,
+        lexical_type=lexical_type, subset="main", context=context,
+        candidates=cands, correct_label="CORRECT", seed=seed))
+  return out
+
+
+def _spread(n: int, k: int) -> list[int]:
+  """Verb index per instance: as even as possible, in blocks."""
+  return [i * k // n for i in range(n)]
+
+
+def _distinct_combos(verb, count, rng):
+  combos = list(itertools.product(verb.agents, verb.themes, verb.p_nps,
+                                  verb.by_nps))
+  if count > len(combos):
+    raise ValueError(f"verb {verb.lemma!r}: {count} type I instances asked, "
+                     f"only {len(combos)} distinct argument combinations")
+  picks = rng.choice(len(combos), size=count, replace=False)
+  return [combos[j] for j in picks]
+
+
+def _distinct_verbs(verbs, count, rng):
+  return [verbs[j] for j in rng.choice(len(verbs), size=count, replace=False)]

@@ -1,0 +1,167 @@
+"""Context and answer-set templates of the CoS and object-drop BLMs.
+
+000 Figures 8 (CoS) and 11 (OD), 002 sec. 4.1 and Figure 6. Both classes share
+the first six context patterns (active transitive, passive with and without a
+by-agent, each followed alternately by a p-NP and a non-agentive by-NP); the
+seventh is the intransitive with a p-NP, whose subject is the Theme for CoS
+and the Agent for OD. The answer is the same intransitive with the by-NP.
+
+Pattern notation (slot role first, then attribute values):
+
+    NP-Agent / NP-Theme      the subject and its semantic role
+    V-act / V-pass / V-act-si  the verb: voice, and Italian reflexive-like `si`
+    OBJ-Theme / OBJ-Agent    a bare direct object
+    BY-Agent / BY-Theme      by (da) introducing an argument
+    pNP / byNP               the non-agentive p-NP and by-NP of the progression
+
+The answer set is a 2x2x3 design of subject role x voice x what follows the
+verb (002 sec. 4.1). Every wrong answer corrupts the named rules of its label,
+read as: I = the subject's role (internal rule), E = the by-phrase selects an
+argument instead of the non-agentive by-NP (wrong `by`), R = the sequence
+breaks the intransitive progression by becoming a passive (R-PASS) or a
+transitive (R-TRANS). So ER-PASS = E + R-PASS, IE-WRBY = I + E, etc.
+
+Italian adds the reflexive-like `si` that marks the CoS intransitive (il burro
+si scioglie) and turns an OD intransitive into a reflexive transitive (002
+sec. 4.1), with rule SI. Following 000 footnote 3, each Italian class keeps the
+morphosyntax of its own correct alternation in its intransitive candidates
+(CoS: I-INT/E-WRBY/IE-WRBY keep `si`; OD: none has it), and the two extra
+candidates are the intransitives with the `si` choice flipped: SI-PAT (Theme
+subject) and SI-AG (Agent subject). For CoS, SI-PAT is the correct answer
+without `si` (rule SI alone) and SI-AG also swaps the role (SI + I); for OD,
+SI-AG is the correct answer with `si` (SI alone) and SI-PAT is SI + I, which
+is 002 Figure 8's "Pat SI Akt by-NP" / "Ag SI Akt by-NP". Passives and
+transitives never carry `si` (R-PASS and R-TRANS drop it).
+"""
+
+from __future__ import annotations
+
+from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
+                                           pattern, slot)
+
+CLASSES = ("cos", "od")
+LANGUAGES = ("en", "it")
+
+AGENT, THEME = "Agent", "Theme"
+
+
+def _subj(role: str):
+  return slot("NP", arg=role)
+
+
+def _verb(voice: str, si: bool = False):
+  return slot("V", voice=voice, si="si" if si else "")
+
+
+def _obj(role: str):
+  return slot("OBJ", arg=role)
+
+
+def _by(role: str):
+  return slot("BY", arg=role)
+
+
+P_NP = slot("pNP")
+BY_NP = slot("byNP")
+
+
+def intransitive_subject(cls: str) -> str:
+  """The role of the intransitive subject: the class's defining property."""
+  return {"cos": THEME, "od": AGENT}[_check_class(cls)]
+
+
+def takes_si(cls: str, language: str) -> bool:
+  """Whether the class's intransitive carries `si` (Italian CoS only)."""
+  return language == "it" and _check_class(cls) == "cos"
+
+
+def context_patterns(cls: str, language: str) -> tuple[Pattern, ...]:
+  """The seven context patterns of 000 Figure 8 (CoS) / 11 (OD)."""
+  intr = intransitive_subject(cls)
+  return (
+      pattern(_subj(AGENT), _verb("act"), _obj(THEME), P_NP),
+      pattern(_subj(AGENT), _verb("act"), _obj(THEME), BY_NP),
+      pattern(_subj(THEME), _verb("pass"), _by(AGENT), P_NP),
+      pattern(_subj(THEME), _verb("pass"), _by(AGENT), BY_NP),
+      pattern(_subj(THEME), _verb("pass"), P_NP),
+      pattern(_subj(THEME), _verb("pass"), BY_NP),
+      pattern(_subj(intr), _verb("act", takes_si(cls, language)), P_NP),
+  )
+
+
+def correct_pattern(cls: str, language: str) -> Pattern:
+  return pattern(_subj(intransitive_subject(cls)),
+                 _verb("act", takes_si(cls, language)), BY_NP)
+
+
+def _other(role: str) -> str:
+  return THEME if role == AGENT else AGENT
+
+
+def _swap_roles(p: Pattern) -> Pattern:
+  for role in ("NP", "OBJ", "BY"):
+    if p.has(role):
+      p = p.set(role, arg=_other(p.slot(role).get("arg")))
+  return p
+
+
+def _wrong_by(p: Pattern) -> Pattern:
+  return p.replace("byNP", _by(_other(p.slot("NP").get("arg"))))
+
+
+def _passivise(p: Pattern) -> Pattern:
+  return p.set("V", voice="pass", si="")
+
+
+def _transitivise(p: Pattern) -> Pattern:
+  p = p.replace("byNP", _obj(_other(p.slot("NP").get("arg"))))
+  return p.set("V", si="")
+
+
+def _flip_si(p: Pattern) -> Pattern:
+  return p.set("V", si="" if p.slot("V").get("si") else "si")
+
+
+RULES: dict[str, Rule] = {r.name: r for r in (
+    Rule("I", "the intransitive subject bears the class's role (CoS: Theme, "
+         "OD: Agent)", _swap_roles),
+    Rule("E", "the final by-phrase is the non-agentive by-NP, not by + an "
+         "argument", _wrong_by),
+    Rule("R-PASS", "the progression ends in an active intransitive, not a "
+         "passive", _passivise),
+    Rule("R-TRANS", "the progression ends in an intransitive, not a "
+         "transitive with a bare object", _transitivise),
+    Rule("SI", "Italian: CoS intransitives take the reflexive-like si, OD "
+         "intransitives do not", _flip_si),
+)}
+
+# label -> rules it breaks, per class: the OD correct answer is a CoS error
+# and vice versa (000 Figure 11), so only the SI labels depend on the class.
+_SHARED = (
+    AnswerTemplate("CORRECT"),
+    AnswerTemplate("I-INT", ("I",)),
+    AnswerTemplate("ER-PASS", ("E", "R-PASS")),
+    AnswerTemplate("IER-PASS", ("I", "E", "R-PASS")),
+    AnswerTemplate("R-TRANS", ("R-TRANS",)),
+    AnswerTemplate("IR-TRANS", ("I", "R-TRANS")),
+    AnswerTemplate("E-WRBY", ("E",)),
+    AnswerTemplate("IE-WRBY", ("I", "E")),
+)
+_SI = {
+    "cos": (AnswerTemplate("SI-PAT", ("SI",)),
+            AnswerTemplate("SI-AG", ("I", "SI"))),
+    "od": (AnswerTemplate("SI-PAT", ("I", "SI")),
+           AnswerTemplate("SI-AG", ("SI",))),
+}
+
+
+def answer_templates(cls: str, language: str) -> tuple[AnswerTemplate, ...]:
+  """8 candidates (000 Figures 8/11); Italian adds the two `si` ones."""
+  extra = _SI[_check_class(cls)] if language == "it" else ()
+  return _SHARED + extra
+
+
+def _check_class(cls: str) -> str:
+  if cls not in CLASSES:
+    raise ValueError(f"unknown verb class {cls!r}; known: {CLASSES}")
+  return cls
