@@ -1,0 +1,235 @@
+"""A crash-safe on-disk cache of sentence embeddings.
+
+Layout: one folder per cache key under the cache root,
+
+  <root>/<model_type>-<pooling>-L<layer>-T<max_length>-<key digest>/
+    meta.json               the full key, the embedding width
+    shard-<time>-<id>.npz   text hashes [n, 32] uint8, vectors [n, D] float32,
+                            and the key again
+
+The key is the encoder identity (model type, sha256 of the weights and of the
+tokenizer files), the pooling, the layer, the max length and this format's
+version; sentences are found by the sha256 of their UTF-8 text. Every write is
+a NEW shard, written to a temporary file in the same folder, fsynced, then
+renamed into place: a run killed mid-write leaves at most a `*.tmp` file that
+readers ignore, and the shards already there stay complete.
+
+When reading, a shard that cannot be read whole (truncated, bad zip CRC) or
+whose arrays have the wrong shape or dtype is moved aside to `*.corrupt` and
+its sentences are embedded again (rebuilt, with a warning). A shard or a
+meta.json that carries another key (another encoder's files copied or moved
+in) is rejected with `CacheMismatchError`: the cache is never silently mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+import uuid
+import zipfile
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+FORMAT_VERSION = 1
+_HASH_BYTES = 32
+
+
+class CacheMismatchError(ValueError):
+  """Cache files were written for another key (encoder, pooling, ...)."""
+
+
+def text_hash(text: str) -> bytes:
+  return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def cache_key(encoder_identity: Mapping[str, str], pooling: str, layer: int,
+              max_length: int) -> dict:
+  """Everything the embedding of a sentence depends on, as plain JSON."""
+  return {"format": FORMAT_VERSION, "encoder": dict(encoder_identity),
+          "pooling": pooling, "layer": int(layer),
+          "max_length": int(max_length)}
+
+
+def _digest(key: Mapping) -> str:
+  return hashlib.sha256(
+      json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def _atomic_write(path: str, write) -> None:
+  """Calls write(file) on a temp file beside `path`, then renames it there."""
+  folder = os.path.dirname(path)
+  fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+  try:
+    with os.fdopen(fd, "wb") as f:
+      write(f)
+      f.flush()
+      os.fsync(f.fileno())
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private.
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+  try:  # Make the rename itself durable.
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+      os.fsync(dfd)
+    finally:
+      os.close(dfd)
+  except OSError:
+    pass
+
+
+class EmbeddingCache:
+  """The cached embeddings of one key.
+
+  Usage: `found = cache.lookup(hashes)` (hash -> vector for those present),
+  then `cache.add(new_hashes, new_vectors)` once for the rest.
+  """
+
+  def __init__(self, root: str, key: Mapping, source: str = ""):
+    self.key = json.loads(json.dumps(dict(key), sort_keys=True))
+    self.digest = _digest(self.key)
+    enc = self.key.get("encoder", {})
+    layer = self.key.get("layer")
+    name = (f"{enc.get('model_type', 'encoder')}-{self.key.get('pooling')}-"
+            f"L{layer}-T{self.key.get('max_length')}-{self.digest}")
+    self.dir = os.path.join(os.path.expanduser(root), name)
+    self.source = source
+    self._index: dict[bytes, tuple[int, int]] | None = None
+    self._shards: list[np.ndarray] = []
+    self.dim: int | None = None
+    self.rebuilt: list[str] = []  # Shards moved aside as corrupt.
+
+  # -- reading ---------------------------------------------------------------
+
+  def _check_meta(self) -> None:
+    path = os.path.join(self.dir, "meta.json")
+    if not os.path.exists(path):
+      return
+    try:
+      with open(path) as f:
+        meta = json.load(f)
+      key, dim = meta["key"], meta["dim"]
+    except (ValueError, KeyError, TypeError, OSError) as e:
+      logging.warning("embedding cache %s: unreadable meta.json (%s); "
+                      "rewriting it", path, e)
+      os.replace(path, path + f".corrupt-{int(time.time())}")
+      return
+    if key != self.key:
+      raise CacheMismatchError(
+          f"embedding cache {path}: written for key {json.dumps(key)}, but "
+          f"this run's key is {json.dumps(self.key)} (another encoder's cache "
+          "was put in this folder). Remove the folder or use another "
+          "cache_dir.")
+    self.dim = int(dim)
+
+  def _load(self) -> None:
+    if self._index is not None:
+      return
+    self._index, self._shards = {}, []
+    if not os.path.isdir(self.dir):
+      return
+    self._check_meta()
+    for fname in sorted(os.listdir(self.dir)):
+      if not (fname.startswith("shard-") and fname.endswith(".npz")):
+        continue  # Temp files of killed writes, quarantined shards, meta.
+      path = os.path.join(self.dir, fname)
+      got = self._read_shard(path)
+      if got is None:
+        continue
+      hashes, vectors = got
+      s = len(self._shards)
+      self._shards.append(vectors)
+      for row, h in enumerate(hashes):
+        self._index[h.tobytes()] = (s, row)
+
+  def _read_shard(self, path: str):
+    try:
+      with np.load(path, allow_pickle=False) as z:
+        key = json.loads(str(z["key"]))
+        hashes, vectors = z["hashes"], z["vectors"]
+    except (zipfile.BadZipFile, ValueError, KeyError, EOFError, OSError) as e:
+      return self._quarantine(path, f"unreadable ({type(e).__name__}: {e})")
+    if key != self.key:
+      raise CacheMismatchError(
+          f"embedding cache file {path}: written for key {json.dumps(key)}, "
+          f"but this folder holds key {json.dumps(self.key)} (a file from "
+          "another encoder or setting was moved in). Remove it or use "
+          "another cache_dir.")
+    dim = self.dim if self.dim is not None else (
+        vectors.shape[-1] if vectors.ndim == 2 else -1)
+    ok = (hashes.dtype == np.uint8 and hashes.ndim == 2
+          and hashes.shape[1] == _HASH_BYTES and vectors.dtype == np.float32
+          and vectors.ndim == 2 and vectors.shape == (hashes.shape[0], dim)
+          and np.isfinite(vectors).all())
+    if not ok:
+      return self._quarantine(
+          path, f"wrong shape or dtype: hashes {hashes.dtype}{hashes.shape}, "
+          f"vectors {vectors.dtype}{vectors.shape}, expected width {dim}")
+    self.dim = dim
+    return hashes, vectors
+
+  def _quarantine(self, path: str, why: str):
+    logging.warning("embedding cache file %s is %s; moving it aside and "
+                    "embedding its sentences again", path, why)
+    os.replace(path, path + f".corrupt-{int(time.time())}")
+    self.rebuilt.append(path)
+    return None
+
+  def __len__(self) -> int:
+    self._load()
+    return len(self._index)
+
+  def lookup(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
+    """The cached vector of each hash that is present."""
+    self._load()
+    out = {}
+    for h in hashes:
+      loc = self._index.get(h)
+      if loc is not None:
+        out[h] = self._shards[loc[0]][loc[1]]
+    return out
+
+  # -- writing ---------------------------------------------------------------
+
+  def add(self, hashes: Sequence[bytes], vectors: np.ndarray) -> str | None:
+    """Writes one new shard atomically; returns its path (None if empty)."""
+    self._load()
+    vectors = np.asarray(vectors, np.float32)
+    if len(hashes) == 0:
+      return None
+    if vectors.ndim != 2 or vectors.shape[0] != len(hashes):
+      raise ValueError(f"add: {len(hashes)} hashes but vectors of shape "
+                       f"{vectors.shape}")
+    if self.dim is not None and vectors.shape[1] != self.dim:
+      raise ValueError(f"add: vectors of width {vectors.shape[1]}, but the "
+                       f"cache {self.dir} holds width {self.dim}")
+    if not np.isfinite(vectors).all():
+      raise ValueError("add: non-finite embeddings; not caching them")
+    os.makedirs(self.dir, exist_ok=True)
+    meta = os.path.join(self.dir, "meta.json")
+    if not os.path.exists(meta):
+      body = json.dumps({"key": self.key, "dim": int(vectors.shape[1]),
+                         "source": self.source}, indent=1, sort_keys=True)
+      _atomic_write(meta, lambda f: f.write(body.encode()))
+    hash_array = np.frombuffer(b"".join(hashes), np.uint8).reshape(
+        len(hashes), _HASH_BYTES)
+    name = f"shard-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.npz"
+    path = os.path.join(self.dir, name)
+    key = np.array(json.dumps(self.key, sort_keys=True))
+    _atomic_write(path, lambda f: np.savez(f, hashes=hash_array,
+                                           vectors=vectors, key=key))
+    s = len(self._shards)
+    self._shards.append(vectors)
+    for row, h in enumerate(hashes):
+      self._index[h] = (s, row)
+    self.dim = int(vectors.shape[1])
+    return path
