@@ -110,9 +110,10 @@ class _Layout:
   notes: tuple[str, ...]
 
   def column(self, col: int) -> str:
-    """Column description for messages: 1-based number and header name."""
-    name = self.names[col] if col < len(self.names) else ""
-    return f"{col + 1} ({name!r})" if col < len(self.names) else f"{col + 1}"
+    """Column for messages: its 1-based number, and its header name if any."""
+    if col < len(self.names):
+      return f"{col + 1} ({self.names[col]!r})"
+    return f"{col + 1}"
 
 
 @dataclasses.dataclass(frozen=True)
