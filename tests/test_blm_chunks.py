@@ -51,17 +51,33 @@ class ToyChunkSource(builder.GeneratedBLMBuilder):
   VERSION = tfds.core.Version("1.0.0")
   BUILDER_CONFIGS = [
       builder.GeneratedConfig(name="many", seed=1),  # 4550 sentences, 14 pats
-      builder.GeneratedConfig(name="small", seed=1),  # 1302, scaled down
+      builder.GeneratedConfig(name="small", seed=1),  # 650, scaled down
       builder.GeneratedConfig(name="seven", seed=1),  # only 7 patterns
       builder.GeneratedConfig(name="conflict", seed=1),
   ]
 
   def generate(self, config):
     return {"many": lambda: _toy_source(700, 14),
-            "small": lambda: _toy_source(200, 14),
-            "seven": lambda: _toy_source(300, 7),
+            "small": lambda: _toy_source(100, 14),
+            "seven": lambda: _toy_source(100, 7),
             "conflict": lambda: _toy_source(100, 14, conflict=True),
            }[config.name]()
+
+
+class ToyManualSource(builder.GeneratedBLMBuilder):
+  """A toy source that, like blm_published, reads its manual_dir."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  BUILDER_CONFIGS = [builder.GeneratedConfig(name="only", seed=1)]
+  MANUAL_DOWNLOAD_INSTRUCTIONS = "Put n_instances.txt in manual_dir."
+
+  def _split_generators(self, dl_manager):
+    n = int((dl_manager.manual_dir / "n_instances.txt").read_text())
+    self._n_instances = n
+    return super()._split_generators(dl_manager)
+
+  def generate(self, config):
+    return _toy_source(self._n_instances, 14)
 
 
 def _build(data_dir, source, **kw):
@@ -115,18 +131,19 @@ def test_paper_sizes_pattern_balance_and_structure(tmp_path):
 def test_scaled_down_when_the_source_is_small(tmp_path, caplog):
   caplog.set_level("INFO")
   _, splits = _build(tmp_path, "toy_chunk_source/small")
-  # 200 instances x 7 context sentences, 100 repeated: 1300 distinct.
+  # 100 instances x 7 context sentences, 50 repeated: 650 distinct.
   sizes = {s: len(v) for s, v in splits.items()}
-  assert sizes == derive.scaled_split_sizes(1300, derive.PAPER_SPLIT_SIZES)
-  assert sizes == {"train": 836, "dev": 205, "test": 259}
-  assert "has only 1300 usable sentences (< 4004): splits scaled down to " \
-      "train=836, dev=205, test=259" in caplog.text
+  assert sizes == derive.scaled_split_sizes(650, derive.PAPER_SPLIT_SIZES)
+  assert sizes == {"train": 418, "dev": 102, "test": 130}
+  assert "has only 650 usable sentences (< 4004): splits scaled down to " \
+      "train=418, dev=102, test=130" in caplog.text
   _check_instances(splits)
 
 
 def test_rebuild_is_byte_identical_and_seed_matters(tmp_path):
   def record_bytes(d, seed):
-    b, _ = _build(tmp_path / d, "toy_chunk_source/small", seed=seed)
+    b, _ = _build(tmp_path / d, "toy_chunk_source/small", seed=seed,
+                  source_data_dir=str(tmp_path / "source"))
     files = sorted(pathlib.Path(b.data_dir).glob("*array_record*"))
     assert files
     return [p.read_bytes() for p in files]
@@ -166,6 +183,27 @@ def test_unknown_source_is_an_error(tmp_path, source, message):
     _build(tmp_path, source)
 
 
+def test_manual_dir_reaches_the_source(tmp_path):
+  with pytest.raises(ValueError, match=(
+      r"blm_chunks/toy: cannot build source 'toy_manual_source/only' "
+      r"\(manual_dir None\): Manual directory .* does not exist or is empty")):
+    _build(tmp_path / "a", "toy_manual_source/only")
+  manual = tmp_path / "release"
+  manual.mkdir()
+  (manual / "n_instances.txt").write_text("60")
+  _, splits = _build(tmp_path / "b", "toy_manual_source/only",
+                     source_manual_dir=str(manual))
+  # 60 instances x 7, 30 repeated: 390 sentences.
+  assert sum(len(v) for v in splits.values()) == 390
+  # Or the manual_dir given to the blm_chunks build itself.
+  cfg = BlmChunksConfig(name="toy2", source="toy_manual_source/only")
+  b = tfds.builder("blm_chunks", config=cfg, data_dir=str(tmp_path / "c"),
+                   file_format="array_record")
+  b.download_and_prepare(download_config=tfds.download.DownloadConfig(
+      manual_dir=str(manual)))
+  assert b.info.splits["train"].num_examples == len(splits["train"])
+
+
 def test_sentence_with_two_patterns_is_an_error(tmp_path):
   with pytest.raises(ValueError, match=(
       r"source 'toy_chunk_source/conflict': sentence 'toy 2 2 \.' has pattern "
@@ -181,7 +219,7 @@ def test_config_for_source_names_and_reads_back(tmp_path):
                    file_format="array_record")
   b.download_and_prepare()
   dev = data.load_instances(f"blm_chunks/{cfg.name}", "dev", str(tmp_path))
-  assert len(dev) == 205
+  assert len(dev) == 102
 
 
 def test_uniform_quota_fills_evenly_up_to_supply():

@@ -136,7 +136,11 @@ def _read_source(config: BlmChunksConfig, data_dir: str,
         f"{where}: unknown source dataset {config.source!r} (project "
         f"builders: {', '.join(data_builders.BUILDER_PACKAGES)}): "
         f"{first_line}") from e
-  b = data.prepare(config.source, data_dir, manual_dir)
+  try:
+    b = data.prepare(config.source, data_dir, manual_dir)
+  except AssertionError as e:  # TFDS's way of saying manual_dir is missing.
+    raise ValueError(f"{where}: cannot build source {config.source!r} "
+                     f"(manual_dir {manual_dir!r}): {e}") from e
   return {split: data.load_instances(config.source, split, data_dir,
                                      manual_dir)
           for split in sorted(b.info.splits)}
