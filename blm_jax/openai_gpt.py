@@ -167,6 +167,36 @@ def params_from_state_dict(state: Mapping[str, np.ndarray],
   return params
 
 
+def state_dict_from_params(params) -> dict[str, np.ndarray]:
+  """The inverse of `params_from_state_dict` (bare OpenAIGPTModel keys)."""
+  state = {"tokens_embed.weight": params["tokens_embed"]["embedding"],
+           "positions_embed.weight": params["positions_embed"]["embedding"]}
+  layers = sorted(int(k[2:]) for k in params if k.startswith("h_"))
+  for i in layers:
+    h = params[f"h_{i}"]
+    for torch_name, p in (("attn.c_attn", h["attn"]["c_attn"]),
+                          ("attn.c_proj", h["attn"]["c_proj"]),
+                          ("mlp.c_fc", h["c_fc"]), ("mlp.c_proj", h["c_proj"])):
+      state[f"h.{i}.{torch_name}.weight"] = p["kernel"]
+      state[f"h.{i}.{torch_name}.bias"] = p["bias"]
+    for ln in ("ln_1", "ln_2"):
+      state[f"h.{i}.{ln}.weight"] = h[ln]["scale"]
+      state[f"h.{i}.{ln}.bias"] = h[ln]["bias"]
+  return {k: np.ascontiguousarray(np.asarray(v, np.float32))
+          for k, v in state.items()}
+
+
+def save(model_dir: str, params, config) -> None:
+  """Writes config.json + model.safetensors in the published layout."""
+  from safetensors.numpy import save_file
+
+  os.makedirs(model_dir, exist_ok=True)
+  config.save_pretrained(model_dir)
+  save_file(state_dict_from_params(params),
+            os.path.join(model_dir, "model.safetensors"),
+            metadata={"format": "pt"})
+
+
 def read_state_dict(model_dir: str) -> dict[str, np.ndarray]:
   """Reads `model.safetensors` (no torch needed) or `pytorch_model.bin`."""
   st = os.path.join(model_dir, "model.safetensors")

@@ -1,0 +1,51 @@
+"""Metrics of a grid run: F1, accuracy and chosen error types per cell.
+
+F1 is the positive-class F1 over candidates ("is this the correct answer?"),
+as in the papers; with exactly one prediction and one correct answer per
+instance it equals accuracy, and both are reported. Chosen-answer counts per
+error label are what the error-type plots show (000 Figures 17/26).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blm_jax.grid import GridSpec
+
+
+def cell_metrics(pred: np.ndarray, correct: np.ndarray, labels: np.ndarray,
+                 label_names: tuple[str, ...]) -> dict:
+  """Metrics of one cell on one split (arrays of the split's real rows)."""
+  n = len(correct)
+  hits = pred == correct
+  tp = int(hits.sum())
+  fp = n - tp  # one predicted positive per instance
+  fn = n - tp  # one true positive candidate per instance
+  precision = tp / max(1, tp + fp)
+  recall = tp / max(1, tp + fn)
+  f1 = 2 * precision * recall / max(1e-12, precision + recall)
+  chosen_ids = labels[np.arange(n), pred]
+  chosen = {name: int((chosen_ids == i).sum())
+            for i, name in enumerate(label_names)}
+  return {"f1": float(f1), "accuracy": float(hits.mean()) if n else 0.0,
+          "n": n, "chosen": chosen}
+
+
+def summarize(spec: GridSpec, per_cell: list[dict],
+              test_types: tuple[str, ...]) -> dict:
+  """Mean and std over seeds for every (train type, test type) pair."""
+  out = {}
+  for t in spec.train_types:
+    cells = [c for c in per_cell if c["train_type"] == t]
+    out[t] = {}
+    for u in test_types:
+      f1 = np.array([c["test"][u]["f1"] for c in cells])
+      acc = np.array([c["test"][u]["accuracy"] for c in cells])
+      chosen = {}
+      for c in cells:
+        for k, v in c["test"][u]["chosen"].items():
+          chosen[k] = chosen.get(k, 0) + v
+      out[t][u] = {"f1_mean": float(f1.mean()), "f1_std": float(f1.std()),
+                   "accuracy_mean": float(acc.mean()),
+                   "accuracy_std": float(acc.std()), "chosen_total": chosen}
+  return out

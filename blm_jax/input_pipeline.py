@@ -1,0 +1,108 @@
+"""From TFDS names to the arrays a grid run trains on.
+
+For every lexical type of the config, the builder's 90% part (train, plus dev
+where the builder writes one) is pooled, `num_train` instances are sampled
+with the data seed and 20% of them kept for dev (000 sec. 6.1); the test split
+is used whole. All instances of all types go into one sentence table, so each
+distinct sentence is embedded once, and each split becomes index arrays into
+it (padded to the same context and answer counts so they stack).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+
+from blm_jax import data, labels, schema
+from blm_jax.sentence_table import SentenceTable, build_sentence_table
+
+EmbedFn = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclasses.dataclass(frozen=True)
+class BLMData:
+  """The embedding table plus per-type train/dev/test rows of one table."""
+
+  embeddings: np.ndarray  # [S, D] float32
+  table: SentenceTable  # all instances of every split and type
+  train: dict[str, SentenceTable]
+  dev: dict[str, SentenceTable]
+  test: dict[str, SentenceTable]
+
+  @property
+  def embed_dim(self) -> int:
+    return int(self.embeddings.shape[1])
+
+  @property
+  def num_context(self) -> int:
+    return int(self.table.context.shape[1])
+
+  @property
+  def num_answers(self) -> int:
+    return int(self.table.answers.shape[1])
+
+  @property
+  def label_names(self) -> tuple[str, ...]:
+    return self.table.label_names
+
+
+def dataset_name(template: str, lexical_type: str) -> str:
+  """'blm_spray_load/ALT-ATL_type_{}' + 'II' -> the TFDS name of that type."""
+  if "{}" not in template:
+    raise ValueError(
+        f"config.data.name={template!r} must contain '{{}}' where the "
+        "lexical type goes, e.g. 'blm_spray_load/ALT-ATL_type_{}'")
+  return template.format(lexical_type)
+
+
+def sample_train_dev(pool: Sequence[schema.BLMInstance], num_train: int,
+                     dev_fraction: float, seed: int, lexical_type: str):
+  """`num_train` instances of `pool` (seeded), the last 20% as dev."""
+  pool = sorted(pool, key=lambda x: x.id)
+  rng = np.random.default_rng([seed, *lexical_type.encode()])
+  n = min(num_train, len(pool))
+  chosen = [pool[i] for i in rng.permutation(len(pool))[:n]]
+  n_dev = int(round(dev_fraction * n))
+  return chosen[:n - n_dev], chosen[n - n_dev:]
+
+
+def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
+  """Loads, samples and embeds the data of `config.data`."""
+  types = tuple(dict.fromkeys(
+      tuple(data_cfg.train_types) + tuple(data_cfg.test_types)))
+  parts: dict[tuple[str, str], list[schema.BLMInstance]] = {}
+  manual_dir = data_cfg.get("manual_dir") or None
+  for t in types:
+    name = dataset_name(data_cfg.name, t)
+    splits = data.split_names(name, data_dir, manual_dir)
+    if "test" not in splits or "train" not in splits:
+      raise ValueError(f"dataset {name!r} needs train and test splits; it "
+                       f"has {list(splits)}")
+    pool = data.load_instances(name, "train", data_dir, manual_dir)
+    if "dev" in splits:
+      pool += data.load_instances(name, "dev", data_dir, manual_dir)
+    parts[t, "train"], parts[t, "dev"] = sample_train_dev(
+        pool, data_cfg.num_train, data_cfg.dev_fraction, data_cfg.seed, t)
+    test = data.load_instances(name, "test", data_dir, manual_dir)
+    if data_cfg.get("max_test"):
+      test = test[:data_cfg.max_test]
+    parts[t, "test"] = test
+  everything = [x for insts in parts.values() for x in insts]
+  if not everything:
+    raise ValueError(f"config.data.name={data_cfg.name!r}: no instances")
+  family = everything[0].family
+  inventory = labels.FAMILY_LABELS.get(family)
+  table = build_sentence_table(everything, label_names=inventory)
+  rows, start = {}, 0
+  for key, insts in parts.items():
+    rows[key] = np.arange(start, start + len(insts))
+    start += len(insts)
+  emb = np.asarray(embed_fn(table.sentences), np.float32)
+  if emb.shape[0] != len(table.sentences):
+    raise ValueError(f"embedding function returned {emb.shape[0]} rows for "
+                     f"{len(table.sentences)} sentences")
+  pick = lambda split: {t: table.select(rows[t, split]) for t in types}
+  return BLMData(embeddings=emb, table=table, train=pick("train"),
+                 dev=pick("dev"), test=pick("test"))

@@ -1,0 +1,69 @@
+"""Scores and losses shared by every BLM solver (000 eq. 1-6).
+
+`score` is the single function used both to train and to predict (the
+authors' code trains with the dot product but predicts with the cosine; here
+the config picks one and both phases use it). Candidates are masked: padded
+answers never count in a loss and can never be predicted.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+SCORES = ("dot", "cosine")
+MARGIN_REDUCTIONS = ("sum", "mean")
+
+
+def score(pred: jax.Array, cands: jax.Array, kind: str) -> jax.Array:
+  """Scores of candidates [..., A, D] against predictions [..., D] -> [..., A]."""
+  if kind == "dot":
+    return jnp.einsum("...d,...ad->...a", pred, cands)
+  if kind == "cosine":
+    eps = 1e-8
+    p = pred / (jnp.linalg.norm(pred, axis=-1, keepdims=True) + eps)
+    c = cands / (jnp.linalg.norm(cands, axis=-1, keepdims=True) + eps)
+    return jnp.einsum("...d,...ad->...a", p, c)
+  raise ValueError(f"unknown score {kind!r}; expected one of {SCORES}")
+
+
+def max_margin(scores: jax.Array, correct: jax.Array, mask: jax.Array,
+               reduction: str = "sum") -> jax.Array:
+  """Max-margin loss per instance.
+
+  reduction='sum' is 000 eq. (1): sum over wrong candidates of
+  [1 - s_c + s_i]^+. reduction='mean' is maxM of eq. (3):
+  [1 - s_c + mean_i s_i]^+.
+
+  Args:
+    scores: [..., A] candidate scores.
+    correct: [...] int index of the correct candidate.
+    mask: [..., A] bool, False for padded candidates.
+    reduction: 'sum' or 'mean'.
+  """
+  onehot = jax.nn.one_hot(correct, scores.shape[-1], dtype=bool)
+  s_c = jnp.sum(jnp.where(onehot, scores, 0.0), axis=-1)
+  wrong = mask & ~onehot
+  if reduction == "sum":
+    terms = jnp.maximum(0.0, 1.0 - s_c[..., None] + scores)
+    return jnp.sum(jnp.where(wrong, terms, 0.0), axis=-1)
+  if reduction == "mean":
+    n = jnp.maximum(1, jnp.sum(wrong, axis=-1))
+    mean_wrong = jnp.sum(jnp.where(wrong, scores, 0.0), axis=-1) / n
+    return jnp.maximum(0.0, 1.0 - s_c + mean_wrong)
+  raise ValueError(
+      f"unknown margin reduction {reduction!r}; expected {MARGIN_REDUCTIONS}")
+
+
+def predict(scores: jax.Array, mask: jax.Array) -> jax.Array:
+  """The highest-scoring unmasked candidate.
+
+  Readers and generators shuffle candidates, so a tie cannot systematically
+  favour the correct index; padded candidates get -inf.
+  """
+  return jnp.argmax(jnp.where(mask, scores, -jnp.inf), axis=-1)
+
+
+def kl_to_standard_normal(mean: jax.Array, logvar: jax.Array) -> jax.Array:
+  """KL(N(mean, exp(logvar)) || N(0, I)), summed over the last axis."""
+  return 0.5 * jnp.sum(jnp.exp(logvar) + mean**2 - 1.0 - logvar, axis=-1)

@@ -1,0 +1,269 @@
+"""train_and_evaluate(config, workdir): a whole F1 heatmap in one jitted pass.
+
+Sections: data and embeddings; model, optimizer and grid; checkpoint resume;
+the epoch loop (one jitted, vmapped epoch for all cells); evaluation of every
+cell on every test type; outputs (config.json, results.json, heatmap.png,
+errors.png, log.txt, checkpoints/). The per-cell step is in `solver.py`, the
+vmapping in `grid.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import time
+from typing import Callable, Sequence
+
+import jax
+import ml_collections
+import numpy as np
+import optax
+import tqdm
+
+from blm_jax import checkpoints, evaluate, input_pipeline, models, plots
+from blm_jax.grid import Grid, GridSpec
+from blm_jax.solver import Solver
+
+EmbedFn = Callable[[Sequence[str]], np.ndarray]
+
+
+def create_optimizer(train_cfg) -> optax.GradientTransformation:
+  if train_cfg.optimizer == "adam":
+    return optax.adam(train_cfg.learning_rate)
+  if train_cfg.optimizer == "adamw":
+    return optax.adamw(train_cfg.learning_rate)
+  raise ValueError(f"config.train.optimizer={train_cfg.optimizer!r} is not "
+                   "known; expected 'adam' or 'adamw'")
+
+
+def default_embed_fn(encoder_cfg) -> EmbedFn:
+  """Embeds with the configured frozen encoder (cached on disk)."""
+  from blm_jax import embed  # Imported lazily: loads transformers.
+
+  def fn(sentences):
+    return embed.embed_sentences(
+        list(sentences), encoder=encoder_cfg.name or None,
+        pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
+        max_length=encoder_cfg.max_length,
+        batch_size=encoder_cfg.batch_size,
+        cache_dir=encoder_cfg.cache_dir or None)
+
+  return fn
+
+
+def check_compatible(config, data: input_pipeline.BLMData) -> None:
+  """Data/model mismatches, reported before anything is compiled."""
+  name = config.model.name
+  if name not in models.MODELS:
+    raise ValueError(f"config.model.name={name!r} is not a known solver; "
+                     f"expected one of {models.MODELS}")
+  expected = config.data.get("num_answers", 0)
+  if expected and expected != data.num_answers:
+    raise ValueError(
+        f"config.data.num_answers={expected} but {config.data.name!r} has "
+        f"{data.num_answers} candidate answers per instance")
+  if name in ("sent_vae", "vae2"):
+    models.sentence_grid_shape(data.embed_dim, tuple(config.model.grid_shape))
+  if name == "sent_vae" and data.num_context != 1:
+    raise ValueError(
+        f"config.model.name='sent_vae' solves one-sentence inputs (the "
+        f"blm_chunks datasets); {config.data.name!r} has "
+        f"{data.num_context} context sentences")
+  if name == "vae2" and data.num_context < 2:
+    raise ValueError("config.model.name='vae2' needs at least 2 context "
+                     "sentences (the others are each sentence's negatives)")
+  if name == "cnn":
+    need = 2 * len(config.model.channels) + 1
+    if data.num_context < need:
+      raise ValueError(
+          f"config.model.channels={tuple(config.model.channels)}: "
+          f"{len(config.model.channels)} 3x3 'VALID' convolutions need at "
+          f"least {need} context sentences; the data has {data.num_context}")
+
+
+def build_grid(config, data: input_pipeline.BLMData, mesh=None) -> Grid:
+  model = models.create_model(config.model, embed_dim=data.embed_dim,
+                              num_context=data.num_context,
+                              score=config.train.score)
+  largest = max(t.num_instances for t in data.train.values())
+  solver = Solver(
+      model=model, tx=create_optimizer(config.train),
+      score=config.train.score, margin=config.train.margin,
+      kl_weight=config.train.kl_weight, batch_size=config.train.batch_size,
+      steps_per_epoch=max(1, math.ceil(largest / config.train.batch_size)),
+      select_best_on_dev=config.train.select_best_on_dev)
+  spec = GridSpec(tuple(int(s) for s in config.grid.seeds),
+                  tuple(config.data.train_types))
+  return Grid(solver, spec, data, mesh)
+
+
+def _setup_logging(workdir: str) -> logging.Logger:
+  log = logging.getLogger("blm_jax.train")
+  log.setLevel(logging.INFO)
+  log.propagate = False  # The file gets the log; the terminal, the progress bar.
+  path = os.path.abspath(os.path.join(workdir, "log.txt"))
+  if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
+    for h in list(log.handlers):
+      log.removeHandler(h)
+    handler = logging.FileHandler(path)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    log.addHandler(handler)
+  return log
+
+
+def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
+  bad = ~np.isfinite(step_losses[:grid.num_cells])
+  if bad.any():
+    cell, step = map(int, np.argwhere(bad)[0])
+    global_step = epoch * grid.solver.steps_per_epoch + step
+    raise FloatingPointError(
+        f"non-finite loss ({step_losses[cell, step]}) in cell "
+        f"{grid.spec.cell_name(cell)} at epoch {epoch}, step {global_step}; "
+        "lower config.train.learning_rate or check the embeddings")
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
+                       embed_fn: EmbedFn | None = None,
+                       data: input_pipeline.BLMData | None = None) -> dict:
+  """Trains every grid cell, evaluates it on every test type, writes outputs.
+
+  Args:
+    config: an experiment config (see configs/).
+    workdir: where everything of this run goes; re-running with the same
+      workdir resumes from the last checkpoint.
+    embed_fn: sentences -> [n, D] embeddings; default: config.encoder.
+    data: already loaded data (tests and benchmarks); default: config.data.
+
+  Returns:
+    The results dict also written to results.json.
+  """
+  os.makedirs(workdir, exist_ok=True)
+  log = _setup_logging(workdir)
+  with open(os.path.join(workdir, "config.json"), "w") as f:
+    f.write(config.to_json_best_effort(indent=2, sort_keys=True))
+
+  # ---- Data and embeddings --------------------------------------------------
+  t0 = time.perf_counter()
+  if data is None:
+    data = input_pipeline.load(
+        config.data, embed_fn or default_embed_fn(config.encoder),
+        config.data.get("data_dir") or None)
+  check_compatible(config, data)
+  data_seconds = time.perf_counter() - t0
+  log.info("data: %d distinct sentences (dedup ratio %.2f), D=%d, %d context "
+           "x %d answers, train sizes %s, test sizes %s (%.1fs)",
+           len(data.table.sentences), data.table.dedup_ratio, data.embed_dim,
+           data.num_context, data.num_answers,
+           {t: s.num_instances for t, s in data.train.items()},
+           {t: s.num_instances for t, s in data.test.items()}, data_seconds)
+
+  # ---- Model, optimizer and grid -------------------------------------------
+  grid = build_grid(config, data)
+  ckpt_dir = os.path.join(workdir, "checkpoints")
+  meta = {"grid": grid.spec.to_json(), "model": config.model.name,
+          "embed_dim": data.embed_dim, "num_context": data.num_context,
+          "num_answers": data.num_answers,
+          "label_names": list(data.label_names)}
+
+  # ---- Resume ---------------------------------------------------------------
+  start_epoch = 0
+  restored = checkpoints.restore_latest(ckpt_dir, grid.abstract_state())
+  if restored is not None:
+    last_epoch, state, saved_meta = restored
+    if saved_meta.get("grid") != meta["grid"]:
+      raise ValueError(
+          f"{ckpt_dir} holds a checkpoint of grid {saved_meta.get('grid')}, "
+          f"not {meta['grid']}: use another --workdir")
+    start_epoch = last_epoch + 1
+    log.info("resumed from epoch %d", last_epoch)
+  else:
+    state = grid.init()
+
+  # ---- Train ----------------------------------------------------------------
+  epochs = config.train.epochs
+  mgr = checkpoints.manager(ckpt_dir)
+  per_epoch = (grid.num_cells * grid.solver.steps_per_epoch
+               * grid.solver.batch_size)
+  train_seconds, trained_epochs = 0.0, 0
+  bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
+                  total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
+                  disable=not config.get("progress", True))
+  try:
+    for epoch in bar:
+      t = time.perf_counter()
+      state, step_losses = grid.run_epoch(state, epoch)
+      step_losses = np.asarray(step_losses)
+      dt = time.perf_counter() - t
+      _check_finite(step_losses, grid, epoch)
+      if epoch > start_epoch:  # The first epoch includes compilation.
+        train_seconds += dt
+        trained_epochs += 1
+      loss = float(step_losses[:grid.num_cells].mean())
+      bar.set_postfix(loss=f"{loss:.4f}", inst_per_s=f"{per_epoch / dt:.0f}")
+      log.info("epoch %d loss %.5f %.1f instances/s", epoch, loss,
+               per_epoch / dt)
+      if (epoch + 1) % config.train.checkpoint_every_epochs == 0 or (
+          epoch == epochs - 1):
+        checkpoints.save(mgr, epoch, state, meta)
+  finally:
+    mgr.close()
+
+  # ---- Evaluate every cell on every test type ------------------------------
+  params = state.best_params
+  best_dev = np.asarray(state.best_dev)[:grid.num_cells]
+  best_epoch = np.asarray(state.best_epoch)[:grid.num_cells]
+  test_types = tuple(config.data.test_types)
+  per_cell = []
+  for i, (seed, train_type) in enumerate(grid.spec.cells):
+    per_cell.append({"seed": seed, "train_type": train_type,
+                     "best_dev_accuracy": float(best_dev[i]),
+                     "best_epoch": int(best_epoch[i]), "test": {}})
+  for u in test_types:
+    table = data.test[u]
+    out = grid.predict(params, grid.test[u])
+    for i, cell in enumerate(per_cell):
+      cell["test"][u] = evaluate.cell_metrics(
+          out["pred"][i], table.correct, table.labels, data.label_names)
+  summary = evaluate.summarize(grid.spec, per_cell, test_types)
+  throughput = per_epoch * trained_epochs / train_seconds if train_seconds else None
+  results = {
+      "config": {"model": config.model.name, "dataset": config.data.name,
+                 "encoder": config.encoder.name, "score": config.train.score},
+      "grid": {**grid.spec.to_json(), "test_types": list(test_types)},
+      "label_names": list(data.label_names),
+      "cells": per_cell,
+      "summary": summary,
+      "data": {"distinct_sentences": len(data.table.sentences),
+               "dedup_ratio": data.table.dedup_ratio,
+               "embed_dim": data.embed_dim,
+               "train_sizes": {t: s.num_instances
+                               for t, s in data.train.items()},
+               "dev_sizes": {t: s.num_instances for t, s in data.dev.items()},
+               "test_sizes": {t: s.num_instances
+                              for t, s in data.test.items()}},
+      "throughput": {"train_instances_per_s": throughput,
+                     "devices": [str(d) for d in grid.mesh.devices.flat],
+                     "data_and_embedding_s": data_seconds},
+  }
+  _write_json(os.path.join(workdir, "results.json"), results)
+  title = f"{config.model.name} on {config.data.name}"
+  plots.heatmap(summary, grid.spec.train_types, test_types,
+                os.path.join(workdir, "heatmap.png"), title=f"F1: {title}")
+  plots.error_bars(summary, grid.spec.train_types, test_types,
+                   data.label_names, os.path.join(workdir, "errors.png"),
+                   title=f"Chosen answers: {title}")
+  for t in grid.spec.train_types:
+    log.info("train %s: %s", t, "  ".join(
+        f"test {u} F1 {summary[t][u]['f1_mean']:.3f}±"
+        f"{summary[t][u]['f1_std']:.3f}" for u in test_types))
+  return results
+
+
+def _write_json(path: str, obj) -> None:
+  """Atomic write: a kill never leaves a half-written results file."""
+  tmp = path + ".tmp"
+  with open(tmp, "w") as f:
+    json.dump(obj, f, indent=2, sort_keys=True)
+  os.replace(tmp, path)

@@ -1,0 +1,1 @@
+"""Experiment configs (ml_collections), one file per experiment kind."""

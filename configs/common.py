@@ -1,0 +1,105 @@
+"""The fields every experiment config has, with the paper's settings (000 sec. 6.1).
+
+Config files call `base(...)` and override a few fields. Variants are passed
+big_vision style after the file name: `--config=configs/vae2.py:dataset=cos_en,cpu`
+(`cpu` = the short schedule the README's main job uses on a 2-core CPU; the
+defaults stay paper-scale).
+"""
+
+import ml_collections
+
+# Short names for the datasets the project builds or reads; '{}' is the
+# lexical type (I, II, III).
+DATASETS = {
+    "spray_load": "blm_spray_load/ALT-ATL_type_{}",
+    "spray_load_atl_alt": "blm_spray_load/ATL-ALT_type_{}",
+    "cos_en": "blm_cos_od/cos_en_type_{}",
+    "cos_it": "blm_cos_od/cos_it_type_{}",
+    "od_en": "blm_cos_od/od_en_type_{}",
+    "od_it": "blm_cos_od/od_it_type_{}",
+    "agreement_en": "blm_agreement/en_mixed_type_{}",
+    "agreement_fr": "blm_agreement/fr_mixed_type_{}",
+    "agreement_it": "blm_agreement/it_mixed_type_{}",
+    "agreement_ro": "blm_agreement/ro_mixed_type_{}",
+    # The published release; needs --config.data.manual_dir=<release folder>.
+    "published_agreement_fr": "blm_published/agreement_fr_type_{}",
+    "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
+}
+
+
+def parse_arg(arg: str | None, **defaults) -> ml_collections.ConfigDict:
+  """'dataset=cos_en,cpu' -> {dataset: 'cos_en', cpu: True} over defaults."""
+  out = dict(defaults)
+  for part in filter(None, (arg or "").split(",")):
+    key, eq, value = part.partition("=")
+    if key not in out:
+      raise ValueError(f"config variant {key!r} is not known; variants: "
+                       f"{sorted(out)}")
+    out[key] = value if eq else True
+  return ml_collections.ConfigDict(out)
+
+
+def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
+  if dataset not in DATASETS:
+    raise ValueError(f"dataset {dataset!r} is not known; known: "
+                     f"{sorted(DATASETS)}")
+  c = ml_collections.ConfigDict()
+
+  # Data: a TFDS name with '{}' for the lexical type.
+  c.data = ml_collections.ConfigDict()
+  c.data.name = DATASETS[dataset]
+  c.data.train_types = ("I", "II", "III")
+  c.data.test_types = ("I", "II", "III")
+  c.data.num_train = 2000  # sampled per train type; 20% of it is dev
+  c.data.dev_fraction = 0.2
+  c.data.seed = 0
+  c.data.max_test = 0  # 0 = the whole test split
+  c.data.num_answers = 0  # 0 = whatever the data has; else checked
+  c.data.data_dir = ""  # '' = $BLM_DATA_DIR or ~/tensorflow_datasets
+  c.data.manual_dir = ""  # release files, for blm_published
+
+  # Frozen encoder: averaged token embeddings (000 sec. 6.1).
+  c.encoder = ml_collections.ConfigDict()
+  c.encoder.name = "minilm"  # offline default; papers: Electra, OpenAI-GPT
+  c.encoder.pooling = "mean"
+  c.encoder.layer = -1
+  c.encoder.max_length = 64
+  c.encoder.batch_size = 128
+  c.encoder.cache_dir = ""  # '' = the embedding module's default
+
+  # Solver.
+  c.model = ml_collections.ConfigDict()
+  c.model.name = model
+  c.model.hidden_factor = 3.5  # ffnn
+  c.model.channels = (8, 8, 8)  # cnn: three 3x3 convolutions
+  c.model.grid_shape = ()  # VAEs: 2-D reshape of D; () = derived (32x24 for 768)
+  c.model.kernel = 15
+  c.model.latent = 5
+  c.model.task_latent = 5  # vae2 task level
+  c.model.task_hidden = 64
+
+  # Training (000 footnote 19).
+  c.train = ml_collections.ConfigDict()
+  c.train.optimizer = "adam"
+  c.train.learning_rate = 1e-3
+  c.train.batch_size = 100
+  c.train.epochs = 120
+  c.train.score = "dot"  # 000 eq. 1; 'cosine' as in 001/003/004
+  c.train.margin = "sum"  # 'sum' = eq. 1, 'mean' = maxM of eq. 3/5
+  c.train.kl_weight = 1.0
+  c.train.select_best_on_dev = True
+  c.train.checkpoint_every_epochs = 10
+
+  # The grid: seeds x c.data.train_types.
+  c.grid = ml_collections.ConfigDict()
+  c.grid.seeds = (0, 1, 2)
+
+  c.progress = True
+  return c
+
+
+def apply_cpu_schedule(c: ml_collections.ConfigDict, epochs: int) -> None:
+  """The short schedule for a 2-core CPU (README main job)."""
+  c.train.epochs = epochs
+  c.data.max_test = 600
+  c.train.checkpoint_every_epochs = max(1, epochs // 4)

@@ -1,0 +1,82 @@
+"""A learnable synthetic BLM in memory, for solver and trainer tests.
+
+Sentence embeddings are random; the correct answer of an instance is the
+sentence whose embedding is c0 - c1 + c2 of its context (an analogy the
+FFNN can learn), the wrong ones are near misses of it. Two 'lexical types'
+differ in their noise level.
+"""
+
+import numpy as np
+
+from blm_jax import input_pipeline, schema
+from blm_jax.sentence_table import build_sentence_table
+
+LABELS = ("CORRECT", "W1", "W2", "W3")
+
+
+def instances(n: int, lexical_type: str, seed: int, num_context: int = 4):
+  rng = np.random.default_rng(seed)
+  out, vectors = [], {}
+  for i in range(n):
+    key = f"{lexical_type}-{seed}-{i}"
+    ctx = [schema.Sentence(f"{key} c{j}", f"P{j}") for j in range(num_context)]
+    for s in ctx:
+      vectors[s.text] = rng.normal(size=16)
+    target = (vectors[ctx[0].text] - vectors[ctx[1].text]
+              + vectors[ctx[2].text])
+    noise = 0.1 if lexical_type == "I" else 0.5
+    answers = []
+    for j, lab in enumerate(LABELS):
+      s = schema.Sentence(f"{key} a{j}", lab)
+      v = target + (noise if j == 0 else 1.5) * rng.normal(size=16)
+      vectors[s.text] = v
+      answers.append(s)
+    order = rng.permutation(len(LABELS))
+    out.append(schema.BLMInstance(
+        id=key, family="toy", language="en", lexical_type=lexical_type,
+        subset="toy", context=tuple(ctx),
+        answers=tuple(answers[k] for k in order),
+        correct=int(np.argmax(order == 0)),
+        labels=tuple(LABELS[k] for k in order)))
+  return out, vectors
+
+
+def data(n_train=120, n_dev=40, n_test=60, types=("I", "II"), seed=0,
+         num_context=4) -> input_pipeline.BLMData:
+  parts, vectors = {}, {}
+  for k, t in enumerate(types):
+    for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test)):
+      insts, vecs = instances(n, t, seed * 1000 + k * 10 + len(split),
+                              num_context)
+      parts[t, split] = insts
+      vectors.update(vecs)
+  everything = [x for v in parts.values() for x in v]
+  table = build_sentence_table(everything, label_names=LABELS)
+  emb = np.stack([vectors[s] for s in table.sentences]).astype(np.float32)
+  rows, start = {}, 0
+  for key, insts in parts.items():
+    rows[key] = np.arange(start, start + len(insts))
+    start += len(insts)
+  pick = lambda split: {t: table.select(rows[t, split]) for t in types}
+  return input_pipeline.BLMData(embeddings=emb, table=table,
+                                train=pick("train"), dev=pick("dev"),
+                                test=pick("test"))
+
+
+def config(model="ffnn", epochs=3, seeds=(0, 1), types=("I", "II")):
+  from configs import common
+  c = common.base(model)
+  c.data.name = "synthetic_{}"
+  c.data.train_types = types
+  c.data.test_types = types
+  c.grid.seeds = seeds
+  c.model.hidden_factor = 2.0
+  c.model.channels = (4,) if model in ("sent_vae", "vae2") else (4, 4, 4)
+  c.model.grid_shape = (4, 4)
+  c.model.kernel = 3
+  c.model.task_hidden = 16
+  c.train.epochs = epochs
+  c.train.batch_size = 20
+  c.train.checkpoint_every_epochs = 1
+  c.progress = False
+  return c

@@ -1,0 +1,66 @@
+"""Solver output shapes, parameter counts and the sentence-VAE reshape."""
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from blm_jax import models
+from configs import common
+
+
+def _init(name, embed_dim, num_context, **overrides):
+  cfg = common.base(name).model
+  for k, v in overrides.items():
+    cfg[k] = v
+  m = models.create_model(cfg, embed_dim=embed_dim, num_context=num_context,
+                          score="cosine")
+  x = jnp.ones((3, num_context, embed_dim))
+  mask = jnp.ones((3, num_context), bool)
+  params = m.init({"params": jax.random.key(0), "sample": jax.random.key(1)},
+                  x, mask, False)
+  out = m.apply(params, x, mask, True, rngs={"sample": jax.random.key(2)})
+  n = sum(p.size for p in jax.tree.leaves(params))
+  return out, n
+
+
+def test_ffnn_is_7d_to_3p5d_to_3p5d_to_d():
+  out, n = _init("ffnn", 8, 7)
+  assert out.pred.shape == (3, 8)
+  h = 28  # 3.5 * 8
+  assert n == (56 * h + h) + (h * h + h) + (h * 8 + 8)
+
+
+def test_cnn_three_valid_3x3_convs_then_dense():
+  out, n = _init("cnn", 10, 7, channels=(2, 2, 2))
+  assert out.pred.shape == (3, 10)
+  convs = (9 * 1 * 2 + 2) + 2 * (9 * 2 * 2 + 2)
+  assert n == convs + (1 * 4 * 2) * 10 + 10  # 7x10 -> 1x4 after 3 convs
+
+
+def test_sentence_vae_shapes_and_latent_5():
+  out, _ = _init("sent_vae", 768, 1)
+  assert out.pred.shape == (3, 768) and out.latent.shape == (3, 5)
+  assert out.kl.shape == (3,) and bool(jnp.all(out.kl >= 0))
+
+
+def test_two_level_vae_has_sentence_and_task_losses():
+  out, _ = _init("vae2", 384, 7, channels=(4,))
+  assert out.pred.shape == (3, 384)
+  assert out.aux_loss.shape == (3,) and bool(jnp.all(out.aux_loss > 0))
+  assert out.latent.shape == (3, 5)
+
+
+def test_sentence_grid_shape():
+  assert models.sentence_grid_shape(768) == (32, 24)
+  assert models.sentence_grid_shape(384) == (24, 16)
+  with pytest.raises(ValueError, match=r"grid_shape=\(30, 20\) does not "
+                     "reshape an embedding of dimension 768"):
+    models.sentence_grid_shape(768, (30, 20))
+
+
+def test_unknown_model_name():
+  cfg = common.base("ffnn").model
+  cfg.name = "rnn"
+  with pytest.raises(ValueError, match="config.model.name='rnn' is not a "
+                     "known solver"):
+    models.create_model(cfg, embed_dim=4, num_context=7, score="dot")

@@ -1,0 +1,99 @@
+"""train_and_evaluate end to end: outputs, learning, resume, determinism, faults."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from blm_jax import grid as grid_lib
+from blm_jax import train
+from tests import synthetic
+
+
+@pytest.fixture(scope="module")
+def data():
+  return synthetic.data(n_train=200, n_dev=40, n_test=60)
+
+
+def _cells(results):
+  return [(c["seed"], c["train_type"], c["test"], c["best_dev_accuracy"],
+           c["best_epoch"]) for c in results["cells"]]
+
+
+def test_outputs_and_learning(tmp_path, data):
+  cfg = synthetic.config("ffnn", epochs=25, seeds=(0, 1))
+  cfg.train.score = "cosine"
+  res = train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  for f in ("config.json", "results.json", "heatmap.png", "errors.png",
+            "log.txt"):
+    assert os.path.getsize(tmp_path / f) > 0, f
+  assert os.listdir(tmp_path / "checkpoints")
+  on_disk = json.loads((tmp_path / "results.json").read_text())
+  assert on_disk["summary"].keys() == {"I", "II"}
+  # Chance is 1/4; the diagonal must be well above it.
+  assert res["summary"]["I"]["I"]["f1_mean"] > 0.4
+  cell = res["cells"][0]["test"]["I"]
+  assert sum(cell["chosen"].values()) == cell["n"] == 60
+  assert cell["chosen"]["CORRECT"] == round(cell["accuracy"] * 60)
+  assert "instances/s" in (tmp_path / "log.txt").read_text()
+
+
+def test_same_config_same_results(tmp_path, data):
+  cfg = synthetic.config("vae2", epochs=2)
+  a = train.train_and_evaluate(cfg, str(tmp_path / "a"), data=data)
+  b = train.train_and_evaluate(cfg, str(tmp_path / "b"), data=data)
+  assert _cells(a) == _cells(b)
+
+
+def test_killed_run_resumes_to_the_same_results(tmp_path, data, monkeypatch):
+  cfg = synthetic.config("ffnn", epochs=4)
+  full = train.train_and_evaluate(cfg, str(tmp_path / "full"), data=data)
+
+  real = grid_lib.Grid.run_epoch
+
+  def dies_at_epoch_2(self, state, epoch):
+    if epoch == 2:
+      raise KeyboardInterrupt("killed")
+    return real(self, state, epoch)
+
+  monkeypatch.setattr(grid_lib.Grid, "run_epoch", dies_at_epoch_2)
+  with pytest.raises(KeyboardInterrupt):
+    train.train_and_evaluate(cfg, str(tmp_path / "killed"), data=data)
+  assert not (tmp_path / "killed" / "results.json").exists()
+  monkeypatch.setattr(grid_lib.Grid, "run_epoch", real)
+  resumed = train.train_and_evaluate(cfg, str(tmp_path / "killed"),
+                                     data=data)
+  assert "resumed from epoch 1" in (tmp_path / "killed" / "log.txt").read_text()
+  assert _cells(resumed) == _cells(full)
+
+
+def test_nan_loss_names_cell_and_step(tmp_path):
+  bad = synthetic.data(n_train=40, n_dev=10, n_test=10)
+  emb = bad.embeddings.copy()
+  emb[bad.train["II"].context[0, 0]] = np.inf
+  bad = type(bad)(embeddings=emb, table=bad.table, train=bad.train,
+                  dev=bad.dev, test=bad.test)
+  cfg = synthetic.config("ffnn", epochs=2, seeds=(5,))
+  with pytest.raises(FloatingPointError,
+                     match=r"non-finite loss .* in cell seed=5,train=II at "
+                     r"epoch 0, step \d"):
+    train.train_and_evaluate(cfg, str(tmp_path), data=bad)
+
+
+def test_mismatches_fail_before_compiling(tmp_path, data):
+  cfg = synthetic.config("ffnn")
+  cfg.data.num_answers = 9
+  with pytest.raises(ValueError, match="config.data.num_answers=9 but "
+                     "'synthetic_{}' has 4 candidate answers"):
+    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  cfg = synthetic.config("vae2")
+  cfg.model.grid_shape = (3, 5)
+  with pytest.raises(ValueError, match=r"grid_shape=\(3, 5\) does not "
+                     "reshape an embedding of dimension 16"):
+    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  cfg = synthetic.config("cnn")
+  with pytest.raises(ValueError, match="need at least 7 context sentences; "
+                     "the data has 4"):
+    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  assert not (tmp_path / "checkpoints").exists()
