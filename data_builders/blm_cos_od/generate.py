@@ -16,11 +16,12 @@ seeded by (class, language, type, seed), so a rebuild is identical.
 from __future__ import annotations
 
 import itertools
+import random
 
 from blm_jax.schema import BLMInstance
 from data_builders.blm_cos_od import lexicon as lexicon_lib
 from data_builders.blm_cos_od import realise, templates
-from data_builders.common.instances import make_instance, rng_for
+from data_builders.common.instances import make_instance, stable_seed
 from data_builders.common.template import answer_patterns
 
 LEXICAL_TYPES = ("I", "II", "III")
@@ -39,23 +40,25 @@ def generate(verb_class: str, language: str, lexical_type: str,
                      f"{LEXICAL_TYPES}")
   lex = lex or lexicon_lib.load(verb_class, language)
   name = config_name(verb_class, language, lexical_type)
-  rng = rng_for("blm_cos_od", name, seed)
-  ctx_pats = templates.context_patterns(verb_class, language)
-  ans_pats = answer_patterns(
+  rng = random.Random(stable_seed("blm_cos_od", name, seed))
+  ctx_pats = [realise.compiled(p)
+              for p in templates.context_patterns(verb_class, language)]
+  ans_pats = {label: realise.compiled(p) for label, p in answer_patterns(
       templates.correct_pattern(verb_class, language),
-      templates.answer_templates(verb_class, language), templates.RULES)
+      templates.answer_templates(verb_class, language),
+      templates.RULES).items()}
   frames = realise.FRAMES[language]
 
+  def say(shape, m, f):
+    return realise.realise_compiled(shape, m, f, language)
+
   def frame():
-    return realise.Frame(frames[rng.integers(len(frames))],
-                         venire=bool(rng.integers(2)))
+    return realise.Frame(rng.choice(frames), venire=rng.random() < 0.5)
 
   def material(verb):
-    return realise.Material(
-        verb, verb.agents[rng.integers(len(verb.agents))],
-        verb.themes[rng.integers(len(verb.themes))],
-        verb.p_nps[rng.integers(len(verb.p_nps))],
-        verb.by_nps[rng.integers(len(verb.by_nps))])
+    return realise.Material(verb, rng.choice(verb.agents),
+                            rng.choice(verb.themes), rng.choice(verb.p_nps),
+                            rng.choice(verb.by_nps))
 
   verbs = lex.verbs
   per_verb = _spread(num_instances, len(verbs))
@@ -69,9 +72,8 @@ def generate(verb_class: str, language: str, lexical_type: str,
             verb, per_verb.count(per_verb[i]), rng)
       agent, theme, p_np, by_np = type_i_combos[verb.lemma].pop()
       m, f = realise.Material(verb, agent, theme, p_np, by_np), frame()
-      context = [realise.realise(p, m, f, language) for p in ctx_pats]
-      cands = [(lab, realise.realise(p, m, f, language))
-               for lab, p in ans_pats.items()]
+      context = [say(p, m, f) for p in ctx_pats]
+      cands = [(lab, say(p, m, f)) for lab, p in ans_pats.items()]
     else:
       if lexical_type == "II":
         ctx_verbs = [verb] * len(ctx_pats)
@@ -79,9 +81,9 @@ def generate(verb_class: str, language: str, lexical_type: str,
       else:
         ctx_verbs = _distinct_verbs(verbs, len(ctx_pats), rng)
         ans_verbs = _distinct_verbs(verbs, len(ans_pats), rng)
-      context = [realise.realise(p, material(v), frame(), language)
+      context = [say(p, material(v), frame())
                  for p, v in zip(ctx_pats, ctx_verbs)]
-      cands = [(lab, realise.realise(p, material(v), frame(), language))
+      cands = [(lab, say(p, material(v), frame()))
                for (lab, p), v in zip(ans_pats.items(), ans_verbs)]
     out.append(make_instance(
         id=f"{name}-{i:05d}", family=verb_class, language=language,
@@ -101,9 +103,8 @@ def _distinct_combos(verb, count, rng):
   if count > len(combos):
     raise ValueError(f"verb {verb.lemma!r}: {count} type I instances asked, "
                      f"only {len(combos)} distinct argument combinations")
-  picks = rng.choice(len(combos), size=count, replace=False)
-  return [combos[j] for j in picks]
+  return rng.sample(combos, count)
 
 
 def _distinct_verbs(verbs, count, rng):
-  return [verbs[j] for j in rng.choice(len(verbs), size=count, replace=False)]
+  return rng.sample(verbs, count)

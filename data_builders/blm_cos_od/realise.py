@@ -49,32 +49,49 @@ class Material:
 
 def realise(pat: Pattern, m: Material, frame: Frame,
             language: str) -> Sentence:
+  return realise_compiled(compiled(pat), m, frame, language)
+
+
+def realise_compiled(shape, m: Material, frame: Frame,
+                     language: str) -> Sentence:
+  """`realise` for a pattern already passed through `compiled` (faster)."""
   if frame.tense not in FRAMES[language]:
     raise ValueError(f"unknown {language} frame {frame.tense!r}")
+  pat_str, subj_role, voice, si, rest = shape
   roles = {"Agent": m.agent, "Theme": m.theme}
-  subj = roles[pat.slot("NP").get("arg")]
-  v = pat.slot("V")
-  voice, si = v.get("voice"), bool(v.get("si"))
+  subj = roles[subj_role]
   if language == "en":
     if si:
-      raise ValueError(f"English has no si: {pat}")
+      raise ValueError(f"English has no si: {pat_str}")
     verb = _en_verb(m.verb, voice, subj, frame)
   else:
     verb = _it_verb(m.verb, voice, si, subj, frame)
   chunks = [_capitalise(subj.text), verb]
-  for s in pat.slots[2:]:
-    if s.role == "OBJ":
-      chunks.append(roles[s.get("arg")].text)
-    elif s.role == "BY":
-      chunks.append(_by(roles[s.get("arg")].text, language))
-    elif s.role == "pNP":
+  for kind, arg in rest:
+    if kind == "OBJ":
+      chunks.append(roles[arg].text)
+    elif kind == "BY":
+      chunks.append(_by(roles[arg].text, language))
+    elif kind == "pNP":
       chunks.append(m.p_np)
-    elif s.role == "byNP":
-      chunks.append(m.by_np)
     else:
+      chunks.append(m.by_np)
+  chunks.append(".")
+  return realised(" ".join(chunks[:-1]) + ".", pat_str, chunks)
+
+
+def compiled(pat: Pattern):
+  """(pattern string, subject role, voice, si, following slots) of `pat`."""
+  if pat.roles()[:2] != ("NP", "V"):
+    raise ValueError(f"pattern {pat} does not start with subject and verb")
+  rest = []
+  for s in pat.slots[2:]:
+    if s.role not in ("OBJ", "BY", "pNP", "byNP"):
       raise ValueError(f"no realisation for slot {s} in {pat}")
-  text = " ".join(chunks) + "."
-  return realised(text, pat, chunks + ["."])
+    rest.append((s.role, s.get("arg")))
+  v = pat.slot("V")
+  return (str(pat), pat.slot("NP").get("arg"), v.get("voice"),
+          bool(v.get("si")), tuple(rest))
 
 
 def _capitalise(s: str) -> str:
