@@ -1,0 +1,46 @@
+"""TFDS builder `blm_spray_load`: the English spray/load BLMs (BLM-s/lE).
+
+Configs `<template>_type_<I|II|III>`: templates ALT-ATL (context shows
+AGENT-LOC-THEME, target AGENT-THEME-LOC) and ATL-ALT (the reverse), 000
+Figures 5-6; lexical types per 004 sec. 3 (3750 type I instances, 15,000 of
+types II and III). Splits 72:18:10 train:dev:test (90:10 with a 20% dev
+slice of train), by context, seeded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tensorflow_datasets as tfds
+
+from data_builders.blm_spray_load import generate, lexicon
+from data_builders.common import builder
+
+
+@dataclasses.dataclass(eq=False)
+class SprayLoadConfig(builder.GeneratedConfig):
+  template: str = "ALT-ATL"
+  lexical_type: str = "I"
+
+
+def _configs():
+  return [SprayLoadConfig(
+      name=f"{template}_type_{lexical_type}", template=template,
+      lexical_type=lexical_type, seed=0,
+      description=(f"spray/load {template}, lexical type {lexical_type}"))
+          for template in ("ALT-ATL", "ATL-ALT")
+          for lexical_type in generate.LEXICAL_TYPES]
+
+
+class Builder(builder.GeneratedBLMBuilder):
+  """English spray/load alternation BLMs generated from a curated lexicon."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {
+      "1.0.0": "Templates ALT-ATL/ATL-ALT x lexical types I-III, 30 verbs.",
+  }
+  BUILDER_CONFIGS = _configs()
+
+  def generate(self, config):
+    return generate.generate(config.template, config.lexical_type,
+                             lexicon.load_lexicon(), seed=config.seed)

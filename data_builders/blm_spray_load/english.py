@@ -1,0 +1,165 @@
+"""English morphology for the spray/load sentences: case, agreement, verb groups.
+
+Closed-class grammar lives here as code (pronoun case, auxiliaries,
+agreement); open-class material (nouns, verb forms) comes from the lexicon.
+A verb group names the tense/modal frame of a seed sentence ("past",
+"can", "have to", ...); the active and passive forms of every group agree
+with their subject, so a plural passive subject gets "were", never "was".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+# nominative -> (accusative, person, number). "you" agrees like a plural.
+PRONOUNS: dict[str, tuple[str, int, str]] = {
+    "I": ("me", 1, "sg"),
+    "you": ("you", 2, "pl"),
+    "he": ("him", 3, "sg"),
+    "she": ("her", 3, "sg"),
+    "it": ("it", 3, "sg"),
+    "we": ("us", 1, "pl"),
+    "they": ("them", 3, "pl"),
+}
+
+NUMBERS = ("sg", "pl")
+
+
+@dataclasses.dataclass(frozen=True)
+class NP:
+  """A noun phrase as written mid-sentence ("the roses", "I", "Maria")."""
+
+  text: str
+  number: str = "sg"
+
+  @functools.cached_property
+  def is_pronoun(self) -> bool:
+    return self.text in PRONOUNS
+
+  @functools.cached_property
+  def agreement(self) -> str:
+    """'1sg', '3sg' or 'pl' (the three present-tense paradigms of English)."""
+    if self.is_pronoun:
+      _, person, number = PRONOUNS[self.text]
+    else:
+      person, number = 3, self.number
+    if number == "pl":
+      return "pl"
+    return "1sg" if person == 1 else "3sg"
+
+  def nominative(self) -> str:
+    return self.text
+
+  def accusative(self) -> str:
+    return PRONOUNS[self.text][0] if self.is_pronoun else self.text
+
+
+@dataclasses.dataclass(frozen=True)
+class VerbForms:
+  """The inflected forms of one lexical verb (irregulars spelled out)."""
+
+  base: str
+  third_singular: str
+  past: str
+  participle: str
+  gerund: str
+
+
+_BE_PRESENT = {"1sg": "am", "3sg": "is", "pl": "are"}
+_BE_PAST = {"1sg": "was", "3sg": "was", "pl": "were"}
+_BE_NOT_PRESENT = {"1sg": "am not", "3sg": "isn't", "pl": "aren't"}
+_BE_NOT_PAST = {"1sg": "wasn't", "3sg": "wasn't", "pl": "weren't"}
+_MODALS = ("can", "could", "will", "would", "should", "must", "may", "might")
+# Raising-like semi-modals (their passive keeps the meaning, unlike "like to").
+_SEMI_MODALS = {"have to": ("has", "have"), "need to": ("needs", "need")}
+
+
+def _s(agr: str, sg3: str, other: str) -> str:
+  return sg3 if agr == "3sg" else other
+
+
+def _join(*words: str) -> str:
+  return " ".join(w for w in words if w)
+
+
+def active(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
+  """The active verb group agreeing with a subject of agreement `agr`."""
+  if group == "present":
+    return _join(adverb, _s(agr, v.third_singular, v.base))
+  if group == "past":
+    return _join(adverb, v.past)
+  if group in _MODALS:
+    return _join(group, adverb, v.base)
+  if group in _SEMI_MODALS:
+    return _join(_s(agr, *_SEMI_MODALS[group]), "to", adverb, v.base)
+  if group == "used to":
+    return _join("used to", adverb, v.base)
+  if group == "not present":
+    return _join(_s(agr, "doesn't", "don't"), adverb, v.base)
+  if group == "not past":
+    return _join("didn't", adverb, v.base)
+  if group == "perfect":
+    return _join(_s(agr, "has", "have"), adverb, v.participle)
+  if group == "progressive":
+    return _join(_BE_PRESENT[agr], adverb, v.gerund)
+  if group == "going to":
+    return _join(_BE_PRESENT[agr], "going to", adverb, v.base)
+  raise KeyError(f"unknown verb group {group!r}; known: {list(VERB_GROUPS)}")
+
+
+def passive(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
+  """The passive counterpart of `active(group, ...)`, agreeing with `agr`."""
+  part = _join(adverb, v.participle)
+  if group == "present":
+    return _join(_BE_PRESENT[agr], part)
+  if group == "past":
+    return _join(_BE_PAST[agr], part)
+  if group in _MODALS:
+    return _join(group, "be", part)
+  if group in _SEMI_MODALS:
+    return _join(_s(agr, *_SEMI_MODALS[group]), "to be", part)
+  if group == "used to":
+    return _join("used to be", part)
+  if group == "not present":
+    return _join(_BE_NOT_PRESENT[agr], part)
+  if group == "not past":
+    return _join(_BE_NOT_PAST[agr], part)
+  if group == "perfect":
+    return _join(_s(agr, "has", "have"), "been", part)
+  if group == "progressive":
+    return _join(_BE_PRESENT[agr], "being", part)
+  if group == "going to":
+    return _join(_BE_PRESENT[agr], "going to be", part)
+  raise KeyError(f"unknown verb group {group!r}; known: {list(VERB_GROUPS)}")
+
+
+VERB_GROUPS = ("present", "past") + _MODALS + (
+    "have to", "need to", "used to", "not present", "not past", "perfect",
+    "progressive", "going to")
+
+# "a" before a vowel letter is right only before a consonant sound, and "an"
+# before a consonant letter only before a vowel sound: the exceptions English
+# nouns in this lexicon may need.
+_A_BEFORE_VOWEL_LETTER = ("uni", "use", "usu", "one", "euro", "ewe")
+_AN_BEFORE_CONSONANT_LETTER = ("hour", "honest", "honour", "honor", "heir")
+
+
+def article_error(text: str) -> str | None:
+  """A message if `text` misuses a/an, else None."""
+  words = text.split()
+  for det, nxt in zip(words, words[1:]):
+    low_det, low = det.lower(), nxt.lower()
+    vowel_letter = low[:1] in "aeiou"
+    if low_det == "a" and vowel_letter and not low.startswith(
+        _A_BEFORE_VOWEL_LETTER):
+      return f"'a {nxt}' should be 'an {nxt}'"
+    if low_det == "an" and (
+        (not vowel_letter and not low.startswith(_AN_BEFORE_CONSONANT_LETTER))
+        or low.startswith(_A_BEFORE_VOWEL_LETTER)):
+      return f"'an {nxt}' should be 'a {nxt}'"
+  return None
+
+
+def capitalise(text: str) -> str:
+  return text[:1].upper() + text[1:]

@@ -1,0 +1,143 @@
+"""Generating spray/load BLM instances of lexical types I, II and III.
+
+Type I: one verb, agent, theme and location (and preposition) throughout an
+instance, one instance per verb and argument combination (30 x 5^3 = 3750).
+Type II: one verb per instance, every sentence draws its own arguments and
+preposition from that verb's lexicon entry (500 per verb, 15,000). Type III:
+every sentence draws its own verb too, so all lexical material varies
+(15,000). Wrong answers get the same kind of draw as the correct one, so no
+candidate is singled out by its words. Draws are seeded by the instance id
+(and the config seed), so builds are reproducible and independent of order.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import Sequence
+
+import random
+
+from blm_jax.schema import BLMInstance, Sentence
+from data_builders.blm_spray_load import lexicon as lexicon_lib
+from data_builders.blm_spray_load import realise, templates
+from data_builders.common.instances import make_instance, stable_seed
+
+FAMILY = "spray_load"
+LANGUAGE = "en"
+LEXICAL_TYPES = ("I", "II", "III")
+# 004 sec. 3: 3750 type I instances; 15,000 of types II and III.
+TYPE_II_PER_VERB = 500
+TYPE_III_SIZE = 15_000
+_MAX_RETRIES = 100
+
+
+class _Draws:
+  """Seeded choices from one instance's own random stream (Python's
+  Mersenne Twister: its integer seeding and getrandbits are stable across
+  versions and platforms)."""
+
+  def __init__(self, *parts: object):
+    self._rng = random.Random(stable_seed(*parts))
+
+  def index(self, n: int) -> int:
+    return self._rng.getrandbits(30) % n
+
+  def choice(self, items: Sequence):
+    return items[self._rng.getrandbits(30) % len(items)]
+
+
+def _filler(e: lexicon_lib.VerbEntry, agent: int, theme: int, loc: int,
+            draws: _Draws) -> realise.Filler:
+  args = e.args
+  mods = e.modifiers
+  return realise.Filler(
+      verb=e.verb_frame,
+      args={templates.AGENT: args[templates.AGENT][agent],
+            templates.THEME: args[templates.THEME][theme],
+            templates.LOC: args[templates.LOC][loc]},
+      prep=draws.choice(e.prepositions),
+      wrong_prep=draws.choice(e.wrong_prepositions),
+      modifiers={templates.THEME: draws.choice(mods[templates.THEME]),
+                 templates.LOC: draws.choice(mods[templates.LOC])})
+
+
+def _random_filler(e: lexicon_lib.VerbEntry, draws: _Draws) -> realise.Filler:
+  n = lexicon_lib.ARGS_PER_SLOT
+  return _filler(e, draws.index(n), draws.index(n), draws.index(n), draws)
+
+
+def _instance(id_: str, template: str, lexical_type: str, seed: int,
+              fillers: Sequence[realise.Filler]) -> BLMInstance:
+  """`fillers`: one per context sentence, then one per answer template."""
+  ctx_plans, answer_plans = _plans(template)
+  n_ctx = len(ctx_plans)
+  context = [realise.realise(p, f) for p, f in zip(ctx_plans, fillers)]
+  candidates = [(label, realise.realise(p, f)) for (label, p), f in
+                zip(answer_plans, fillers[n_ctx:])]
+  return make_instance(
+      id=id_, family=FAMILY, language=LANGUAGE, lexical_type=lexical_type,
+      subset=template, context=context, candidates=candidates,
+      correct_label=templates.CORRECT, seed=seed)
+
+
+@functools.lru_cache(maxsize=None)
+def _plans(template: str):
+  """Realisation plans of the template's context and (label, answer)s."""
+  ctx, answers = templates.template_patterns(template)
+  return (tuple(realise.plan(p) for p in ctx),
+          tuple((label, realise.plan(p)) for label, p in answers.items()))
+
+
+def _n_sentences(template: str) -> int:
+  ctx, answers = _plans(template)
+  return len(ctx) + len(answers)
+
+
+def generate(template: str, lexical_type: str,
+             lex: lexicon_lib.Lexicon | None = None,
+             seed: int = 0) -> list[BLMInstance]:
+  """Every instance of one config (template x lexical type)."""
+  lex = lex or lexicon_lib.load_lexicon()
+  if lexical_type not in LEXICAL_TYPES:
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
+                     f"{LEXICAL_TYPES}")
+  n = _n_sentences(template)
+  out = []
+  if lexical_type == "I":
+    k = range(lexicon_lib.ARGS_PER_SLOT)
+    for e in lex.entries:
+      for a, t, l in itertools.product(k, k, k):
+        id_ = f"{template}-I-{e.verb}-a{a}t{t}l{l}"
+        draws = _Draws(FAMILY, seed, id_)
+        f = _filler(e, a, t, l, draws)
+        out.append(_instance(id_, template, "I", seed, [f] * n))
+    return out
+  seen: set[tuple[str, ...]] = set()
+
+  def unique(id_, make):
+    """`make(draws)` until its context is new (contexts never repeat)."""
+    for retry in range(_MAX_RETRIES):
+      inst = make(_Draws(FAMILY, seed, id_, retry))
+      key = tuple(s.text for s in inst.context)
+      if key not in seen:
+        seen.add(key)
+        return inst
+    raise RuntimeError(f"{id_}: no new context in {_MAX_RETRIES} draws")
+
+  if lexical_type == "II":
+    for e in lex.entries:
+      for i in range(TYPE_II_PER_VERB):
+        id_ = f"{template}-II-{e.verb}-{i:03d}"
+        out.append(unique(id_, lambda d, e=e, id_=id_: _instance(
+            id_, template, "II", seed,
+            [_random_filler(e, d) for _ in range(n)])))
+    return out
+  for i in range(TYPE_III_SIZE):
+    id_ = f"{template}-III-{i:05d}"
+    out.append(unique(id_, lambda d, id_=id_: _instance(
+        id_, template, "III", seed,
+        [_random_filler(d.choice(lex.entries), d) for _ in range(n)])))
+  return out
+
+
