@@ -1,0 +1,1 @@
+"""Subject-verb agreement BLMs (BLM-Agr) in English, French, Italian, Romanian."""

@@ -1,0 +1,289 @@
+"""Building agreement BLM instances of lexical types I, II and III.
+
+- Type I (000 sec. 4.4): one seed (a frame with one choice of subject, N2 and
+  verb phrase, plus the clause's matrix or relative clause) realised in its
+  eight number variants (`templates.VARIANTS`): same words everywhere.
+- Type II: a type I instance with one noun or verb replaced in each context
+  sentence by one of the frame's curated alternatives, and one replacement
+  shared by the whole answer set (so no candidate stands out lexically). No
+  context sentence may equal a candidate (redrawn until none does).
+- Type III: the answer set and patterns of a type II instance, each context
+  sentence taken from a different type II instance of the same clause type and
+  number variant (so the same pattern), from other frames where the split has
+  them; donors come from the same split, so no sentence leaks across splits.
+
+Instances are grouped for splitting by language, frame, clause type and
+prefix or relative clause (`group_key`): sentences of different groups never
+coincide, since every
+sentence holds its frame's subject and N1 (or their alternatives) and its
+clause's prefix or relative clause.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import random
+from typing import Sequence
+
+from blm_jax.schema import BLMInstance, Sentence
+from data_builders.blm_agreement import lexicon as lexicon_lib
+from data_builders.blm_agreement import realise, templates
+from data_builders.common import instances as inst_lib
+from data_builders.common import splits
+from data_builders.common.template import Pattern, answer_patterns
+
+CONTEXT_LEN = 7
+
+
+@dataclasses.dataclass(frozen=True)
+class Seed:
+  """A type I seed: option indices into its frame, plus the clause extra."""
+
+  frame: lexicon_lib.Frame
+  clause: str
+  n: int
+  n2: int
+  vp: int
+  extra: int  # Index into prefixes (completive) or relatives; 0 for main.
+
+  @property
+  def code(self) -> str:
+    return f"n{self.n}n2{self.n2}v{self.vp}x{self.extra}"
+
+
+def seeds(lex: lexicon_lib.Lexicon, clause: str) -> list[Seed]:
+  """Every seed of one clause type, in a fixed order."""
+  if clause not in templates.CLAUSE_TYPES:
+    raise ValueError(f"unknown clause type {clause!r}; known: "
+                     f"{templates.CLAUSE_TYPES}")
+  extras = {"main": 1, "completive": len(lex.prefixes),
+            "relative": len(lex.relatives)}[clause]
+  return [Seed(f, clause, n, n2, vp, x) for f in lex.frames
+          for n, n2, vp, x in itertools.product(
+              range(len(f.n)), range(len(f.n2)), range(len(f.vp)),
+              range(extras))]
+
+
+def group_key(language: str, seed: Seed) -> str:
+  """Frame, clause type and prefix/relative clause: two groups never share a
+  sentence (a type II replacement changes neither)."""
+  return f"{language}/{seed.frame.id}/{seed.clause}.{seed.extra}"
+
+
+def group_of(inst: BLMInstance) -> str:
+  """The split group of an instance (its id starts with the group key)."""
+  return "/".join(inst.id.split("/")[:3])
+
+
+class Realiser:
+  """Realises sentences of one language, memoised (type II/III reuse them)."""
+
+  def __init__(self, lex: lexicon_lib.Lexicon):
+    self.lex = lex
+    self._cache: dict = {}
+
+  def words(self, seed: Seed, swap: tuple[str, str] | None = None,
+            n1: str | None = None, n2: str | None = None) -> tuple:
+    """Word keys of a seed, with an optional (slot, key) replacement."""
+    f = seed.frame
+    keys = {"n": f.n[seed.n], "n1": n1 or f.n1[0],
+            "n2": n2 or f.n2[seed.n2], "vp": f.vp[seed.vp]}
+    if swap:
+      keys[swap[0]] = swap[1]
+    return (keys["n"], keys["n1"], keys["n2"], keys["vp"])
+
+  def sentence(self, seed: Seed, pat: Pattern, keys: tuple,
+               pat_str: str) -> Sentence:
+    ck = (seed.frame.id, seed.clause, seed.extra, pat_str, keys)
+    s = self._cache.get(ck)
+    if s is None:
+      lex, f = self.lex, seed.frame
+      w = realise.Words(
+          lex.nouns[keys[0]], f.p1, lex.nouns[keys[1]], f.p2,
+          lex.nouns[keys[2]], lex.verbs[keys[3]],
+          prefix=lex.prefixes[seed.extra] if seed.clause == "completive"
+          else "",
+          rc=lex.relatives[seed.extra] if seed.clause == "relative" else "")
+      s = self._cache[ck] = realise.sentence(lex.language, pat, w)
+    return s
+
+
+@functools.lru_cache(maxsize=None)
+def _answers(clause: str, v: templates.NumberVariant):
+  """(label, pattern, pattern string) of the answer set, memoised."""
+  return tuple((lab, p, str(p)) for lab, p in answer_patterns(
+      templates.correct_pattern(clause, v), templates.ANSWERS,
+      templates.RULES).items())
+
+
+@functools.lru_cache(maxsize=None)
+def _context(clause: str, v: templates.NumberVariant):
+  """(pattern, pattern string) of the seven context sentences, memoised."""
+  return tuple((p, str(p)) for p in templates.context_patterns(clause, v))
+
+
+def _rng(*parts) -> random.Random:
+  """Cheap seeded draws (numpy Generators cost more to create than to use)."""
+  return random.Random(inst_lib.stable_seed(*parts))
+
+
+def _alternatives(seed: Seed, slot_name: str, current: str) -> list[str]:
+  opts = {"n": seed.frame.n, "n1": seed.frame.n1, "n2": seed.frame.n2,
+          "vp": seed.frame.vp}[slot_name]
+  return [o for o in opts if o != current]
+
+
+def _instance(r: Realiser, *, id: str, seed: Seed, lexical_type: str,
+              context: Sequence[Sentence], answers: dict[str, Sentence],
+              config_seed) -> BLMInstance:
+  return inst_lib.make_instance(
+      id=id, family=templates.FAMILY, language=r.lex.language,
+      lexical_type=lexical_type, subset=seed.clause, context=context,
+      candidates=list(answers.items()),
+      correct_label=templates.ANSWERS[0].label, seed=config_seed)
+
+
+def type_i(r: Realiser, seed: Seed, v: templates.NumberVariant, config_seed,
+           keep_copy_cue: bool = True) -> BLMInstance:
+  """A type I instance; without the copy cue the answer set uses the frame's
+  next N1 and N2 (all eight candidates alike, so none stands out)."""
+  keys = r.words(seed)
+  ctx = [r.sentence(seed, p, keys, ps) for p, ps in _context(seed.clause, v)]
+  akeys = keys
+  if not keep_copy_cue:
+    f = seed.frame
+    akeys = r.words(seed, n1=f.n1[1], n2=f.n2[(seed.n2 + 1) % len(f.n2)])
+  answers = {lab: r.sentence(seed, p, akeys, ps)
+             for lab, p, ps in _answers(seed.clause, v)}
+  id = (f"{group_key(r.lex.language, seed)}/I/"
+        f"{seed.code}/{v.code}")
+  return _instance(r, id=id, seed=seed, lexical_type="I", context=ctx,
+                   answers=answers, config_seed=config_seed)
+
+
+def _swap(rng, seed: Seed, slots: Sequence[str], base: tuple):
+  name = rng.choice(slots)
+  current = base[("n", "n1", "n2", "vp").index(name)]
+  return name, rng.choice(_alternatives(seed, name, current))
+
+
+def type_ii_sentence(r: Realiser, rng, seed: Seed, pat: Pattern,
+                     pat_str: str) -> Sentence:
+  """A context sentence with one noun or verb replaced."""
+  base = r.words(seed)
+  slots = ("n", "n1", "n2", "vp") if "PP2" in pat_str else ("n", "n1", "vp")
+  return r.sentence(seed, pat, r.words(seed, swap=_swap(rng, seed, slots,
+                                                        base)), pat_str)
+
+
+def type_ii_answers(r: Realiser, rng, seed: Seed,
+                    v: templates.NumberVariant) -> dict[str, Sentence]:
+  """The answer set with one replacement shared by all candidates (never in
+  N2, which WNA lacks)."""
+  keys = r.words(seed, swap=_swap(rng, seed, ("n", "n1", "vp"),
+                                  r.words(seed)))
+  return {lab: r.sentence(seed, p, keys, ps)
+          for lab, p, ps in _answers(seed.clause, v)}
+
+
+MAX_DRAWS = 50
+
+
+def _type_ii_id(language: str, seed: Seed, index: int) -> str:
+  return f"{group_key(language, seed)}/II/{index:06d}"
+
+
+def type_ii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
+            config_seed) -> BLMInstance:
+  id = _type_ii_id(r.lex.language, seed, index)
+  rng = _rng("II", config_seed, id)
+  answers = type_ii_answers(r, rng, seed, v)
+  texts = {s.text for s in answers.values()}
+  ctx = []
+  for p, ps in _context(seed.clause, v):
+    for _ in range(MAX_DRAWS):
+      s = type_ii_sentence(r, rng, seed, p, ps)
+      if s.text not in texts:
+        break
+    else:
+      raise ValueError(f"{id}: no replacement keeps context sentence "
+                       f"{p} apart from the candidates")
+    ctx.append(s)
+  return _instance(r, id=id, seed=seed, lexical_type="II", context=ctx,
+                   answers=answers, config_seed=config_seed)
+
+
+def type_iii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
+             donors: dict[str, list[Seed]], config_seed) -> BLMInstance:
+  """The answer set of type II instance `index`; sentence i from a type II
+  sentence of another seed of the same clause and variant (`donors`: frame
+  id -> seeds), from distinct other frames while the split has them."""
+  anchor_id = _type_ii_id(r.lex.language, seed, index)
+  answers = type_ii_answers(r, _rng("II", config_seed, anchor_id), seed, v)
+  id = anchor_id.replace("/II/", "/III/")
+  rng = _rng("III", config_seed, id)
+  texts = {s.text for s in answers.values()}
+  frames = sorted(f for f in donors if f != seed.frame.id) or sorted(donors)
+  rng.shuffle(frames)
+  ctx = []
+  for i, (p, ps) in enumerate(_context(seed.clause, v)):
+    for _ in range(MAX_DRAWS):
+      d = rng.choice(donors[frames[i % len(frames)]])
+      s = type_ii_sentence(r, rng, d, p, ps)
+      if s.text not in texts and all(s.text != c.text for c in ctx):
+        break
+    else:
+      raise ValueError(f"{id}: no donor sentence for pattern {p}")
+    ctx.append(s)
+  return _instance(r, id=id, seed=seed, lexical_type="III", context=ctx,
+                   answers=answers, config_seed=config_seed)
+
+
+def _sample(items: list, k: int, *parts) -> list:
+  if k >= len(items):
+    return list(items)
+  idx = sorted(inst_lib.rng_for(*parts).choice(len(items), k, replace=False))
+  return [items[i] for i in idx]
+
+
+def generate(language: str, clauses: Sequence[str], lexical_type: str,
+             per_clause: int, config_seed, keep_copy_cue: bool = True,
+             lexicon_root=None) -> list[BLMInstance]:
+  """`per_clause` instances of each clause type (type I: at most that many,
+  one per seed and number variant)."""
+  if lexical_type not in ("I", "II", "III"):
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: I, II, "
+                     "III")
+  lex = lexicon_lib.load(language, lexicon_root)
+  r = Realiser(lex)
+  pools = {c: [(s, v) for s in seeds(lex, c) for v in templates.VARIANTS]
+           for c in clauses}
+  if lexical_type == "I":
+    return [type_i(r, s, v, config_seed, keep_copy_cue)
+            for c in clauses
+            for s, v in _sample(pools[c], per_clause, "I", config_seed,
+                                language, c)]
+  anchors = []  # (seed, variant, index) of the type II instances.
+  for c in clauses:
+    rng = _rng("II", config_seed, language, c)
+    for j in range(per_clause):
+      anchors.append(pools[c][rng.randrange(len(pools[c]))] + (j,))
+  if lexical_type == "II":
+    return [type_ii(r, s, v, j, config_seed) for s, v, j in anchors]
+  # Type III: donors from the anchor's own split only. The split of a group
+  # is the one the builder will give it: same keys, same seed, same cut.
+  parts = splits.assign_splits(
+      sorted({group_key(language, s) for s, _, _ in anchors}), config_seed,
+      group_of=lambda k: k)
+  split_of = {k: name for name, keys in parts.items() for k in keys}
+  buckets: dict = {}
+  for c in clauses:
+    for s, v in pools[c]:
+      key = (split_of.get(group_key(language, s)), c, v)
+      buckets.setdefault(key, {}).setdefault(s.frame.id, []).append(s)
+  return [type_iii(r, s, v, j,
+                   buckets[(split_of[group_key(language, s)], s.clause, v)],
+                   config_seed)
+          for s, v, j in anchors]

@@ -1,0 +1,164 @@
+"""The agreement BLM template of 000 Figure 3, as patterns and named rules.
+
+Context (7 sentences): the subject's number alternates every sentence, the
+first attractor's (N1) every two sentences, and the number of attractors
+progresses from one (sentences 1-4) to two (5-7); the second attractor (N2)
+keeps one number. The answer (sentence 8) continues all three progressions.
+
+A `NumberVariant` fixes the starting numbers: Figure 3 is
+`NumberVariant("sg", "sg", "sg")`; the other seven variants apply the same
+rules from other starting values (the published release also varies them), so
+one seed yields eight type I instances.
+
+The eight candidates (000 Figure 3, labels of `blm_jax.labels`) break named
+rules of the correct pattern. For the three agreement errors Figure 3 also
+fixes the attractor numbers: the wrong verb agrees with no noun (AEV), with N1
+only (AEN1) or with N2 only (AEN2). Stated as rules over the subject's number,
+this reproduces Figure 3 exactly for its variant and keeps the eight
+candidates distinct for every variant (the published French data, which
+copies one configuration, makes AEN1 and AEN2 the same string).
+
+Differences from the published release, following the paper: WNA drops the
+second attractor (Figure 3: `NP-pl PP1-pl VP-pl`; the release adds a third
+one instead), and no candidate is duplicated. With this template WN1 repeats
+context sentence 6 and WNA repeats sentence 4 in type I (the copy cue);
+`AgreementConfig.keep_copy_cue=False` removes it (see `generate.py`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from blm_jax import labels
+from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
+                                           pattern, slot)
+
+FAMILY = "agreement"
+NUMBERS = ("sg", "pl")
+CLAUSE_TYPES = ("main", "relative", "completive")
+
+# Pattern roles, in sentence order. `Prefix` is the completive clause's
+# matrix ("John thinks that"), `RC` the relative clause on the subject NP.
+PREFIX, NP, PP1, PP2, COORD, RC, VP = (
+    "Prefix", "NP", "PP1", "PP2", "Coord2", "RC", "VP")
+NOUN_ROLES = (NP, PP1, PP2, COORD)
+
+
+def other(num: str) -> str:
+  return "pl" if num == "sg" else "sg"
+
+
+@dataclasses.dataclass(frozen=True)
+class NumberVariant:
+  """Starting numbers: subject (s0), first attractor (n1), second (n2)."""
+
+  s0: str
+  n1: str
+  n2: str
+
+  @property
+  def code(self) -> str:
+    return f"{self.s0}{self.n1}{self.n2}"
+
+
+FIGURE_3 = NumberVariant("sg", "sg", "sg")
+VARIANTS = tuple(NumberVariant(a, b, c)
+                 for a in NUMBERS for b in NUMBERS for c in NUMBERS)
+
+
+def sentence_pattern(clause: str, subj: str, n1: str, n2: str | None,
+                     verb: str | None = None) -> Pattern:
+  """One sentence: [Prefix] NP PP1 [PP2] [RC] VP; the verb agrees by default."""
+  if clause not in CLAUSE_TYPES:
+    raise ValueError(f"unknown clause type {clause!r}; known: {CLAUSE_TYPES}")
+  slots = []
+  if clause == "completive":
+    slots.append(slot(PREFIX))
+  slots += [slot(NP, num=subj), slot(PP1, num=n1)]
+  if n2 is not None:
+    slots.append(slot(PP2, num=n2))
+  if clause == "relative":
+    slots.append(slot(RC))
+  slots.append(slot(VP, num=verb or subj))
+  return pattern(*slots)
+
+
+def context_patterns(clause: str, v: NumberVariant) -> tuple[Pattern, ...]:
+  """The seven context patterns (000 Figure 3 for `FIGURE_3`)."""
+  out = []
+  for i in range(7):
+    subj = v.s0 if i % 2 == 0 else other(v.s0)
+    n1 = v.n1 if i in (0, 1, 4, 5) else other(v.n1)
+    n2 = v.n2 if i >= 4 else None
+    out.append(sentence_pattern(clause, subj, n1, n2))
+  return tuple(out)
+
+
+def correct_pattern(clause: str, v: NumberVariant) -> Pattern:
+  """Sentence 8: every progression continued."""
+  return sentence_pattern(clause, other(v.s0), other(v.n1), v.n2)
+
+
+def _flip(role: str):
+  return lambda p: p.set(role, num=other(p.slot(role).get("num")))
+
+
+def _subject(p: Pattern) -> str:
+  return p.slot(NP).get("num")
+
+
+def _lure(n1_agrees: bool, n2_agrees: bool):
+  """Attractor numbers for a wrong verb: only the named nouns share it."""
+
+  def corrupt(p: Pattern) -> Pattern:
+    s = _subject(p)
+    return (p.set(PP1, num=other(s) if n1_agrees else s)
+            .set(PP2, num=other(s) if n2_agrees else s))
+
+  return corrupt
+
+
+def _coordinate(p: Pattern) -> Pattern:
+  return p.replace(PP2, slot(COORD, num=p.slot(PP2).get("num")))
+
+
+RULES: dict[str, Rule] = {r.name: r for r in (
+    Rule("agreement", "the verb agrees in number with the subject NP",
+         lambda p: p.set(VP, num=other(_subject(p)))),
+    Rule("n1_number", "N1's number alternates every two sentences",
+         _flip(PP1)),
+    Rule("n2_number", "N2 keeps the number it has in the context", _flip(PP2)),
+    Rule("attractor_count", "attractors progress from one to two",
+         lambda p: p.drop(PP2)),
+    Rule("embedding", "the second attractor is embedded in the first",
+         _coordinate),
+    # Not rules of the sequence: which noun the wrong verb of an agreement
+    # error matches (000 Figure 3 fixes it per label).
+    Rule("lure_none", "no noun shares the wrong verb's number",
+         _lure(False, False)),
+    Rule("lure_n1", "only N1 shares the wrong verb's number",
+         _lure(True, False)),
+    Rule("lure_n2", "only N2 shares the wrong verb's number",
+         _lure(False, True)),
+)}
+
+ANSWERS: tuple[AnswerTemplate, ...] = (
+    AnswerTemplate("Corr"),
+    AnswerTemplate("Coord", ("embedding",)),
+    AnswerTemplate("WNA", ("attractor_count",)),
+    AnswerTemplate("WN1", ("n1_number",)),
+    AnswerTemplate("WN2", ("n2_number",)),
+    AnswerTemplate("AEV", ("agreement", "lure_none")),
+    AnswerTemplate("AEN1", ("agreement", "lure_n1")),
+    AnswerTemplate("AEN2", ("agreement", "lure_n2")),
+)
+assert tuple(t.label for t in ANSWERS) == labels.family_labels(FAMILY)
+
+
+def parse_pattern(text: str) -> dict[str, str | None]:
+  """Role -> number (None for unnumbered roles) of a pattern string."""
+  out = {}
+  for tok in text.split():
+    role, _, num = tok.partition("-")
+    out[role] = num or None
+  return out
