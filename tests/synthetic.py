@@ -11,6 +11,7 @@ import numpy as np
 from blm_jax import input_pipeline, schema
 from blm_jax.sentence_table import build_sentence_table
 
+DIM = 8
 LABELS = ("CORRECT", "W1", "W2", "W3")
 
 
@@ -21,14 +22,14 @@ def instances(n: int, lexical_type: str, seed: int, num_context: int = 4):
     key = f"{lexical_type}-{seed}-{i}"
     ctx = [schema.Sentence(f"{key} c{j}", f"P{j}") for j in range(num_context)]
     for s in ctx:
-      vectors[s.text] = rng.normal(size=16)
+      vectors[s.text] = rng.normal(size=DIM)
     target = (vectors[ctx[0].text] - vectors[ctx[1].text]
               + vectors[ctx[2].text])
     noise = 0.1 if lexical_type == "I" else 0.5
     answers = []
     for j, lab in enumerate(LABELS):
       s = schema.Sentence(f"{key} a{j}", lab)
-      v = target + (noise if j == 0 else 1.5) * rng.normal(size=16)
+      v = target + (noise if j == 0 else 1.5) * rng.normal(size=DIM)
       vectors[s.text] = v
       answers.append(s)
     order = rng.permutation(len(LABELS))
@@ -72,8 +73,8 @@ def config(model="ffnn", epochs=3, seeds=(0, 1), types=("I", "II")):
   c.grid.seeds = seeds
   c.model.hidden_factor = 2.0
   c.model.channels = (4,) if model in ("sent_vae", "vae2") else (4, 4, 4)
-  c.model.grid_shape = (4, 4)
-  c.model.kernel = 3
+  c.model.grid_shape = (4, 2)
+  c.model.kernel = 2
   c.model.task_hidden = 16
   c.train.epochs = epochs
   c.train.batch_size = 20

@@ -21,10 +21,13 @@ def _cells(results):
            c["best_epoch"]) for c in results["cells"]]
 
 
-def test_outputs_and_learning(tmp_path, data):
-  cfg = synthetic.config("ffnn", epochs=25, seeds=(0, 1))
-  cfg.train.score = "cosine"
-  res = train.train_and_evaluate(cfg, str(tmp_path), data=data)
+def test_outputs_and_learning(tmp_path):
+  cfg = synthetic.config("ffnn", epochs=20, seeds=(0, 1))
+  cfg.train.score = "cosine"  # the synthetic wrong answers have larger norms
+  cfg.train.learning_rate = 1e-2
+  cfg.train.batch_size = 50
+  res = train.train_and_evaluate(
+      cfg, str(tmp_path), data=synthetic.data(n_train=400, n_test=60))
   for f in ("config.json", "results.json", "heatmap.png", "errors.png",
             "log.txt"):
     assert os.path.getsize(tmp_path / f) > 0, f
@@ -32,7 +35,7 @@ def test_outputs_and_learning(tmp_path, data):
   on_disk = json.loads((tmp_path / "results.json").read_text())
   assert on_disk["summary"].keys() == {"I", "II"}
   # Chance is 1/4; the diagonal must be well above it.
-  assert res["summary"]["I"]["I"]["f1_mean"] > 0.4
+  assert res["summary"]["I"]["I"]["f1_mean"] > 0.35
   cell = res["cells"][0]["test"]["I"]
   assert sum(cell["chosen"].values()) == cell["n"] == 60
   assert cell["chosen"]["CORRECT"] == round(cell["accuracy"] * 60)
@@ -90,7 +93,7 @@ def test_mismatches_fail_before_compiling(tmp_path, data):
   cfg = synthetic.config("vae2")
   cfg.model.grid_shape = (3, 5)
   with pytest.raises(ValueError, match=r"grid_shape=\(3, 5\) does not "
-                     "reshape an embedding of dimension 16"):
+                     "reshape an embedding of dimension 8"):
     train.train_and_evaluate(cfg, str(tmp_path), data=data)
   cfg = synthetic.config("cnn")
   with pytest.raises(ValueError, match="need at least 7 context sentences; "
