@@ -58,14 +58,15 @@ class EncoderSpec:
       'openai-community/openai-gpt', ...), an alias, a hub id, or a folder.
     pooling: 'mean' (over the attention mask), 'first' ([CLS]/<s>) or 'last'.
     layer: which hidden state: -1 the last layer, 0 the embeddings layer.
-    max_length: tokens kept per sentence (special tokens included).
+    max_length: tokens kept per sentence (special tokens included); None:
+      DEFAULT_MAX_LENGTH or the model's limit if that is lower.
     revision: hub revision (branch, tag or commit) for hub ids.
   """
 
   name_or_path: str = encoders.DEFAULT_ENCODER
   pooling: str = "mean"
   layer: int = -1
-  max_length: int = DEFAULT_MAX_LENGTH
+  max_length: int | None = None
   revision: str | None = None
 
   def __post_init__(self):
@@ -74,7 +75,8 @@ class EncoderSpec:
                        f"{encoders.POOLINGS}")
     if not isinstance(self.layer, int):
       raise ValueError(f"EncoderSpec.layer={self.layer!r} is not an int")
-    if not isinstance(self.max_length, int) or self.max_length < 2:
+    if self.max_length is not None and (
+        not isinstance(self.max_length, int) or self.max_length < 2):
       raise ValueError(f"EncoderSpec.max_length={self.max_length!r} must be "
                        "an int >= 2")
 
@@ -117,6 +119,7 @@ class EmbedStats:
   truncated: int  # sentences cut at max_length
   devices: int
   platform: str
+  max_length: int  # the effective one
 
   @property
   def sentences_per_s(self) -> float:
@@ -258,6 +261,9 @@ def embed_with_stats(
       raise TypeError(f"sentence {i} is a {type(t).__name__}, not a str")
   enc, spec = _resolve(encoder, pooling, layer, max_length)
   layer_index = enc.layer_index(spec.layer)
+  if spec.max_length is None:
+    spec = dataclasses.replace(
+        spec, max_length=min(DEFAULT_MAX_LENGTH, enc.max_tokens))
   if spec.max_length > enc.max_tokens:
     raise ValueError(
         f"encoder {enc.name!r}: max_length={spec.max_length} exceeds the "
@@ -284,7 +290,7 @@ def embed_with_stats(
       devices=devices, progress=progress)
   seconds = time.perf_counter() - start
   if truncated:
-    logging.warning("%d sentences were cut at max_length=%d tokens",
+    logging.warning("%d sentences reached max_length=%d tokens (cut there)",
                     truncated, spec.max_length)
   if cache is not None and todo:
     cache.add([hashes[i] for i in todo], new)
@@ -299,7 +305,8 @@ def embed_with_stats(
       requested=len(texts), distinct=len(distinct),
       cached=len(distinct) - len(todo), embedded=len(todo), seconds=seconds,
       padded_tokens=padded, real_tokens=real, truncated=truncated,
-      devices=len(devices), platform=devices[0].platform)
+      devices=len(devices), platform=devices[0].platform,
+      max_length=spec.max_length)
   return out, stats
 
 
@@ -325,7 +332,8 @@ def embed_sentences(
     pooling: 'mean' | 'first' | 'last'; None means the spec's ('mean' for a
       plain name). With an EncoderSpec, a value that contradicts it raises.
     layer: hidden state to pool (-1 last, 0 embeddings); None as above (-1).
-    max_length: tokens per sentence; None as above (128).
+    max_length: tokens per sentence; None as above (128, or the model's
+      limit if lower).
     batch_size: sentences per device step, over all devices together
       (rounded up to a multiple of the device count).
     cache_dir: root of the embedding cache; None computes without caching.
@@ -389,11 +397,8 @@ def fill_cache(dataset: str, encoder: Any = None, *,
                     stats=stats)
 
 
-def main(argv) -> None:
-  from absl import flags
-
-  del argv
-  f = flags.FLAGS
+def run(f) -> FillReport:
+  """The command line's work, given parsed absl flag values `f`."""
   spec = EncoderSpec(f.encoder, pooling=f.pooling, layer=f.layer,
                      max_length=f.max_length, revision=f.revision)
   splits = f.split.split(",") if f.split else None
@@ -408,36 +413,57 @@ def main(argv) -> None:
         f"{len(report.splits)} splits, dedup ratio {report.dedup_ratio:.2f} "
         f"({report.references} sentence slots)")
   print(f"encoder {spec.name_or_path} pooling={spec.pooling} "
-        f"layer={spec.layer} max_length={spec.max_length}: {s.cached} from "
+        f"layer={spec.layer} max_length={s.max_length}: {s.cached} from "
         f"the cache, {s.embedded} embedded in {s.seconds:.1f}s "
         f"({s.sentences_per_s:.1f} sentences/s on {s.devices} "
         f"{s.platform} device(s); padding {1 - s.real_tokens / max(1, s.padded_tokens):.0%} "
         f"of tokens) -> {os.path.expanduser(f.cache_dir)}")
+  return report
 
 
-def _define_flags() -> None:
+def main(argv) -> None:
   from absl import flags
 
-  flags.DEFINE_string("dataset", None, "TFDS name, e.g. blm_agreement/fr.")
-  flags.mark_flag_as_required("dataset")
+  if len(argv) > 1:
+    raise SystemExit(f"unexpected arguments: {argv[1:]}")
+  run(flags.FLAGS)
+
+
+def define_flags(fv=None) -> None:
+  """Defines the command line's flags (on absl's global FLAGS by default)."""
+  from absl import flags
+
+  fv = flags.FLAGS if fv is None else fv
+  flags.DEFINE_string("dataset", None, "TFDS name, e.g. blm_agreement/fr.",
+                      flag_values=fv)
+  flags.mark_flag_as_required("dataset", flag_values=fv)
   flags.DEFINE_string("encoder", encoders.DEFAULT_ENCODER,
-                      "Registry name, alias, hub id or local folder.")
-  flags.DEFINE_enum("pooling", "mean", list(encoders.POOLINGS), "Pooling.")
-  flags.DEFINE_integer("layer", -1, "Hidden state (-1 last, 0 embeddings).")
-  flags.DEFINE_integer("max_length", DEFAULT_MAX_LENGTH, "Tokens kept.")
-  flags.DEFINE_string("revision", None, "Hub revision for hub ids.")
-  flags.DEFINE_integer("batch_size", DEFAULT_BATCH_SIZE, "Sentences/step.")
-  flags.DEFINE_string("split", None, "Comma-separated splits (default all).")
-  flags.DEFINE_string("data_dir", None, "TFDS data_dir (default "
-                      "$BLM_DATA_DIR or ~/tensorflow_datasets).")
+                      "Registry name, alias, hub id or local folder.",
+                      flag_values=fv)
+  flags.DEFINE_enum("pooling", "mean", list(encoders.POOLINGS), "Pooling.",
+                    flag_values=fv)
+  flags.DEFINE_integer("layer", -1, "Hidden state (-1 last, 0 embeddings).",
+                       flag_values=fv)
+  flags.DEFINE_integer("max_length", None, "Tokens kept (default "
+                       f"{DEFAULT_MAX_LENGTH} or the model's limit).",
+                       flag_values=fv)
+  flags.DEFINE_string("revision", None, "Hub revision for hub ids.",
+                      flag_values=fv)
+  flags.DEFINE_integer("batch_size", DEFAULT_BATCH_SIZE,
+                       "Sentences per step over all devices.", flag_values=fv)
+  flags.DEFINE_string("split", None, "Comma-separated splits (default all).",
+                      flag_values=fv)
+  flags.DEFINE_string("data_dir", None, "TFDS data_dir (default $BLM_DATA_DIR "
+                      "or ~/tensorflow_datasets).", flag_values=fv)
   flags.DEFINE_string("manual_dir", None, "Folder of release files, for "
-                      "builders that read them.")
+                      "builders that read them.", flag_values=fv)
   flags.DEFINE_string("cache_dir", DEFAULT_CACHE_DIR, "Embedding cache root "
-                      "(default $BLM_EMBED_CACHE or ~/.cache/blm_jax/embeddings).")
+                      "(default $BLM_EMBED_CACHE or "
+                      "~/.cache/blm_jax/embeddings).", flag_values=fv)
 
 
 if __name__ == "__main__":
   from absl import app
 
-  _define_flags()
+  define_flags()
   app.run(main)

@@ -1,0 +1,160 @@
+"""Tiny random checkpoints in the transformers folder layout, for tests.
+
+Each writer saves a randomly initialised PyTorch-layout model (safetensors, as
+the hub publishes them) or a Flax one, plus a real tokenizer of the family's
+kind trained or listed on a tiny vocabulary, so the loading code runs exactly
+as it does on published weights. Nothing is fetched from a hub.
+"""
+
+import json
+import os
+import string
+
+WORDS = ("the girl boy sprayed loaded paint hay onto into wall truck with "
+         "cat cats of neighbour eats eat mouse le la les chat chats du voisin "
+         "mange mangent souris a an").split()
+PUNCT = list(".,!?'")
+
+
+def _wordpiece_vocab(folder):
+  specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+  chars = list(string.ascii_lowercase) + PUNCT
+  pieces = ["##" + c for c in string.ascii_lowercase]
+  vocab = specials + WORDS + chars + pieces
+  path = os.path.join(folder, "vocab.txt")
+  with open(path, "w") as f:
+    f.write("\n".join(dict.fromkeys(vocab)) + "\n")
+  return path, len(dict.fromkeys(vocab))
+
+
+def _byte_bpe(folder, sentences):
+  from tokenizers import ByteLevelBPETokenizer
+
+  tok = ByteLevelBPETokenizer()
+  tok.train_from_iterator(list(sentences) * 3, vocab_size=400, min_frequency=1,
+                          special_tokens=["<s>", "<pad>", "</s>", "<unk>",
+                                          "<mask>"])
+  vocab, merges = tok.save_model(folder)
+  return vocab, merges, tok.get_vocab_size()
+
+
+def _flax_or_pt_save(model_cls_name, config, folder, flax):
+  import transformers
+
+  try:
+    import torch
+  except ImportError:
+    torch = None
+  if flax and torch is None:
+    model = getattr(transformers, "Flax" + model_cls_name)(config, seed=0)
+    model.save_pretrained(folder)
+    return
+  if flax:  # Convert fast through the loader (no eager random Flax init).
+    from blm_jax import encoders
+    _flax_or_pt_save(model_cls_name, config, folder, flax=False)
+    model, params = encoders._load_hf_flax(folder, config.model_type, config)
+    model.save_pretrained(folder, params=params)
+    os.remove(os.path.join(folder, "model.safetensors"))
+    return
+  torch.manual_seed(0)
+  model = getattr(transformers, model_cls_name)(config).eval()
+  model.save_pretrained(folder, safe_serialization=True)
+
+
+def write_bert(folder, flax=True, electra=False):
+  """A 2-layer BERT (or Electra) with a lowercase WordPiece tokenizer."""
+  import transformers
+
+  os.makedirs(folder, exist_ok=True)
+  vocab_file, n = _wordpiece_vocab(folder)
+  kw = dict(vocab_size=n, hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=4, intermediate_size=64,
+            max_position_embeddings=64)
+  if electra:
+    config = transformers.ElectraConfig(embedding_size=16, **kw)
+    tok = transformers.ElectraTokenizerFast(vocab_file=vocab_file)
+    name = "ElectraModel"
+  else:
+    config = transformers.BertConfig(**kw)
+    tok = transformers.BertTokenizerFast(vocab_file=vocab_file)
+    name = "BertModel"
+  tok.save_pretrained(folder)
+  _flax_or_pt_save(name, config, folder, flax)
+  return folder
+
+
+def write_roberta(folder, sentences, flax=True, xlm=False):
+  """A 2-layer RoBERTa / XLM-RoBERTa with a byte-level BPE tokenizer.
+
+  (The real XLM-R tokenizer is a sentencepiece model; the model class is what
+  this exercises, so both get the RoBERTa tokenizer.)
+  """
+  import transformers
+
+  os.makedirs(folder, exist_ok=True)
+  vocab, merges, n = _byte_bpe(folder, sentences)
+  kw = dict(vocab_size=n, hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=4, intermediate_size=64,
+            max_position_embeddings=66, pad_token_id=1, bos_token_id=0,
+            eos_token_id=2)
+  tok = transformers.RobertaTokenizerFast(vocab_file=vocab, merges_file=merges)
+  tok.save_pretrained(folder)
+  if xlm:
+    config, name = transformers.XLMRobertaConfig(**kw), "XLMRobertaModel"
+  else:
+    config, name = transformers.RobertaConfig(**kw), "RobertaModel"
+  _flax_or_pt_save(name, config, folder, flax)
+  return folder
+
+
+def write_gpt_tokenizer(folder):
+  """A character-level OpenAI-GPT BPE vocabulary (</w> marks word ends)."""
+  import transformers
+
+  symbols = list(string.ascii_lowercase) + PUNCT
+  vocab = {"<unk>": 0}
+  for s in symbols + [c + "</w>" for c in symbols]:
+    vocab.setdefault(s, len(vocab))
+  with open(os.path.join(folder, "vocab.json"), "w") as f:
+    json.dump(vocab, f)
+  with open(os.path.join(folder, "merges.txt"), "w") as f:
+    f.write("#version: 0.2\n")
+  tok = transformers.OpenAIGPTTokenizer(
+      vocab_file=os.path.join(folder, "vocab.json"),
+      merges_file=os.path.join(folder, "merges.txt"))
+  tok.save_pretrained(folder)
+  return len(vocab)
+
+
+def write_openai_gpt(folder, seed=0, n_layer=2):
+  """A tiny random PyTorch OpenAIGPTModel saved as safetensors (needs torch)."""
+  import torch
+  import transformers
+
+  os.makedirs(folder, exist_ok=True)
+  n = write_gpt_tokenizer(folder)
+  config = transformers.OpenAIGPTConfig(vocab_size=n, n_positions=64,
+                                        n_embd=32, n_layer=n_layer, n_head=4)
+  torch.manual_seed(seed)
+  model = transformers.OpenAIGPTModel(config).eval()
+  model.save_pretrained(folder, safe_serialization=True)
+  return model
+
+
+def write_openai_gpt_flax(folder, seed=0, n_layer=2):
+  """The same tiny GPT-1 made by the Flax port itself (no torch needed)."""
+  import jax
+  import jax.numpy as jnp
+  import transformers
+
+  from blm_jax import openai_gpt
+
+  os.makedirs(folder, exist_ok=True)
+  n = write_gpt_tokenizer(folder)
+  config = transformers.OpenAIGPTConfig(vocab_size=n, n_positions=64,
+                                        n_embd=32, n_layer=n_layer, n_head=4)
+  module = openai_gpt.OpenAIGPTModule.from_config(config)
+  params = jax.jit(module.init)(jax.random.key(seed),
+                                jnp.zeros((1, 4), jnp.int32))
+  openai_gpt.save(folder, params["params"], config)
+  return folder
