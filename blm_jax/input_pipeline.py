@@ -49,12 +49,11 @@ class BLMData:
 
 
 def dataset_name(template: str, lexical_type: str) -> str:
-  """'blm_spray_load/ALT-ATL_type_{}' + 'II' -> the TFDS name of that type."""
-  if "{}" not in template:
-    raise ValueError(
-        f"config.data.name={template!r} must contain '{{}}' where the "
-        "lexical type goes, e.g. 'blm_spray_load/ALT-ATL_type_{}'")
-  return template.format(lexical_type)
+  """'blm_spray_load/ALT-ATL_type_{}' + 'II' -> the TFDS name of that type.
+
+  A name without '{}' is one dataset used for every type (e.g. blm_chunks).
+  """
+  return template.format(lexical_type) if "{}" in template else template
 
 
 def sample_train_dev(pool: Sequence[schema.BLMInstance], num_train: int,
@@ -86,8 +85,11 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
     parts[t, "train"], parts[t, "dev"] = sample_train_dev(
         pool, data_cfg.num_train, data_cfg.dev_fraction, data_cfg.seed, t)
     test = data.load_instances(name, "test", data_dir, manual_dir)
-    if data_cfg.get("max_test"):
-      test = test[:data_cfg.max_test]
+    if data_cfg.get("max_test") and len(test) > data_cfg.max_test:
+      # A seeded sample: ids are ordered by verb/seed, a prefix is not.
+      rng = np.random.default_rng([data_cfg.seed, 1, *t.encode()])
+      keep = np.sort(rng.permutation(len(test))[:data_cfg.max_test])
+      test = [test[i] for i in keep]
     parts[t, "test"] = test
   everything = [x for insts in parts.values() for x in insts]
   if not everything:

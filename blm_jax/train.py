@@ -48,7 +48,7 @@ def default_embed_fn(encoder_cfg) -> EmbedFn:
         pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
         max_length=encoder_cfg.max_length,
         batch_size=encoder_cfg.batch_size,
-        cache_dir=encoder_cfg.cache_dir or None)
+        cache_dir=encoder_cfg.cache_dir or embed.DEFAULT_CACHE_DIR)
 
   return fn
 

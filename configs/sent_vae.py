@@ -11,11 +11,11 @@ from configs import common
 
 
 def get_config(arg=None):
-  a = common.parse_arg(arg, source="agreement_fr", cpu=False)
+  a = common.parse_arg(arg, source="agreement_en", cpu=False)
   c = common.base("sent_vae")
-  c.data.name = f"blm_chunks/{a.source}{{}}"
-  c.data.train_types = ("",)
-  c.data.test_types = ("",)
+  c.data.name = f"blm_chunks/{a.source}"  # see data_builders/blm_chunks
+  c.data.train_types = ("chunks",)
+  c.data.test_types = ("chunks",)
   c.data.num_train = 2576 + 630
   c.data.dev_fraction = 630 / (2576 + 630)
   c.model.channels = (32,)
