@@ -94,9 +94,10 @@ def parse_markup(marked: str) -> tuple[str, dict[str, str]]:
   return strip_markup(marked), spans
 
 
-def load_lexicon(folder: str | pathlib.Path = LEXICON_DIR) -> Lexicon:
-  """Every `<verb>.json` in `folder`, checked, sorted by verb."""
-  folder = pathlib.Path(folder)
+def load_lexicon(folder: str | pathlib.Path | None = None) -> Lexicon:
+  """Every `<verb>.json` in `folder` (default `LEXICON_DIR`), checked,
+  sorted by verb."""
+  folder = pathlib.Path(folder or LEXICON_DIR)
   paths = sorted(folder.glob("*.json"))
   if not paths:
     raise LexiconError(f"{folder}: no lexicon files (*.json)")
