@@ -1,0 +1,63 @@
+"""launch.py end to end: config file + overrides -> every output; key errors."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests import release_fixtures, tiny_checkpoints
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _launch(*args, timeout=600):
+  env = dict(os.environ, JAX_PLATFORMS="cpu")
+  return subprocess.run([sys.executable, "launch.py", *args], cwd=ROOT,
+                        env=env, capture_output=True, text=True,
+                        timeout=timeout)
+
+
+def test_misspelled_key_lists_valid_keys(tmp_path):
+  proc = _launch("--config=configs/vae2.py", f"--workdir={tmp_path}",
+                 "--config.train.epoch=3")
+  assert proc.returncode != 0
+  assert ("unknown config key 'config.train.epoch' (did you mean "
+          "'config.train.epochs'?)") in proc.stderr
+  assert "config.model.latent" in proc.stderr  # the list of valid keys
+  assert not os.listdir(tmp_path)
+
+
+def test_unknown_variant_is_named(tmp_path):
+  proc = _launch("--config=configs/ffnn.py:dataset=klingon",
+                 f"--workdir={tmp_path}")
+  assert proc.returncode != 0
+  assert "dataset 'klingon' is not known" in proc.stderr
+
+
+def test_main_job_end_to_end(tmp_path):
+  release = tmp_path / "release"
+  release_fixtures.write_release(release / "all.tsv",
+                                 release_fixtures.release_rows(60))
+  encoder = tiny_checkpoints.write_bert(str(tmp_path / "tiny_bert"))
+  work = tmp_path / "work"
+  proc = _launch(
+      "--config=configs/vae2.py", f"--workdir={work}",
+      "--config.data.name=blm_published/folder",
+      f"--config.data.manual_dir={release}",
+      f"--config.data.data_dir={tmp_path / 'tfds'}",
+      "--config.data.train_types=('I',)", "--config.data.test_types=('I',)",
+      f"--config.encoder.name={encoder}",
+      f"--config.encoder.cache_dir={tmp_path / 'cache'}",
+      "--config.model.grid_shape=(8,4)", "--config.model.kernel=3",
+      "--config.grid.seeds=(0,1)", "--config.train.epochs=2",
+      "--config.train.batch_size=16", "--config.progress=False")
+  assert proc.returncode == 0, proc.stderr[-4000:]
+  assert "train I: test I F1" in proc.stdout
+  results = json.loads((work / "results.json").read_text())
+  assert [c["seed"] for c in results["cells"]] == [0, 1]
+  assert results["data"]["embed_dim"] == 32
+  assert results["label_names"][:1] == ["Corr"]
+  for f in ("heatmap.png", "errors.png", "config.json", "log.txt"):
+    assert (work / f).stat().st_size > 0
+  # The embedding cache was filled: a second run embeds nothing new.
+  assert os.listdir(tmp_path / "cache")
