@@ -241,3 +241,17 @@ def test_unknown_word_in_frame(tmp_path):
   with pytest.raises(lexicon.LexiconError,
                      match=r"seed 'dog': n option 'kitten' is not in .*nouns"):
     lexicon.load("en", root)
+
+
+def test_frames_sharing_a_subject_and_attractor_are_rejected(tmp_path):
+  """Splits group by frame, so two frames must never make the same sentence."""
+  root = _copy_lexicon(tmp_path)
+  path = root / "en" / "frames.tsv"
+  path.write_text(path.read_text(encoding="utf-8").replace(
+      "bird;parrot\tin\tcage;tree", "bird;horse\tin\tcage;field"),
+      encoding="utf-8")
+  with pytest.raises(lexicon.LexiconError,
+                     match=r"frames.tsv line \d+, seed 'horse': subject "
+                     "'horse', 'in' and N1 'field' are also a choice of seed "
+                     "'bird'"):
+    lexicon.load("en", root)

@@ -14,8 +14,8 @@
 
 Instances are grouped for splitting by language, frame, clause type and
 prefix or relative clause (`group_key`): sentences of different groups never
-coincide, since every
-sentence holds its frame's subject and N1 (or their alternatives) and its
+coincide, since every sentence holds its frame's subject, first preposition
+and N1 (or their alternatives; no two frames share such a triple) and its
 clause's prefix or relative clause.
 """
 
@@ -33,9 +33,6 @@ from data_builders.blm_agreement import realise, templates
 from data_builders.common import instances as inst_lib
 from data_builders.common import splits
 from data_builders.common.template import Pattern, answer_patterns
-
-CONTEXT_LEN = 7
-
 
 @dataclasses.dataclass(frozen=True)
 class Seed:

@@ -204,8 +204,23 @@ def load(language: str, root: pathlib.Path | str | None = None) -> Lexicon:
     texts[name] = tuple(rows)
   lex = Lexicon(language, nouns, verbs, tuple(frames), texts["prefixes"],
                 texts["relatives"])
+  _check_frames_disjoint(lex)
   _check_seeds(lex)
   return lex
+
+
+def _check_frames_disjoint(lex: Lexicon) -> None:
+  """No two frames share a (subject, p1, N1) choice: splits group by frame,
+  so a shared triple could put one sentence in two splits."""
+  owner = {}
+  for f in lex.frames:
+    for n in f.n:
+      for n1 in f.n1:
+        first = owner.setdefault((n, f.p1, n1), f)
+        if first is not f:
+          raise LexiconError(
+              f"{f.where}: subject {n!r}, {f.p1!r} and N1 {n1!r} are also a "
+              f"choice of seed {first.id!r} ({first.where})")
 
 
 def _check_seeds(lex: Lexicon) -> None:
