@@ -1,0 +1,147 @@
+"""Sentences/s of the frozen-encoder precompute (blm_jax.embed).
+
+  python benchmarks/embed_bench.py                      # MiniLM, this machine
+  python benchmarks/embed_bench.py --models=minilm,electra,openai-gpt
+
+Two measurements per model, both warm (compilation excluded):
+  forward: the jitted, sharded pooled forward on synthetic token ids, for a
+    few padded lengths x batch sizes: what padding costs.
+  end-to-end: `embed_sentences` on 1000 BLM-like sentences (tokenize, length
+    buckets, all local devices), no cache.
+Electra-base and OpenAI-GPT need their weights on disk (a folder or the
+Hugging Face cache); without them, --random_weights times the same
+architecture with random weights (the speed is the same, the vectors are not).
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from blm_jax import embed, encoders  # noqa: E402
+
+WORDS = ("the girl boy sprayed loaded paint hay onto into wall truck with cat "
+         "neighbour eats mouse quickly yesterday garden old red").split()
+
+
+def _sentences(n, seed=0):
+  rng = np.random.default_rng(seed)
+  return [" ".join(rng.choice(WORDS, size=rng.integers(5, 16))) + " ."
+          for _ in range(n)]
+
+
+def _random_encoder(name):
+  """The published architecture with random weights (no download needed)."""
+  import tempfile
+
+  import transformers
+
+  from blm_jax import openai_gpt
+
+  folder = tempfile.mkdtemp()
+  if name == "openai-gpt":
+    config = transformers.OpenAIGPTConfig()
+    module = openai_gpt.OpenAIGPTModule.from_config(config)
+    params = jax.jit(module.init)(jax.random.key(0),
+                                  jnp.zeros((1, 4), jnp.int32))["params"]
+    openai_gpt.save(folder, params, config)
+    tok_src = None
+  else:  # electra-base-discriminator's shape; MiniLM's 30522 vocab matches.
+    config = transformers.ElectraConfig(
+        embedding_size=768, hidden_size=768, num_attention_heads=12,
+        intermediate_size=3072, num_hidden_layers=12)
+    model = transformers.FlaxElectraModel(config, _do_init=False)
+    params = jax.jit(model.init_weights, static_argnums=1)(
+        jax.random.key(0), (1, 4))
+    model.save_pretrained(folder, params=params)
+    tok_src = encoders.minilm_dir()
+  if tok_src:
+    transformers.AutoTokenizer.from_pretrained(tok_src).save_pretrained(folder)
+  else:  # GPT-1 BPE needs its vocabulary: time forward passes only.
+    return None, folder
+  return encoders.load_encoder(folder), folder
+
+
+def _time(fn, *args, repeats=3):
+  jax.block_until_ready(fn(*args))  # Compile + warm.
+  best = float("inf")
+  for _ in range(repeats):
+    t = time.perf_counter()
+    jax.block_until_ready(fn(*args))
+    best = min(best, time.perf_counter() - t)
+  return best
+
+
+def forward_table(enc_or_forward, hidden_params, lengths, batches, vocab):
+  fn, params = enc_or_forward, hidden_params
+  rows = []
+  n_dev = len(jax.local_devices())
+  for t in lengths:
+    for b in batches:
+      b = -(-b // n_dev) * n_dev
+      ids = np.random.default_rng(0).integers(5, vocab, (b, t), np.int32)
+      mask = np.ones((b, t), np.int32)
+      s = _time(fn, params, ids, mask)
+      rows.append((t, b, b / s))
+      print(f"  forward  len {t:4d}  batch {b:4d}: {b / s:9.1f} sentences/s")
+  return rows
+
+
+def bench(name, lengths, batches, random_weights):
+  print(f"== {name}")
+  folder = None
+  try:
+    enc = encoders.load_encoder(name)
+  except encoders.EncoderUnavailableError as e:
+    if not random_weights:
+      print(f"  skipped: {str(e)[:160]}... (or use --random_weights)")
+      return
+    enc, folder = _random_encoder(name)
+    print("  (random weights of the published architecture)")
+  devices = tuple(jax.local_devices())
+  if enc is None:  # GPT-1 without its tokenizer: forward passes only.
+    from blm_jax import openai_gpt
+    module, params, config = openai_gpt.load(folder)
+
+    @jax.jit
+    def fwd(p, ids, mask):
+      return encoders.pool(module.apply({"params": p}, ids, mask)[0], mask,
+                           "mean")
+
+    forward_table(fwd, params, lengths, batches, config.vocab_size)
+    return
+  fn, params, rows = embed._compiled(enc, "mean", enc.num_layers, devices)
+  put = lambda x: jax.device_put(x, rows)
+  forward_table(lambda p, i, m: fn(p, put(i), put(m)), params, lengths,
+                batches, enc.tokenizer.vocab_size)
+  texts = _sentences(1000)
+  embed.embed_sentences(texts[:64], enc, progress=False)  # Warm the buckets.
+  _, s = embed.embed_with_stats(texts, enc, progress=False)
+  print(f"  end-to-end embed_sentences, {s.embedded} sentences "
+        f"({s.real_tokens / s.embedded:.1f} tokens each, padding "
+        f"{1 - s.real_tokens / s.padded_tokens:.0%}): "
+        f"{s.sentences_per_s:.1f} sentences/s")
+
+
+def main():
+  p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  p.add_argument("--models", default="minilm")
+  p.add_argument("--lengths", default="16,32,64,128")
+  p.add_argument("--batches", default="32,128")
+  p.add_argument("--random_weights", action="store_true")
+  a = p.parse_args()
+  d = jax.local_devices()
+  print(f"devices: {len(d)} x {d[0].device_kind} ({d[0].platform}); "
+        f"jax {jax.__version__}")
+  for name in a.models.split(","):
+    bench(name, [int(x) for x in a.lengths.split(",")],
+          [int(x) for x in a.batches.split(",")], a.random_weights)
+
+
+if __name__ == "__main__":
+  main()
