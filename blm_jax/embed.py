@@ -412,12 +412,15 @@ def run(f) -> FillReport:
   print(f"{report.dataset}: {report.sentences} distinct sentences over "
         f"{len(report.splits)} splits, dedup ratio {report.dedup_ratio:.2f} "
         f"({report.references} sentence slots)")
-  print(f"encoder {spec.name_or_path} pooling={spec.pooling} "
-        f"layer={spec.layer} max_length={s.max_length}: {s.cached} from "
-        f"the cache, {s.embedded} embedded in {s.seconds:.1f}s "
-        f"({s.sentences_per_s:.1f} sentences/s on {s.devices} "
-        f"{s.platform} device(s); padding {1 - s.real_tokens / max(1, s.padded_tokens):.0%} "
-        f"of tokens) -> {os.path.expanduser(f.cache_dir)}")
+  head = (f"encoder {spec.name_or_path} pooling={spec.pooling} "
+          f"layer={spec.layer} max_length={s.max_length}: {s.cached} from "
+          f"the cache, {s.embedded} embedded")
+  if s.embedded:
+    pad = 1 - s.real_tokens / max(1, s.padded_tokens)
+    head += (f" in {s.seconds:.1f}s ({s.sentences_per_s:.1f} sentences/s on "
+             f"{s.devices} {s.platform} device(s); padding {pad:.0%} of "
+             "tokens)")
+  print(f"{head} -> {os.path.expanduser(f.cache_dir)}")
   return report
 
 
