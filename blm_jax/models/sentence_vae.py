@@ -13,12 +13,22 @@ from __future__ import annotations
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from blm_jax import losses
 from blm_jax.models.common import SolverOutput
 
 
 class SentenceVAE(nn.Module):
+  """15x15 'VALID' convolution encoder, mirrored transposed-conv decoder.
+
+  The convolutions are written as patch gathers plus matmuls (im2col, with
+  constant patch indices): identical maths to nn.Conv / nn.ConvTranspose,
+  but under the grid's vmap the per-cell kernels become batched matmuls,
+  whereas XLA's CPU backend runs a vmapped 15x15 convolution as a slow
+  grouped convolution (measured: 9 cells 13x slower than one).
+  """
+
   embed_dim: int
   grid_shape: tuple[int, int]
   channels: int = 1
@@ -28,35 +38,46 @@ class SentenceVAE(nn.Module):
   def setup(self):
     h, w = self.grid_shape
     k = min(self.kernel, h, w)
-    self._k = k
-    self._conv_out = (h - k + 1, w - k + 1, self.channels)
-    self.enc_conv = nn.Conv(self.channels, (k, k), padding="VALID")
+    self._patches = _patch_indices(h, w, k)  # [P, k*k] into the flat D
+    n_pos = self._patches.shape[0]
+    init = nn.initializers.lecun_normal()
+    self.enc_kernel = self.param("enc_kernel", init, (k * k, self.channels))
+    self.enc_bias = self.param("enc_bias", nn.initializers.zeros,
+                               (self.channels,))
     self.enc_dense = nn.Dense(2 * self.latent)
-    self.dec_dense = nn.Dense(
-        self._conv_out[0] * self._conv_out[1] * self.channels)
-    self.dec_conv = nn.ConvTranspose(1, (k, k), padding="VALID")
+    self.dec_dense = nn.Dense(n_pos * self.channels)
+    self.dec_kernel = self.param("dec_kernel", init, (self.channels, k * k))
+    self.dec_bias = self.param("dec_bias", nn.initializers.zeros, (1,))
 
   def encode(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     """[..., D] -> mean, logvar [..., latent]."""
-    lead = x.shape[:-1]
-    y = x.reshape((-1, *self.grid_shape, 1))
-    y = nn.relu(self.enc_conv(y)).reshape(y.shape[0], -1)
-    stats = self.enc_dense(y)
+    patches = x[..., self._patches]  # [..., P, k*k]
+    y = nn.relu(patches @ self.enc_kernel + self.enc_bias)  # [..., P, C]
+    stats = self.enc_dense(y.reshape(*y.shape[:-2], -1))
     mean, logvar = jnp.split(stats, 2, axis=-1)
-    return mean.reshape(*lead, -1), logvar.reshape(*lead, -1)
+    return mean, logvar
 
   def decode(self, z: jax.Array) -> jax.Array:
     """[..., latent] -> [..., D]."""
-    lead = z.shape[:-1]
-    y = nn.relu(self.dec_dense(z.reshape(-1, z.shape[-1])))
-    y = self.dec_conv(y.reshape(-1, *self._conv_out))
-    return y.reshape(*lead, self.embed_dim)
+    y = nn.relu(self.dec_dense(z))
+    y = y.reshape(*z.shape[:-1], self._patches.shape[0], self.channels)
+    pieces = y @ self.dec_kernel  # [..., P, k*k]
+    out = jnp.zeros((*z.shape[:-1], self.embed_dim), pieces.dtype)
+    out = out.at[..., self._patches].add(pieces)
+    return out + self.dec_bias
 
   def __call__(self, x: jax.Array, train: bool = False):
     """Returns (decoded, mean, logvar, z) for embeddings x [..., D]."""
     mean, logvar = self.encode(x)
     z = sample(self, mean, logvar) if train else mean
     return self.decode(z), mean, logvar, z
+
+
+def _patch_indices(h: int, w: int, k: int) -> np.ndarray:
+  """Flat indices of every k x k 'VALID' window of an h x w grid."""
+  grid = np.arange(h * w).reshape(h, w)
+  return np.stack([grid[i:i + k, j:j + k].reshape(-1)
+                   for i in range(h - k + 1) for j in range(w - k + 1)])
 
 
 def sample(module: nn.Module, mean: jax.Array, logvar: jax.Array) -> jax.Array:
