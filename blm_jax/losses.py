@@ -17,14 +17,21 @@ MARGIN_REDUCTIONS = ("sum", "mean")
 
 def score(pred: jax.Array, cands: jax.Array, kind: str) -> jax.Array:
   """Scores of candidates [..., A, D] against predictions [..., D] -> [..., A]."""
-  if kind == "dot":
-    return jnp.einsum("...d,...ad->...a", pred, cands)
+  return pairwise_score(pred[..., None, :], cands, kind)[..., 0, :]
+
+
+def pairwise_score(a: jax.Array, b: jax.Array, kind: str) -> jax.Array:
+  """Scores of every b [..., M, D] against every a [..., N, D] -> [..., N, M].
+
+  One batched matmul: no [N, M, D] intermediate is materialised.
+  """
   if kind == "cosine":
     eps = 1e-8
-    p = pred / (jnp.linalg.norm(pred, axis=-1, keepdims=True) + eps)
-    c = cands / (jnp.linalg.norm(cands, axis=-1, keepdims=True) + eps)
-    return jnp.einsum("...d,...ad->...a", p, c)
-  raise ValueError(f"unknown score {kind!r}; expected one of {SCORES}")
+    a = a / (jnp.linalg.norm(a, axis=-1, keepdims=True) + eps)
+    b = b / (jnp.linalg.norm(b, axis=-1, keepdims=True) + eps)
+  elif kind != "dot":
+    raise ValueError(f"unknown score {kind!r}; expected one of {SCORES}")
+  return jnp.einsum("...nd,...md->...nm", a, b)
 
 
 def max_margin(scores: jax.Array, correct: jax.Array, mask: jax.Array,

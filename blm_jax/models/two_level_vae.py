@@ -31,8 +31,7 @@ class TwoLevelVAE(nn.Module):
     b, c, _ = ctx.shape
     decoded, mean, logvar, z = self.sentence(ctx, train)  # [B, C, ...]
     # Sentence level, eq. (4): decoded s_i against every context sentence.
-    scores = losses.score(decoded, ctx[:, None, :, :].repeat(c, axis=1),
-                          self.score)  # [B, C, C]
+    scores = losses.pairwise_score(decoded, ctx, self.score)  # [B, C, C]
     pair_mask = ctx_mask[:, None, :] & ctx_mask[:, :, None]
     margin = losses.max_margin(scores, jnp.broadcast_to(jnp.arange(c), (b, c)),
                                pair_mask, reduction="mean")
