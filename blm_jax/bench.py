@@ -18,7 +18,6 @@ import jax
 import numpy as np
 
 from blm_jax import input_pipeline, train
-from blm_jax.sentence_table import build_sentence_table
 from configs import common
 
 _MODEL = flags.DEFINE_enum("model", "vae2", ["ffnn", "cnn", "vae2"], "Solver.")
@@ -49,17 +48,8 @@ def random_data(types, num_train, embed_dim, num_context=7, num_answers=9,
             correct=int(rng.integers(num_answers)),
             labels=tuple(f"L{j}" for j in range(num_answers))))
       splits[t, split] = insts
-  everything = [x for v in splits.values() for x in v]
-  table = build_sentence_table(everything)
-  emb = rng.normal(size=(len(table.sentences), embed_dim)).astype(np.float32)
-  rows, start = {}, 0
-  for key, insts in splits.items():
-    rows[key] = np.arange(start, start + len(insts))
-    start += len(insts)
-  pick = lambda s: {t: table.select(rows[t, s]) for t in types}
-  return input_pipeline.BLMData(embeddings=emb, table=table,
-                                train=pick("train"), dev=pick("dev"),
-                                test=pick("test"))
+  return input_pipeline.from_parts(
+      splits, lambda sents: rng.normal(size=(len(sents), embed_dim)))
 
 
 def time_grid(config, data, epochs: int) -> float:

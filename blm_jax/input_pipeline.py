@@ -91,11 +91,16 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
       keep = np.sort(rng.permutation(len(test))[:data_cfg.max_test])
       test = [test[i] for i in keep]
     parts[t, "test"] = test
+  return from_parts(parts, embed_fn, name=data_cfg.name)
+
+
+def from_parts(parts: dict[tuple[str, str], list[schema.BLMInstance]],
+               embed_fn: EmbedFn, name: str = "") -> BLMData:
+  """BLMData from {(type, 'train'|'dev'|'test'): instances}: one table."""
   everything = [x for insts in parts.values() for x in insts]
   if not everything:
-    raise ValueError(f"config.data.name={data_cfg.name!r}: no instances")
-  family = everything[0].family
-  inventory = labels.FAMILY_LABELS.get(family)
+    raise ValueError(f"config.data.name={name!r}: no instances")
+  inventory = labels.FAMILY_LABELS.get(everything[0].family)
   table = build_sentence_table(everything, label_names=inventory)
   rows, start = {}, 0
   for key, insts in parts.items():
@@ -105,6 +110,7 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
   if emb.shape[0] != len(table.sentences):
     raise ValueError(f"embedding function returned {emb.shape[0]} rows for "
                      f"{len(table.sentences)} sentences")
+  types = tuple(dict.fromkeys(t for t, _ in parts))
   pick = lambda split: {t: table.select(rows[t, split]) for t in types}
   return BLMData(embeddings=emb, table=table, train=pick("train"),
                  dev=pick("dev"), test=pick("test"))

@@ -9,7 +9,6 @@ differ in their noise level.
 import numpy as np
 
 from blm_jax import input_pipeline, schema
-from blm_jax.sentence_table import build_sentence_table
 
 DIM = 8
 LABELS = ("CORRECT", "W1", "W2", "W3")
@@ -51,17 +50,8 @@ def data(n_train=120, n_dev=40, n_test=60, types=("I", "II"), seed=0,
                               num_context)
       parts[t, split] = insts
       vectors.update(vecs)
-  everything = [x for v in parts.values() for x in v]
-  table = build_sentence_table(everything, label_names=LABELS)
-  emb = np.stack([vectors[s] for s in table.sentences]).astype(np.float32)
-  rows, start = {}, 0
-  for key, insts in parts.items():
-    rows[key] = np.arange(start, start + len(insts))
-    start += len(insts)
-  pick = lambda split: {t: table.select(rows[t, split]) for t in types}
-  return input_pipeline.BLMData(embeddings=emb, table=table,
-                                train=pick("train"), dev=pick("dev"),
-                                test=pick("test"))
+  return input_pipeline.from_parts(
+      parts, lambda sents: np.stack([vectors[x] for x in sents]))
 
 
 def config(model="ffnn", epochs=3, seeds=(0, 1), types=("I", "II")):
