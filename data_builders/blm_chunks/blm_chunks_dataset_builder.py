@@ -28,8 +28,8 @@ import re
 
 import tensorflow_datasets as tfds
 
-from blm_jax import schema
 from data_builders.blm_chunks import derive
+from data_builders.common import builder as builder_lib
 
 
 @dataclasses.dataclass(eq=False)
@@ -92,12 +92,7 @@ class Builder(tfds.core.GeneratorBasedBuilder):
   """
 
   def _info(self) -> tfds.core.DatasetInfo:
-    return tfds.core.DatasetInfo(
-        builder=self,
-        description=(type(self).__doc__ or "").strip(),
-        features=schema.features(),
-        supervised_keys=None,
-    )
+    return builder_lib.blm_info(self)
 
   def _split_generators(self, dl_manager):
     config = self.builder_config

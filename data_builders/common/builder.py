@@ -19,6 +19,16 @@ from blm_jax import schema
 from data_builders.common import splits
 
 
+def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
+  """DatasetInfo in the shared BLM schema, described by the class docstring."""
+  return tfds.core.DatasetInfo(
+      builder=builder,
+      description=(type(builder).__doc__ or "").strip(),
+      features=schema.features(),
+      supervised_keys=None,
+  )
+
+
 @dataclasses.dataclass(eq=False)
 class GeneratedConfig(tfds.core.BuilderConfig):
   """A generated config; `seed` fixes candidate order and splits."""
@@ -37,12 +47,7 @@ class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
     raise NotImplementedError
 
   def _info(self) -> tfds.core.DatasetInfo:
-    return tfds.core.DatasetInfo(
-        builder=self,
-        description=(type(self).__doc__ or "").strip(),
-        features=schema.features(),
-        supervised_keys=None,
-    )
+    return blm_info(self)
 
   def _split_generators(self, dl_manager):
     del dl_manager  # Generated: nothing to download.
