@@ -14,7 +14,6 @@ import logging
 import math
 import os
 import time
-from typing import Callable, Sequence
 
 import jax
 import ml_collections
@@ -26,8 +25,6 @@ from blm_jax import checkpoints, evaluate, input_pipeline, models, plots
 from blm_jax.grid import Grid, GridSpec
 from blm_jax.solver import Solver
 
-EmbedFn = Callable[[Sequence[str]], np.ndarray]
-
 
 def create_optimizer(train_cfg) -> optax.GradientTransformation:
   if train_cfg.optimizer == "adam":
@@ -38,7 +35,7 @@ def create_optimizer(train_cfg) -> optax.GradientTransformation:
                    "known; expected 'adam' or 'adamw'")
 
 
-def default_embed_fn(encoder_cfg) -> EmbedFn:
+def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
   """Embeds with the configured frozen encoder (cached on disk)."""
   from blm_jax import embed  # Imported lazily: loads transformers.
 
@@ -125,7 +122,7 @@ def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
-                       embed_fn: EmbedFn | None = None,
+                       embed_fn: input_pipeline.EmbedFn | None = None,
                        data: input_pipeline.BLMData | None = None) -> dict:
   """Trains every grid cell, evaluates it on every test type, writes outputs.
 
