@@ -76,7 +76,7 @@ def main(argv):
   config = common.base(_MODEL.value)
   if _MODEL.value == "vae2":
     config.model.channels = (32,)
-    config.train.score, config.train.margin = "cosine", "mean"
+    config.train.score, config.loss.answer_reduction = "cosine", "mean"
   config.data.train_types = types
   config.grid.seeds = seeds
   config.progress = False

@@ -24,7 +24,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from blm_jax.input_pipeline import BLMData
-from blm_jax.solver import CellState, Solver, SplitIndex, gather
+from blm_jax.solver import CellState, Solver, SplitIndex, eval_rows, gather
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,15 +69,20 @@ class Grid:
     self._replicated = NamedSharding(self.mesh, P())
     self.emb = jax.device_put(jnp.asarray(data.embeddings), self._replicated)
     self.keys = self._shard(jax.vmap(jax.random.key)(seeds))
-    self.train = self._shard(_stack([data.train[t] for t in types]))
-    self.dev = self._shard(_stack([data.dev[t] for t in types]))
-    self.test = {t: jax.device_put(SplitIndex.from_table(tab),
-                                   self._replicated)
-                 for t, tab in data.test.items()}
+    self.train = self._shard(_stack([data.train[t] for t in types], 1))
+    chunk = solver.eval_chunk
+    self.dev = self._shard(_stack([data.dev[t] for t in types], chunk))
+    self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
     self._epoch = jax.jit(jax.vmap(solver.train_epoch,
                                    in_axes=(0, 0, None, None, 0, 0)))
     self._predict = jax.jit(jax.vmap(solver.predict, in_axes=(0, None, None)))
     self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None)))
+
+  def eval_split(self, table) -> SplitIndex:
+    """A table as a replicated split padded for chunked evaluation."""
+    rows = eval_rows(table.num_instances, self.solver.eval_chunk)
+    return jax.device_put(SplitIndex.from_table(table, rows),
+                          self._replicated)
 
   def _shard(self, tree):
     return jax.device_put(tree, self._cell_sharding)
@@ -97,19 +102,25 @@ class Grid:
                                        sharding=self._cell_sharding), shapes)
 
   def run_epoch(self, state: CellState, epoch: int):
-    """One epoch for every cell; returns the state and losses [cells, steps]."""
-    state, step_losses = self._epoch(state, self.keys, jnp.int32(epoch),
-                                     self.emb, self.train, self.dev)
-    return state, step_losses
+    """One epoch for every cell.
+
+    Returns the state and the solver's measurements with a leading cell
+    axis: {'train': {name: [cells, steps]}, 'dev_accuracy': [cells],
+    'dev_loss': [cells]}.
+    """
+    return self._epoch(state, self.keys, jnp.int32(epoch), self.emb,
+                       self.train, self.dev)
 
   def predict(self, params, split: SplitIndex):
-    """Per-cell predictions on one split (padding cells dropped)."""
+    """Per-cell predictions on one split (padding cells and rows dropped)."""
     out = self._predict(params, self.emb, split)
-    return jax.tree.map(lambda x: np.asarray(x)[:self.num_cells], out)
+    n = int(split.size)
+    return jax.tree.map(lambda x: np.asarray(x)[:self.num_cells, :n], out)
 
 
-def _stack(tables) -> SplitIndex:
-  """Per-cell splits stacked on a leading axis, rows padded to the longest."""
-  rows = max(t.num_instances for t in tables)
+def _stack(tables, chunk: int) -> SplitIndex:
+  """Per-cell splits stacked on a leading axis, rows padded to the longest
+  (and to a multiple of the evaluation chunk)."""
+  rows = eval_rows(max(t.num_instances for t in tables), chunk)
   parts = [SplitIndex.from_table(t, rows) for t in tables]
   return jax.tree.map(lambda *xs: np.stack(xs), *parts)

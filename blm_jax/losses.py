@@ -12,12 +12,29 @@ import jax
 import jax.numpy as jnp
 
 SCORES = ("dot", "cosine")
-MARGIN_REDUCTIONS = ("sum", "mean")
+# How the hinge treats the wrong candidates: 'sum' = eq. (1); 'mean' = maxM of
+# eq. (3), the hinge of the mean wrong score; 'mean_hinge' = the mean of the
+# per-candidate hinges (what the authors' code computes with
+# torch.nn.MarginRankingLoss for the answer level).
+MARGIN_REDUCTIONS = ("sum", "mean", "mean_hinge")
 
 
 def score(pred: jax.Array, cands: jax.Array, kind: str) -> jax.Array:
   """Scores of candidates [..., A, D] against predictions [..., D] -> [..., A]."""
   return pairwise_score(pred[..., None, :], cands, kind)[..., 0, :]
+
+
+def normalize_scores(scores: jax.Array, mask: jax.Array) -> jax.Array:
+  """Scores [..., M] divided by their L2 norm over the unmasked candidates.
+
+  The authors' sentence-level loss (sentence_representations/losses.py)
+  normalises each sentence's vector of (positive, negatives) dot scores this
+  way before the hinge, which bounds the margin term whatever the embedding
+  scale.
+  """
+  masked = jnp.where(mask, scores, 0.0)
+  norm = jnp.sqrt(jnp.sum(masked**2, axis=-1, keepdims=True))
+  return masked / jnp.maximum(norm, 1e-12)
 
 
 def pairwise_score(a: jax.Array, b: jax.Array, kind: str) -> jax.Array:
@@ -40,7 +57,8 @@ def max_margin(scores: jax.Array, correct: jax.Array, mask: jax.Array,
 
   reduction='sum' is 000 eq. (1): sum over wrong candidates of
   [1 - s_c + s_i]^+. reduction='mean' is maxM of eq. (3):
-  [1 - s_c + mean_i s_i]^+.
+  [1 - s_c + mean_i s_i]^+. reduction='mean_hinge' is the mean over wrong
+  candidates of [1 - s_c + s_i]^+ (the authors' code).
 
   Args:
     scores: [..., A] candidate scores.
@@ -54,6 +72,10 @@ def max_margin(scores: jax.Array, correct: jax.Array, mask: jax.Array,
   if reduction == "sum":
     terms = jnp.maximum(0.0, 1.0 - s_c[..., None] + scores)
     return jnp.sum(jnp.where(wrong, terms, 0.0), axis=-1)
+  if reduction == "mean_hinge":
+    n = jnp.maximum(1, jnp.sum(wrong, axis=-1))
+    terms = jnp.maximum(0.0, 1.0 - s_c[..., None] + scores)
+    return jnp.sum(jnp.where(wrong, terms, 0.0), axis=-1) / n
   if reduction == "mean":
     n = jnp.maximum(1, jnp.sum(wrong, axis=-1))
     mean_wrong = jnp.sum(jnp.where(wrong, scores, 0.0), axis=-1) / n

@@ -80,17 +80,42 @@ def check_compatible(config, data: input_pipeline.BLMData) -> None:
           f"least {need} context sentences; the data has {data.num_context}")
 
 
+KL_SCALES = ("none", "latent_over_dim")
+
+
+def loss_weights(config, embed_dim: int) -> tuple[tuple[str, float], ...]:
+  """(term, weight) for the answer margin and every model loss term.
+
+  With `loss.kl_scale='latent_over_dim'` each KL weight is multiplied by
+  its latent size over D, as the authors' code does (5/768 for Electra).
+  """
+  cfg = config.loss
+  if cfg.kl_scale not in KL_SCALES:
+    raise ValueError(f"config.loss.kl_scale={cfg.kl_scale!r}; expected one "
+                     f"of {KL_SCALES}")
+  per_dim = cfg.kl_scale == "latent_over_dim"
+  scale = {"task_kl": config.model.task_latent / embed_dim if per_dim else 1,
+           "sentence_kl": config.model.latent / embed_dim if per_dim else 1}
+  return (("answer_margin", float(cfg.answer_margin)),) + tuple(
+      (name, float(cfg[name]) * scale.get(name, 1.0))
+      for name in models.LOSS_TERMS)
+
+
 def build_grid(config, data: input_pipeline.BLMData, mesh=None) -> Grid:
   model = models.create_model(config.model, embed_dim=data.embed_dim,
                               num_context=data.num_context,
-                              score=config.train.score)
+                              score=config.train.score, loss_cfg=config.loss)
   largest = max(t.num_instances for t in data.train.values())
   solver = Solver(
       model=model, tx=create_optimizer(config.train),
-      score=config.train.score, margin=config.train.margin,
-      kl_weight=config.train.kl_weight, batch_size=config.train.batch_size,
+      score=config.train.score,
+      predict_score=config.train.predict_score,
+      answer_reduction=config.loss.answer_reduction,
+      loss_weights=loss_weights(config, data.embed_dim),
+      batch_size=config.train.batch_size,
       steps_per_epoch=max(1, math.ceil(largest / config.train.batch_size)),
-      select_best_on_dev=config.train.select_best_on_dev)
+      select_by=config.train.select_by,
+      eval_chunk=config.train.eval_chunk)
   spec = GridSpec(tuple(int(s) for s in config.grid.seeds),
                   tuple(config.data.train_types))
   return Grid(solver, spec, data, mesh)
@@ -166,6 +191,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
   # ---- Resume ---------------------------------------------------------------
   start_epoch = 0
+  history = {"train": {}, "dev_accuracy": [], "dev_loss": []}
   restored = checkpoints.restore_latest(ckpt_dir, grid.abstract_state())
   if restored is not None:
     last_epoch, state, saved_meta = restored
@@ -174,6 +200,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
           f"{ckpt_dir} holds a checkpoint of grid {saved_meta.get('grid')}, "
           f"not {meta['grid']}: use another --workdir")
     start_epoch = last_epoch + 1
+    history = saved_meta.get("history", history)
     log.info("resumed from epoch %d", last_epoch)
   else:
     state = grid.init()
@@ -190,33 +217,49 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   try:
     for epoch in bar:
       t = time.perf_counter()
-      state, step_losses = grid.run_epoch(state, epoch)
-      step_losses = np.asarray(step_losses)
+      state, measured = grid.run_epoch(state, epoch)
+      measured = jax.tree.map(lambda x: np.asarray(x)[:grid.num_cells],
+                              measured)
       dt = time.perf_counter() - t
-      _check_finite(step_losses, grid, epoch)
+      _check_finite(measured["train"]["loss"], grid, epoch)
       if epoch > start_epoch:  # The first epoch includes compilation.
         train_seconds += dt
         trained_epochs += 1
-      loss = float(step_losses[:grid.num_cells].mean())
+      _append_history(history, measured)
+      loss = float(measured["train"]["loss"].mean())
       bar.set_postfix(loss=f"{loss:.4f}", inst_per_s=f"{per_epoch / dt:.0f}")
       log.info("epoch %d loss %.5f %.1f instances/s", epoch, loss,
                per_epoch / dt)
+      for i in range(grid.num_cells):
+        log.info("  %s %s dev_acc %.4f dev_loss %.5f", grid.spec.cell_name(i),
+                 " ".join(f"{k} {v[i].mean():.5f}"
+                          for k, v in measured["train"].items()),
+                 measured["dev_accuracy"][i], measured["dev_loss"][i])
       if (epoch + 1) % config.train.checkpoint_every_epochs == 0 or (
           epoch == epochs - 1):
-        checkpoints.save(mgr, epoch, state, meta)
+        checkpoints.save(mgr, epoch, state, {**meta, "history": history})
   finally:
     mgr.close()
 
   # ---- Evaluate every cell on every test type ------------------------------
   params = state.best_params
-  best_dev = np.asarray(state.best_dev)[:grid.num_cells]
+  best_dev = np.asarray(state.best_dev_accuracy)[:grid.num_cells]
+  best_dev_loss = np.asarray(state.best_dev_loss)[:grid.num_cells]
   best_epoch = np.asarray(state.best_epoch)[:grid.num_cells]
   test_types = tuple(config.data.test_types)
   per_cell = []
   for i, (seed, train_type) in enumerate(grid.spec.cells):
-    per_cell.append({"seed": seed, "train_type": train_type,
-                     "best_dev_accuracy": float(best_dev[i]),
-                     "best_epoch": int(best_epoch[i]), "test": {}})
+    per_cell.append({
+        "seed": seed, "train_type": train_type,
+        "best_dev_accuracy": float(best_dev[i]),
+        "best_dev_loss": float(best_dev_loss[i]),
+        "best_epoch": int(best_epoch[i]),
+        "history": {
+            "train": {k: [e[i] for e in v]
+                      for k, v in history["train"].items()},
+            "dev_accuracy": [e[i] for e in history["dev_accuracy"]],
+            "dev_loss": [e[i] for e in history["dev_loss"]]},
+        "test": {}})
   for u in test_types:
     table = data.test[u]
     out = grid.predict(params, grid.test[u])
@@ -227,7 +270,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   throughput = per_epoch * trained_epochs / train_seconds if train_seconds else None
   results = {
       "config": {"model": config.model.name, "dataset": config.data.name,
-                 "encoder": config.encoder.name, "score": config.train.score},
+                 "encoder": config.encoder.name, "score": config.train.score,
+                 "predict_score": config.train.predict_score
+                 or config.train.score,
+                 "select_by": config.train.select_by,
+                 "loss_weights": dict(grid.solver.loss_weights)},
       "grid": {**grid.spec.to_json(), "test_types": list(test_types)},
       "label_names": list(data.label_names),
       "cells": per_cell,
@@ -256,6 +303,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         f"test {u} F1 {summary[t][u]['f1_mean']:.3f}±"
         f"{summary[t][u]['f1_std']:.3f}" for u in test_types))
   return results
+
+
+def _append_history(history: dict, measured: dict) -> None:
+  """One epoch's per-cell means: history[...] is a list over epochs of
+  per-cell lists (JSON-ready, so it travels in the checkpoint meta)."""
+  for name, steps in measured["train"].items():
+    history["train"].setdefault(name, []).append(
+        [float(x) for x in steps.mean(axis=-1)])
+  for name in ("dev_accuracy", "dev_loss"):
+    history[name].append([float(x) for x in measured[name]])
 
 
 def _write_json(path: str, obj) -> None:

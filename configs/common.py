@@ -76,7 +76,12 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.model.kernel = 15
   c.model.latent = 5
   c.model.task_latent = 5  # vae2 task level
-  c.model.task_hidden = 64
+  c.model.task_level = "mlp"  # 'mlp' (ours) or 'conv' (the authors' code)
+  c.model.task_hidden = 64  # 'mlp' task level
+  c.model.task_channels = 32  # 'conv' task level: 4x4 encoder, 15x15 decoder
+  c.model.task_kernel = 4
+  c.model.decoder_hidden_relu = True  # VAE decoders: ReLU after the dense
+  c.model.decoder_output_relu = False  # ... and on the output (authors' code)
 
   # Training (000 footnote 19).
   c.train = ml_collections.ConfigDict()
@@ -84,11 +89,33 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.train.learning_rate = 1e-3
   c.train.batch_size = 100
   c.train.epochs = 120
-  c.train.score = "dot"  # 000 eq. 1; 'cosine' as in 001/003/004
-  c.train.margin = "sum"  # 'sum' = eq. 1, 'mean' = maxM of eq. 3/5
-  c.train.kl_weight = 1.0
-  c.train.select_best_on_dev = True
+  c.train.score = "dot"  # to train: 000 eq. 1; 'cosine' as in 001/003/004
+  c.train.predict_score = ""  # to pick the answer; '' = train.score
+  # Which epoch is evaluated: 'accuracy' (best dev accuracy, ties to lower
+  # dev loss, then the later epoch), 'loss' (lowest dev loss), 'last'.
+  c.train.select_by = "accuracy"
+  c.train.eval_chunk = 256  # instances per evaluation chunk (bounds memory)
   c.train.checkpoint_every_epochs = 10
+
+  # The objective: the answer margin plus every term the model returns, each
+  # weighted here (0 switches a term off). eq. (6) of 000 is all weights 1
+  # with sentence_reduction='sum'.
+  c.loss = ml_collections.ConfigDict()
+  c.loss.answer_margin = 1.0
+  # Over wrong candidates: 'sum' = eq. 1, 'mean' = maxM of eq. 3/5,
+  # 'mean_hinge' = mean of the hinges (the authors' code).
+  c.loss.answer_reduction = "sum"
+  c.loss.task_kl = 1.0  # vae2: KL_seq of eq. 5
+  c.loss.sentence_margin = 1.0  # vae2: maxM of eq. 4, per context sentence
+  c.loss.sentence_kl = 1.0  # vae2 (eq. 4) and sent_vae (eq. 2)
+  # vae2: the sentence terms over the context, 'sum' (eq. 6) or 'mean'.
+  c.loss.sentence_reduction = "sum"
+  # vae2 sentence-level score: '' = train.score; 'normalized' = dot scores
+  # L2-normalised over (positive, negatives), as in the authors' code.
+  c.loss.sentence_score = ""
+  # Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
+  # (the authors' code: 5/768, without which, they note, nothing is learnt).
+  c.loss.kl_scale = "none"
 
   # The grid: seeds x c.data.train_types.
   c.grid = ml_collections.ConfigDict()

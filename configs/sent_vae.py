@@ -20,7 +20,7 @@ def get_config(arg=None):
   c.data.dev_fraction = 630 / (2576 + 630)
   c.model.channels = (32,)
   c.train.score = "cosine"
-  c.train.margin = "mean"
+  c.loss.answer_reduction = "mean"
   if a.cpu:
     common.apply_cpu_schedule(c, epochs=30)
   return c

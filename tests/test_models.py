@@ -40,13 +40,17 @@ def test_cnn_three_valid_3x3_convs_then_dense():
 def test_sentence_vae_shapes_and_latent_5():
   out, _ = _init("sent_vae", 768, 1)
   assert out.pred.shape == (3, 768) and out.latent.shape == (3, 5)
-  assert out.kl.shape == (3,) and bool(jnp.all(out.kl >= 0))
+  kl = out.terms["sentence_kl"]
+  assert set(out.terms) == {"sentence_kl"}
+  assert kl.shape == (3,) and bool(jnp.all(kl >= 0))
 
 
 def test_two_level_vae_has_sentence_and_task_losses():
   out, _ = _init("vae2", 384, 7, channels=(4,))
   assert out.pred.shape == (3, 384)
-  assert out.aux_loss.shape == (3,) and bool(jnp.all(out.aux_loss > 0))
+  assert set(out.terms) == {"task_kl", "sentence_margin", "sentence_kl"}
+  for v in out.terms.values():
+    assert v.shape == (3,) and bool(jnp.all(v >= 0))
   assert out.latent.shape == (3, 5)
 
 

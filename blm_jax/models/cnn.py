@@ -12,7 +12,7 @@ from typing import Sequence
 
 import flax.linen as nn
 
-from blm_jax.models.common import SolverOutput, zeros_like_batch
+from blm_jax.models.common import SolverOutput
 
 
 class CNN(nn.Module):
@@ -28,5 +28,4 @@ class CNN(nn.Module):
                           name=f"conv{i + 1}")(x))
     x = x.reshape(x.shape[0], -1)
     pred = nn.Dense(self.embed_dim, name="out")(x)
-    zero = zeros_like_batch(pred)
-    return SolverOutput(pred=pred, kl=zero, aux_loss=zero, latent=x)
+    return SolverOutput(pred=pred, latent=x)

@@ -9,18 +9,25 @@ import jax
 import jax.numpy as jnp
 
 
+# Every loss term a solver can add to the answer margin, by name. The config
+# section `loss` weights each one (`loss.<name>`); the trainer logs each
+# per epoch and keeps them in results.json.
+LOSS_TERMS = ("task_kl", "sentence_margin", "sentence_kl")
+
+
 @flax.struct.dataclass
 class SolverOutput:
-  """pred: [B, D] answer embedding; kl, aux_loss: [B]; latent: [B, L]."""
+  """What a solver returns for a batch.
+
+  pred: [B, D] the answer embedding, scored against the candidates.
+  latent: [B, L] the representation probing reads (task latent for VAEs).
+  terms: {name: [B]} unweighted loss terms, names from LOSS_TERMS; the
+    trainer adds the answer margin and weights each term by `config.loss`.
+  """
 
   pred: jax.Array
-  kl: jax.Array
-  aux_loss: jax.Array
   latent: jax.Array
-
-
-def zeros_like_batch(x: jax.Array) -> jax.Array:
-  return jnp.zeros(x.shape[:1], x.dtype)
+  terms: dict = flax.struct.field(default_factory=dict)
 
 
 def sentence_grid_shape(embed_dim: int,

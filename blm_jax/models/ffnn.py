@@ -5,7 +5,7 @@ from __future__ import annotations
 import flax.linen as nn
 import jax.numpy as jnp
 
-from blm_jax.models.common import SolverOutput, zeros_like_batch
+from blm_jax.models.common import SolverOutput
 
 
 class FFNN(nn.Module):
@@ -20,5 +20,4 @@ class FFNN(nn.Module):
     x = nn.relu(nn.Dense(hidden, name="layer1")(x))
     x = nn.relu(nn.Dense(hidden, name="layer2")(x))
     pred = nn.Dense(self.embed_dim, name="layer3")(x)
-    zero = zeros_like_batch(pred)
-    return SolverOutput(pred=pred, kl=zero, aux_loss=zero, latent=x)
+    return SolverOutput(pred=pred, latent=x)

@@ -34,6 +34,10 @@ class SentenceVAE(nn.Module):
   channels: int = 1
   kernel: int = 15
   latent: int = 5
+  # Decoder activations. Ours: ReLU after the dense layer, linear output.
+  # The authors' Decoder_2D: linear dense layer, ReLU on the decoded output.
+  decoder_hidden_relu: bool = True
+  decoder_output_relu: bool = False
 
   def setup(self):
     h, w = self.grid_shape
@@ -59,18 +63,31 @@ class SentenceVAE(nn.Module):
 
   def decode(self, z: jax.Array) -> jax.Array:
     """[..., latent] -> [..., D]."""
-    y = nn.relu(self.dec_dense(z))
+    y = self.dec_dense(z)
+    if self.decoder_hidden_relu:
+      y = nn.relu(y)
     y = y.reshape(*z.shape[:-1], self._patches.shape[0], self.channels)
-    pieces = y @ self.dec_kernel  # [..., P, k*k]
-    out = jnp.zeros((*z.shape[:-1], self.embed_dim), pieces.dtype)
-    out = out.at[..., self._patches].add(pieces)
-    return out + self.dec_bias
+    out = conv_transpose_patches(y, self.dec_kernel, self._patches,
+                                 self.embed_dim) + self.dec_bias
+    return nn.relu(out) if self.decoder_output_relu else out
 
   def __call__(self, x: jax.Array, train: bool = False):
     """Returns (decoded, mean, logvar, z) for embeddings x [..., D]."""
     mean, logvar = self.encode(x)
     z = sample(self, mean, logvar) if train else mean
     return self.decode(z), mean, logvar, z
+
+
+def conv_transpose_patches(y: jax.Array, kernel: jax.Array,
+                           patches: np.ndarray, out_dim: int) -> jax.Array:
+  """The 'VALID' transposed convolution of `y` [..., P, C] to [..., out_dim].
+
+  `kernel` is [C, k*k]; `patches` [P, k*k] the flat output index of each
+  kernel tap at each position (from `_patch_indices`).
+  """
+  pieces = y @ kernel  # [..., P, k*k]
+  out = jnp.zeros((*y.shape[:-2], out_dim), pieces.dtype)
+  return out.at[..., patches].add(pieces)
 
 
 def _patch_indices(h: int, w: int, k: int) -> np.ndarray:
@@ -89,8 +106,8 @@ def sample(module: nn.Module, mean: jax.Array, logvar: jax.Array) -> jax.Array:
 class SentenceVAESolver(nn.Module):
   """The sentence VAE as a solver: context = the one input sentence.
 
-  With the trainer's margin reduction 'mean' the answer loss is maxM of
-  eq. (3), and `kl` completes eq. (2).
+  With `loss.answer_reduction='mean'` the answer loss is maxM of eq. (3);
+  the `sentence_kl` term completes eq. (2).
   """
 
   sentence: SentenceVAE
@@ -98,7 +115,6 @@ class SentenceVAESolver(nn.Module):
   def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
     del ctx_mask
     decoded, mean, logvar, z = self.sentence(ctx[:, 0], train)
-    return SolverOutput(pred=decoded,
-                        kl=losses.kl_to_standard_normal(mean, logvar),
-                        aux_loss=jnp.zeros(decoded.shape[:1], decoded.dtype),
-                        latent=z)
+    return SolverOutput(
+        pred=decoded, latent=z,
+        terms={"sentence_kl": losses.kl_to_standard_normal(mean, logvar)})
