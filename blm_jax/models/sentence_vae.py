@@ -13,20 +13,21 @@ from __future__ import annotations
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from blm_jax import losses
+from blm_jax.models import patch_conv
 from blm_jax.models.common import SolverOutput
 
 
 class SentenceVAE(nn.Module):
   """15x15 'VALID' convolution encoder, mirrored transposed-conv decoder.
 
-  The convolutions are written as patch gathers plus matmuls (im2col, with
-  constant patch indices): identical maths to nn.Conv / nn.ConvTranspose,
-  but under the grid's vmap the per-cell kernels become batched matmuls,
-  whereas XLA's CPU backend runs a vmapped 15x15 convolution as a slow
-  grouped convolution (measured: 9 cells 13x slower than one).
+  The convolutions are `patch_conv`'s banded matmuls: identical maths to
+  nn.Conv / nn.ConvTranspose, but under the grid's vmap the per-cell kernels
+  become batched matmuls, whereas XLA's CPU backend runs a vmapped 15x15
+  convolution as a slow grouped convolution (measured: 9 cells 13x slower
+  than one), and an im2col scatter-add decoder spent most of the step
+  moving a [..., P, k*k] array (benchmarks/README.md).
   """
 
   embed_dim: int
@@ -42,8 +43,8 @@ class SentenceVAE(nn.Module):
   def setup(self):
     h, w = self.grid_shape
     k = min(self.kernel, h, w)
-    self._patches = _patch_indices(h, w, k)  # [P, k*k] into the flat D
-    n_pos = self._patches.shape[0]
+    oh, ow = patch_conv.output_shape(self.grid_shape, k)
+    n_pos = oh * ow
     init = nn.initializers.lecun_normal()
     self.enc_kernel = self.param("enc_kernel", init, (k * k, self.channels))
     self.enc_bias = self.param("enc_bias", nn.initializers.zeros,
@@ -55,8 +56,8 @@ class SentenceVAE(nn.Module):
 
   def encode(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     """[..., D] -> mean, logvar [..., latent]."""
-    patches = x[..., self._patches]  # [..., P, k*k]
-    y = nn.relu(patches @ self.enc_kernel + self.enc_bias)  # [..., P, C]
+    y = patch_conv.conv_valid(x, self.enc_kernel, self.grid_shape)
+    y = nn.relu(y + self.enc_bias)  # [..., P, C]
     stats = self.enc_dense(y.reshape(*y.shape[:-2], -1))
     mean, logvar = jnp.split(stats, 2, axis=-1)
     return mean, logvar
@@ -66,9 +67,9 @@ class SentenceVAE(nn.Module):
     y = self.dec_dense(z)
     if self.decoder_hidden_relu:
       y = nn.relu(y)
-    y = y.reshape(*z.shape[:-1], self._patches.shape[0], self.channels)
-    out = conv_transpose_patches(y, self.dec_kernel, self._patches,
-                                 self.embed_dim) + self.dec_bias
+    y = y.reshape(*z.shape[:-1], -1, self.channels)  # [..., P, C]
+    out = patch_conv.conv_transpose_valid(y, self.dec_kernel, self.grid_shape)
+    out = out + self.dec_bias
     return nn.relu(out) if self.decoder_output_relu else out
 
   def __call__(self, x: jax.Array, train: bool = False):
@@ -76,25 +77,6 @@ class SentenceVAE(nn.Module):
     mean, logvar = self.encode(x)
     z = sample(self, mean, logvar) if train else mean
     return self.decode(z), mean, logvar, z
-
-
-def conv_transpose_patches(y: jax.Array, kernel: jax.Array,
-                           patches: np.ndarray, out_dim: int) -> jax.Array:
-  """The 'VALID' transposed convolution of `y` [..., P, C] to [..., out_dim].
-
-  `kernel` is [C, k*k]; `patches` [P, k*k] the flat output index of each
-  kernel tap at each position (from `_patch_indices`).
-  """
-  pieces = y @ kernel  # [..., P, k*k]
-  out = jnp.zeros((*y.shape[:-2], out_dim), pieces.dtype)
-  return out.at[..., patches].add(pieces)
-
-
-def _patch_indices(h: int, w: int, k: int) -> np.ndarray:
-  """Flat indices of every k x k 'VALID' window of an h x w grid."""
-  grid = np.arange(h * w).reshape(h, w)
-  return np.stack([grid[i:i + k, j:j + k].reshape(-1)
-                   for i in range(h - k + 1) for j in range(w - k + 1)])
 
 
 def sample(module: nn.Module, mean: jax.Array, logvar: jax.Array) -> jax.Array:

@@ -29,8 +29,8 @@ import jax.numpy as jnp
 
 from blm_jax import losses
 from blm_jax.models.common import SolverOutput
-from blm_jax.models.sentence_vae import (SentenceVAE, _patch_indices,
-                                         conv_transpose_patches, sample)
+from blm_jax.models import patch_conv
+from blm_jax.models.sentence_vae import SentenceVAE, sample
 
 TASK_LEVELS = ("mlp", "conv")
 SENTENCE_SCORES = ("dot", "cosine", "normalized")
@@ -40,8 +40,8 @@ SENTENCE_REDUCTIONS = ("sum", "mean")
 class ConvTaskEncoder(nn.Module):
   """[B, C, L] latent matrix -> [B, 2 * latent] through a k x k 'VALID' conv.
 
-  Written as a patch gather plus a matmul (like the sentence VAE), so the
-  grid's vmap batches it instead of running a grouped convolution.
+  Written with `patch_conv` (like the sentence VAE), so the grid's vmap
+  batches it instead of running a grouped convolution.
   """
 
   latent: int
@@ -52,12 +52,11 @@ class ConvTaskEncoder(nn.Module):
   def __call__(self, z: jax.Array) -> jax.Array:
     c, l = z.shape[-2:]
     k = min(self.kernel, c, l)
-    patches = _patch_indices(c, l, k)  # [P, k*k]
     kernel = self.param("kernel", nn.initializers.lecun_normal(),
                         (k * k, self.channels))
     bias = self.param("bias", nn.initializers.zeros, (self.channels,))
-    x = z.reshape(*z.shape[:-2], c * l)[..., patches]  # [B, P, k*k]
-    y = nn.relu(x @ kernel + bias)
+    x = z.reshape(*z.shape[:-2], c * l)
+    y = nn.relu(patch_conv.conv_valid(x, kernel, (c, l)) + bias)  # [B, P, C]
     return nn.Dense(2 * self.latent, name="stats")(
         y.reshape(*y.shape[:-2], -1))
 
@@ -76,15 +75,15 @@ class ConvAnswerDecoder(nn.Module):
   def __call__(self, z: jax.Array) -> jax.Array:
     h, w = self.grid_shape
     k = min(self.kernel, h, w)
-    patches = _patch_indices(h, w, k)
-    y = nn.Dense(patches.shape[0] * self.channels, name="dense")(z)
+    oh, ow = patch_conv.output_shape(self.grid_shape, k)
+    y = nn.Dense(oh * ow * self.channels, name="dense")(z)
     if self.hidden_relu:
       y = nn.relu(y)
-    y = y.reshape(*z.shape[:-1], patches.shape[0], self.channels)
+    y = y.reshape(*z.shape[:-1], oh * ow, self.channels)
     kernel = self.param("kernel", nn.initializers.lecun_normal(),
                         (self.channels, k * k))
     bias = self.param("bias", nn.initializers.zeros, (1,))
-    out = conv_transpose_patches(y, kernel, patches, self.embed_dim) + bias
+    out = patch_conv.conv_transpose_valid(y, kernel, self.grid_shape) + bias
     return nn.relu(out) if self.output_relu else out
 
 
