@@ -96,6 +96,13 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.train.select_by = "accuracy"
   c.train.eval_chunk = 256  # instances per evaluation chunk (bounds memory)
   c.train.checkpoint_every_epochs = 10
+  # Checkpoints kept; each holds the latest state AND the best-dev
+  # parameters, so 1 is enough to resume and to probe.
+  c.train.keep_checkpoints = 1
+  # A workdir's checkpoints: 'auto' resumes only the same config and data
+  # (else an error names what differs), 'restart' discards them, 'force'
+  # resumes despite differences.
+  c.train.resume = "auto"
 
   # The objective: the answer margin plus every term the model returns, each
   # weighted here (0 switches a term off). eq. (6) of 000 is all weights 1
