@@ -24,6 +24,8 @@ DATASETS = {
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
+    # --- Roll verbs (000 Figure 10) and Hebrew binyanim (002 sec. 4.3) ---
+    "roll": "blm_roll/type_{}",
 }
 
 
