@@ -193,6 +193,12 @@ def _natural_part(pool, n, seed, name, part) -> list[BLMInstance]:
         seen.add(key)
         break
     else:
+      if not out:
+        raise ValueError(
+            f"blm_caus_he/{name}: the {part}pool gives no instance: its "
+            f"sentences do not have 11 different main-verb lemmas for one "
+            f"instance (pool sizes per binyan: "
+            f"{ {b: len(v) for b, v in pool.items()} })")
       logging.warning("blm_caus_he/%s: the %spool gives only %d distinct "
                       "instances, not %d", name, part, len(out), n)
       return out
