@@ -57,7 +57,8 @@ class Builder(builder.GeneratedBLMBuilder):
 
     manual_dir/he_htb-ud-train.conllu, he_htb-ud-dev.conllu, ...
 
-  The synthetic config needs no manual_dir.
+  (launch.py: --config.data.manual_dir=FOLDER; python -m blm_jax.lint:
+  --manual_dir FOLDER). The synthetic config needs no manual_dir.
   """
 
   def generate(self, config):
