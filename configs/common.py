@@ -24,6 +24,18 @@ DATASETS = {
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
+    # --- Roll verbs (000 Figure 10) and Hebrew binyanim (002 sec. 4.3) ---
+    "roll": "blm_roll/type_{}",
+    "caus_he": "blm_caus_he/synthetic_{}",
+    # Needs --config.data.manual_dir=<folder of UD Hebrew .conllu files>.
+    "caus_he_natural": "blm_caus_he/natural_{}",
+}
+
+# Datasets whose lexical types are not I, II, III (Roll/CausH block): the
+# train and test types of their grid.
+DATASET_TYPES = {
+    "caus_he": ("MaxLex",),
+    "caus_he_natural": ("MaxLex",),
 }
 
 
@@ -48,8 +60,8 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   # Data: a TFDS name with '{}' for the lexical type.
   c.data = ml_collections.ConfigDict()
   c.data.name = DATASETS[dataset]
-  c.data.train_types = ("I", "II", "III")
-  c.data.test_types = ("I", "II", "III")
+  c.data.train_types = DATASET_TYPES.get(dataset, ("I", "II", "III"))
+  c.data.test_types = c.data.train_types
   c.data.num_train = 2000  # sampled per train type; 20% of it is dev
   c.data.dev_fraction = 0.2
   c.data.seed = 0
