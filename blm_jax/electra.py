@@ -49,9 +49,16 @@ def max_tokens(config: BertConfig) -> int:
   return config.max_position_embeddings
 
 
+MODULE = ElectraModel
+
+
+def config_from_json(config: dict, where: str) -> BertConfig:
+  return BertConfig.from_json(config, DEFAULTS, where)
+
+
 def load(model_dir: str, config: dict, dtype=jnp.float32):
   """(module, float32 params, BertConfig) from a folder."""
-  c = BertConfig.from_json(config, DEFAULTS, model_dir)
+  c = config_from_json(config, model_dir)
   module = ElectraModel(c, dtype)
   params = hf_checkpoint.load_params(module, model_dir, prefixes=PREFIXES)
   return module, params, c

@@ -291,10 +291,15 @@ _FAMILIES = {"bert": "bert", "electra": "electra", "roberta": "roberta",
 SUPPORTED_MODEL_TYPES = tuple(sorted(_FAMILIES))
 
 
-def _load_family(name: str, model_dir: str, dtype):
-  """(module, params, hidden, layers, max_tokens, config pad id)."""
+def family_module(model_type: str):
+  """The module (bert, electra, roberta, openai_gpt) of a model type."""
   import importlib
 
+  return importlib.import_module(f"blm_jax.{_FAMILIES[model_type]}")
+
+
+def _load_family(name: str, model_dir: str, dtype):
+  """(model type, module, params, hidden, layers, max tokens, config pad)."""
   from blm_jax import hf_checkpoint
 
   config = hf_checkpoint.read_config(model_dir)
@@ -304,7 +309,7 @@ def _load_family(name: str, model_dir: str, dtype):
         f"encoder {name!r}: model_type {model_type!r} in "
         f"{model_dir}/config.json is not supported; supported: "
         f"{SUPPORTED_MODEL_TYPES}")
-  family = importlib.import_module(f"blm_jax.{_FAMILIES[model_type]}")
+  family = family_module(model_type)
   if model_type == "openai-gpt":
     module, params, c = family.load(model_dir, dtype)
     return (model_type, module, params, c.n_embd, c.n_layer, c.n_positions,
