@@ -302,7 +302,10 @@ def _load_family(name: str, model_dir: str, dtype):
   """(model type, module, params, hidden, layers, max tokens, config pad)."""
   from blm_jax import hf_checkpoint
 
-  config = hf_checkpoint.read_config(model_dir)
+  try:
+    config = hf_checkpoint.read_config(model_dir)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
   model_type = config["model_type"]
   if model_type not in _FAMILIES:
     raise ValueError(
@@ -333,7 +336,10 @@ def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
   def forward(p, ids, mask):
     return module.apply({"params": p}, ids, mask)[1]
 
-  tokenizer = hf_tokenizer.load_tokenizer(model_dir, model_type)
+  try:
+    tokenizer = hf_tokenizer.load_tokenizer(model_dir, model_type)
+  except hf_tokenizer.TokenizerError as e:
+    raise EncoderUnavailableError(str(e)) from None
   pad_id = tokenizer.pad_token_id
   if pad_id is None:  # GPT-1 has no pad token; the mask hides padding.
     pad_id = config_pad or 0

@@ -144,6 +144,10 @@ def test_bad_folders(tmp_path):
   with pytest.raises(encoders.EncoderUnavailableError,
                      match="encoder folder .*nope' does not exist"):
     encoders.load_encoder(str(tmp_path / "nope"))
+  (tmp_path / "noconfig").mkdir()
+  with pytest.raises(encoders.EncoderUnavailableError,
+                     match="noconfig: no config.json"):
+    encoders.load_encoder(str(tmp_path / "noconfig"))
   (tmp_path / "gpt2").mkdir()
   with open(tmp_path / "gpt2" / "config.json", "w") as f:
     json.dump({"model_type": "gpt2"}, f)
@@ -295,12 +299,15 @@ def test_tokenizer_from_vocab_files_equals_tokenizer_json(family, tmp_path):
 
 
 def test_sentencepiece_only_folder_says_how_to_fix(tmp_path):
-  from blm_jax import hf_tokenizer
-  (tmp_path / "sentencepiece.bpe.model").write_bytes(b"x")
-  with pytest.raises(hf_tokenizer.TokenizerError,
+  folder = _write("xlm-roberta", str(tmp_path / "x"))
+  for name in ("tokenizer.json", "vocab.json", "merges.txt"):
+    os.remove(os.path.join(folder, name))
+  with open(os.path.join(folder, "sentencepiece.bpe.model"), "wb") as f:
+    f.write(b"x")
+  with pytest.raises(encoders.EncoderUnavailableError,
                      match="only a sentencepiece model is there, no "
                      "tokenizer.json.*save_pretrained"):
-    hf_tokenizer.load_tokenizer(str(tmp_path), "xlm-roberta")
+    encoders.load_encoder(folder)
 
 
 def test_bad_dtype(tmp_path):
