@@ -46,10 +46,17 @@ def _load_safetensors(path: str) -> dict[str, np.ndarray]:
   """float32 numpy arrays; bfloat16/float16 files are widened exactly."""
   from safetensors import safe_open
 
-  out = {}
-  with safe_open(path, framework="flax") as f:
+  out, bf16 = {}, []
+  with safe_open(path, framework="numpy") as f:
     for k in f.keys():
-      out[k] = np.asarray(f.get_tensor(k), np.float32)
+      if f.get_slice(k).get_dtype() == "BF16":  # numpy has no bfloat16.
+        bf16.append(k)
+      else:
+        out[k] = np.asarray(f.get_tensor(k), np.float32)
+  if bf16:
+    with safe_open(path, framework="flax") as f:
+      for k in bf16:
+        out[k] = np.asarray(f.get_tensor(k), np.float32)
   return out
 
 

@@ -402,3 +402,22 @@ def test_runs_without_transformers(tmp_path):
                            os.path.abspath(__file__))))
   assert out.returncode == 0, out.stderr[-2000:]
   assert out.stdout.split() == ["(1,", "32)", "(1,", "384)"]
+
+
+def test_bfloat16_checkpoint_is_widened_exactly(tmp_path):
+  import jax
+  from safetensors.flax import load_file, save_file
+  folder = tiny_checkpoints.write_bert(str(tmp_path / "b"), flax=False)
+  path = os.path.join(folder, "model.safetensors")
+  if not os.path.exists(path):
+    pytest.skip("needs torch to write a PyTorch-layout checkpoint")
+  state = {k: v.astype(jnp.bfloat16) for k, v in load_file(path).items()}
+  save_file(state, path, metadata={"format": "pt"})
+  enc = encoders.load_encoder(folder)
+  got = enc.params["encoder"]["layer"]["1"]["intermediate"]["dense"]["kernel"]
+  want = state["encoder.layer.1.intermediate.dense.weight"].T
+  assert got.dtype == jnp.float32
+  np.testing.assert_array_equal(np.asarray(got),
+                                np.asarray(want.astype(jnp.float32)))
+  assert all(x.dtype == jnp.float32 for x in jax.tree_util.tree_leaves(
+      enc.params))
