@@ -163,8 +163,9 @@ def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
   rows = NamedSharding(mesh, P("data"))
 
   def f(params, ids, mask):
+    # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
     hidden = encoder.hidden_states(params, ids, mask)[layer]
-    return encoders.pool(hidden, mask, pooling).astype(jnp.float32)
+    return encoders.pool(hidden.astype(jnp.float32), mask, pooling)
 
   fn = jax.jit(f, in_shardings=(replicated, rows, rows), out_shardings=rows)
   return fn, jax.device_put(encoder.params, replicated), rows
