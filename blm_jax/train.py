@@ -39,14 +39,16 @@ def create_optimizer(train_cfg) -> optax.GradientTransformation:
 
 def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
   """Embeds with the configured frozen encoder (cached on disk)."""
-  from blm_jax import embed  # Imported lazily: loads transformers.
+  from blm_jax import embed  # Imported lazily: loads the encoder stack.
 
   def fn(sentences):
-    return embed.embed_sentences(
-        list(sentences), encoder=encoder_cfg.name or None,
+    spec = embed.EncoderSpec(
+        name_or_path=encoder_cfg.name or embed.EncoderSpec.name_or_path,
         pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
         max_length=encoder_cfg.max_length,
-        batch_size=encoder_cfg.batch_size,
+        dtype=encoder_cfg.get("dtype", "float32"))
+    return embed.embed_sentences(
+        list(sentences), encoder=spec, batch_size=encoder_cfg.batch_size,
         cache_dir=encoder_cfg.cache_dir or embed.DEFAULT_CACHE_DIR)
 
   return fn

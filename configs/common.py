@@ -77,6 +77,7 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.encoder.layer = -1
   c.encoder.max_length = 64
   c.encoder.batch_size = 128
+  c.encoder.dtype = "float32"  # or 'bfloat16' (about 1% off; own cache key)
   c.encoder.cache_dir = ""  # '' = the embedding module's default
 
   # Solver.
