@@ -161,11 +161,13 @@ def _read(path: pathlib.Path, columns: tuple[str, ...]):
       continue
     where = f"{path}:{n}"
     required = [c for c in columns if c not in OPTIONAL]
-    if len(cells) < len(required) or len(cells) > len(columns):
-      raise LexiconError(f"{where}: {len(cells)} field(s), expected "
-                         f"{len(required)}" + (
-                             f"-{len(columns)}" if len(required) < len(columns)
-                             else "") + f" ({', '.join(columns)})")
+    if len(cells) < len(required):
+      raise LexiconError(f"{where}: field {required[len(cells)]!r} is "
+                         f"missing ({len(cells)} tab-separated field(s); "
+                         f"columns: {', '.join(columns)})")
+    if len(cells) > len(columns):
+      raise LexiconError(f"{where}: {len(cells)} fields, more than the "
+                         f"columns {', '.join(columns)}")
     row = dict(zip(columns, cells + [""] * (len(columns) - len(cells))))
     for c in required:
       if not row[c]:
