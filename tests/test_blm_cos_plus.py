@@ -212,7 +212,8 @@ def test_german_separable_verbs_split_in_main_clauses_only():
   m = realise.Material(_separable_verb(), koch, fish, "hier")
   assert _say(TR, m, "pres", "de") == "Der Koch taut den Fisch auf."
   assert _say(INTR, m, "pres", "de") == "Der Fisch taut auf."
-  assert _say(OR, m, "pres", "de") == "Der Fisch, den der Koch auftaut, ist hier."
+  assert _say(OR, m, "pres", "de") == (
+      "Der Fisch, den der Koch auftaut, ist hier.")
   assert _say(SPAR, m, "perf", "de") == (
       "Der Fisch, der aufgetaut ist, ist hier.")
   for pat in (TR, INTR, OR, SPAR, SAGR):

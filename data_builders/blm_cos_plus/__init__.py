@@ -1,1 +1,1 @@
-"""The `blm_cos_plus` TFDS builder: COS+ change-of-state food BLMs (En/It/De)."""
+"""The `blm_cos_plus` TFDS builder: COS+ change-of-state food BLMs."""

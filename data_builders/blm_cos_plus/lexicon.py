@@ -110,10 +110,11 @@ def load(language: str, folder: str | pathlib.Path | None = None,
     if lemma not in verbs:
       raise LexiconError(f"{where}: field 'verb': {row['verb']!r} is not in "
                          "verbs.tsv")
-    np_ = _np(where, row, language, "noun" if language == "de" else "patient")
+    field = "noun" if language == "de" else "patient"
+    np_ = _np(where, row, language, field)
     if np_.text in {p.text for p in patients[lemma]}:
-      raise LexiconError(f"{where}: field '{'noun' if language == 'de' else 'patient'}'"
-                         f": {np_.text!r} listed twice for {lemma!r}")
+      raise LexiconError(f"{where}: field {field!r}: {np_.text!r} listed "
+                         f"twice for {lemma!r}")
     patients[lemma].append(np_)
   agents = []
   for where, row in _read(folder / "agents.tsv", COLUMNS[language, "agents"]):
