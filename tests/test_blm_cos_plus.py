@@ -394,3 +394,21 @@ def test_lexicon_sizes_and_package_data_globs_cover_the_files():
           if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts]
   assert ours and all(p in covered for p in ours), [
       p for p in ours if p not in covered]
+
+
+def test_minlex_maxlex_feed_the_training_pipeline(generated):
+  """The two lexicalities are the grid's types; labels use the inventory."""
+  import numpy as np
+  from blm_jax import input_pipeline
+
+  parts = {}
+  for lex in generate.LEXICALITIES:
+    xs = generated["it", "I2T", lex]
+    parts[lex, "train"], parts[lex, "dev"] = xs[:100], xs[100:120]
+    parts[lex, "test"] = xs[120:]
+  rng = np.random.default_rng(0)
+  d = input_pipeline.from_parts(
+      parts, lambda sents: rng.normal(size=(len(sents), 8)), name="cos_plus")
+  assert set(d.train) == {"MinLex", "MaxLex"}
+  assert (d.num_context, d.num_answers) == (4, 3)
+  assert d.label_names == labels.family_labels("cos_plus")
