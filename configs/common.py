@@ -21,6 +21,16 @@ DATASETS = {
     "agreement_fr": "blm_agreement/fr_mixed_type_{}",
     "agreement_it": "blm_agreement/it_mixed_type_{}",
     "agreement_ro": "blm_agreement/ro_mixed_type_{}",
+    # --- blm_cos_plus (002 sec. 4.2): lexical types MinLex / MaxLex. -------
+    "cos_plus_en_t2i": "blm_cos_plus/en_T2I_{}",
+    "cos_plus_en_i2t": "blm_cos_plus/en_I2T_{}",
+    "cos_plus_it_t2i": "blm_cos_plus/it_T2I_{}",
+    "cos_plus_it_i2t": "blm_cos_plus/it_I2T_{}",
+    "cos_plus_de_case_t2i": "blm_cos_plus/de_case_T2I_{}",
+    "cos_plus_de_case_i2t": "blm_cos_plus/de_case_I2T_{}",
+    "cos_plus_de_mix_t2i": "blm_cos_plus/de_mix_T2I_{}",
+    "cos_plus_de_mix_i2t": "blm_cos_plus/de_mix_I2T_{}",
+    # --- end blm_cos_plus ----------------------------------------------------
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
@@ -36,6 +46,14 @@ DATASETS = {
 DATASET_TYPES = {
     "caus_he": ("MaxLex",),
     "caus_he_natural": ("MaxLex",),
+}
+
+
+# Lexical types of the datasets that do not use types I-III (the train and
+# test axes of the heatmap).
+DATASET_TYPES = {
+    # blm_cos_plus: 002's MinLex / MaxLex (sec. 3) in place of types I-III.
+    **{k: ("MinLex", "MaxLex") for k in DATASETS if k.startswith("cos_plus_")},
 }
 
 
