@@ -41,17 +41,12 @@ DATASETS = {
     "caus_he_natural": "blm_caus_he/natural_{}",
 }
 
-# Datasets whose lexical types are not I, II, III (Roll/CausH block): the
-# train and test types of their grid.
-DATASET_TYPES = {
-    "caus_he": ("MaxLex",),
-    "caus_he_natural": ("MaxLex",),
-}
-
-
 # Lexical types of the datasets that do not use types I-III (the train and
 # test axes of the heatmap).
 DATASET_TYPES = {
+    # blm_caus_he: MaxLex only (002 Table 2).
+    "caus_he": ("MaxLex",),
+    "caus_he_natural": ("MaxLex",),
     # blm_cos_plus: 002's MinLex / MaxLex (sec. 3) in place of types I-III.
     **{k: ("MinLex", "MaxLex") for k in DATASETS if k.startswith("cos_plus_")},
 }
