@@ -41,6 +41,10 @@ SETTINGS = {
     "kl_scale+sentence_mean": (vae2, "paper", {
         "loss.kl_scale": "latent_over_dim",
         "loss.sentence_reduction": "mean"}),
+    # The fixes that the one-change rows point at, together.
+    "kl_scale+dot+sum": (vae2, "paper", {
+        "loss.kl_scale": "latent_over_dim", "train.score": "dot",
+        "loss.answer_reduction": "sum"}),
     "default": (vae2, "", {}),
 }
 
@@ -53,6 +57,8 @@ _EPOCHS = flags.DEFINE_integer("epochs", 120, "Epochs (paper: 120).")
 _NUM_TRAIN = flags.DEFINE_integer("num_train", 2000,
                                   "Sampled per train type (paper: 2000).")
 _SEED = flags.DEFINE_integer("seed", 0, "The one grid seed.")
+_RESUME = flags.DEFINE_enum("resume", "auto", ["auto", "force", "restart"],
+                            "config.train.resume of every run.")
 
 
 def config_for(name: str, dataset: str):
@@ -65,6 +71,7 @@ def config_for(name: str, dataset: str):
   c.train.epochs = _EPOCHS.value
   c.data.num_train = _NUM_TRAIN.value
   c.grid.seeds = (_SEED.value,)
+  c.train.resume = _RESUME.value
   c.progress = False
   return c
 
