@@ -31,9 +31,18 @@ def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
 
 @dataclasses.dataclass(eq=False)
 class GeneratedConfig(tfds.core.BuilderConfig):
-  """A generated config; `seed` fixes candidate order and splits."""
+  """A generated config; `seed` fixes candidate order and splits.
+
+  `split_fractions`: ((split, fraction), ...) for configs whose paper gives
+  other split sizes; () is `splits.DEFAULT_FRACTIONS`.
+  """
 
   seed: int = 0
+  split_fractions: tuple[tuple[str, float], ...] = ()
+
+  @property
+  def fractions(self) -> dict[str, float]:
+    return dict(self.split_fractions) or dict(splits.DEFAULT_FRACTIONS)
 
 
 class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
@@ -57,7 +66,8 @@ class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
       raise ValueError(f"{self.name}/{self.builder_config.name}: instance ids "
                        "are not unique")
     parts = splits.assign_splits(instances, self.builder_config.seed,
-                                 type(self).group_of)
+                                 type(self).group_of,
+                                 self.builder_config.fractions)
     return {name: self._generate_examples(items)
             for name, items in parts.items() if items}
 
