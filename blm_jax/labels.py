@@ -32,7 +32,7 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     "agreement6": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE"),
     # Italian sequence of tense (000 sec. 3.2.5; our template, see
     # data_builders/blm_sequence_of_tense/README.md).
-    "sequence_of_tense": ("CORRECT", "WN", "WPT", "WCT", "WCM", "AGR"),
+    "sequence_of_tense": ("CORRECT", "WCT", "WCM", "WPT", "WPM", "AGR"),
     # Mixture of sequence of tense and agreement (000 appendix 11.1): answer A
     # is correct, B-F break the rules listed there.
     "mixture": ("A", "B", "C", "D", "E", "F"),
