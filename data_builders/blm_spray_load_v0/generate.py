@@ -107,8 +107,9 @@ def _n_sentences(template: str) -> int:
 
 def generate(template: str, lexical_type: str,
              lex: lexicon_lib.Lexicon | None = None,
-             seed: int = 0) -> list[BLMInstance]:
-  """Every instance of one config (template x lexical type)."""
+             seed: int = 0, size: int | None = None) -> list[BLMInstance]:
+  """Every instance of one config (template x lexical type); `size` caps
+  type III (its first `size` instances, for quick checks)."""
   lex = lex or lexicon_lib.load_lexicon()
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
@@ -147,7 +148,7 @@ def generate(template: str, lexical_type: str,
             id_, template, "II", seed,
             [_random_filler(e, d) for _ in range(n)])))
     return out
-  for i in range(TYPE_III_SIZE):
+  for i in range(TYPE_III_SIZE if size is None else size):
     id_ = f"{template}-III-{i:05d}"
     out.append(unique(id_, lambda d, id_=id_: instance(
         id_, template, "III", seed,
