@@ -45,7 +45,8 @@ def test_configs_sizes_and_fractions():
   i, iii = names["fr_agrf6_type_I"], names["fr_agrf6_type_III"]
   # 001 Table 1: type I 2073/3840, type III 34650/3840 (train/test).
   assert 3 * iii.size_per_clause() == pytest.approx(34650 + 3840, abs=3)
-  assert iii.fractions["test"] == pytest.approx(0.10)
+  assert iii.fractions["test"] == pytest.approx(0.12)
+  assert sum(iii.fractions.values()) == pytest.approx(1.0)
   assert 3 * i.size_per_clause() == pytest.approx(2073 + 3840, abs=3)
   assert i.fractions["test"] == pytest.approx(3840 / (2073 + 3840), abs=0.01)
   with pytest.raises(ValueError, match="unknown answer set 'agrf7'"):
@@ -79,7 +80,7 @@ class SmallAgrf6(bab.Builder):
   BUILDER_CONFIGS = [bab.AgreementConfig(
       name="fr_agrf6_type_I", language="fr", clause="mixed",
       lexical_type="I", answer_set="agrf6", per_clause=200,
-      split_fractions=bab.AGRF6_FRACTIONS["I"])]
+      split_fractions=bab.agrf6_fractions("fr", "I"))]
 
 
 def test_built_split_fractions_and_no_leak(tmp_path):
