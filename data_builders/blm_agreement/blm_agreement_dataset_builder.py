@@ -102,7 +102,7 @@ AGRF6_PER_CLAUSE = {"I": 1971, "II": 12830, "III": 12830}
 # Splits are cut by whole groups (frame, clause, prefix/relative clause), so
 # the test share of groups is set per language such that, with seed 0, the
 # test split holds about Table 1's 3,840 instances (fr 3,758, it 3,732 in
-# types II and III; 3,742 and 3,759 in type I).
+# types II and III; 3,742 each in type I).
 AGRF6_TEST_SHARE = {"I": {"fr": 0.65, "it": 0.65},
                     "II": {"fr": 0.12, "it": 0.10},
                     "III": {"fr": 0.12, "it": 0.10}}
