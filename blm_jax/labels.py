@@ -33,6 +33,22 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # 002 sec. 4.3: one candidate per binyan; a wrong one is named by the
     # binyan it shows instead of the missing one (all Grammar errors).
     "caus_he": ("CORRECT", "PAAL", "NIFAL", "HIFIL", "HUFAL"),
+    # --- Added with issue 15 (data_builders/blm_spray_load_v0,
+    # blm_agreement 6-answer configs, blm_sequence_of_tense, blm_mixture).
+    # Spray/load v0 (003 sec. 4.2): Template 1 (Figure 7) answers WPrep, WPP,
+    # Adv, WT, WS; Template 2 (Figure 11) answers SLA, WP, Repeat, NoAgent,
+    # STA. An instance holds CORRECT plus the five of its template.
+    "spray_load_v0": ("CORRECT", "WPrep", "WPP", "Adv", "WT", "WS", "SLA",
+                      "WP", "Repeat", "NoAgent", "STA"),
+    # BLM-AgrF's 6-candidate answer set (001 Figure 3; 003 Figure 2): AE is
+    # the verb agreeing with no noun (000 Figure 3's AEV).
+    "agreement6": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE"),
+    # Italian sequence of tense (000 sec. 3.2.5; our template, see
+    # data_builders/blm_sequence_of_tense/README.md).
+    "sequence_of_tense": ("CORRECT", "WCT", "WCM", "WPT", "WPM", "AGR"),
+    # Mixture of sequence of tense and agreement (000 appendix 11.1): answer A
+    # is correct, B-F break the rules listed there.
+    "mixture": ("A", "B", "C", "D", "E", "F"),
 }
 
 # Raw labels of the published release -> papers' names, per family.

@@ -31,6 +31,15 @@ DATASETS = {
     "cos_plus_de_mix_t2i": "blm_cos_plus/de_mix_T2I_{}",
     "cos_plus_de_mix_i2t": "blm_cos_plus/de_mix_I2T_{}",
     # --- end blm_cos_plus ----------------------------------------------------
+    # Issue 15: spray/load v0 (003 sec. 4.2), BLM-AgrF's 6-candidate answer
+    # set (001 Figure 3), Italian sequence of tense and Mixture (000 sec.
+    # 3.2.5, appendix 11.1).
+    "spray_load_v0": "blm_spray_load_v0/Template1_type_{}",
+    "spray_load_v0_t2": "blm_spray_load_v0/Template2_type_{}",
+    "agreement6_fr": "blm_agreement/fr_agrf6_type_{}",
+    "agreement6_it": "blm_agreement/it_agrf6_type_{}",
+    "sequence_of_tense": "blm_sequence_of_tense/type_{}",
+    "mixture": "blm_mixture/type_{}",
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",

@@ -32,7 +32,10 @@ def samples():
 def test_config_names():
   assert len(bab.CONFIG_NAMES) == 48
   assert "fr_completive_type_II" in bab.CONFIG_NAMES
-  assert {c.name for c in bab.Builder.BUILDER_CONFIGS} == set(bab.CONFIG_NAMES)
+  agrf6 = {f"{lang}_agrf6_type_{t}" for lang in bab.AGRF6_LANGUAGES
+           for t in ("I", "II", "III")}
+  assert {c.name for c in bab.Builder.BUILDER_CONFIGS} == (
+      set(bab.CONFIG_NAMES) | agrf6)
 
 
 def test_figure_3_template():

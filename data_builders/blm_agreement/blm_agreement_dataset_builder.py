@@ -51,6 +51,7 @@ class AgreementConfig(builder.GeneratedConfig):
   lexical_type: str = ""
   keep_copy_cue: bool = True
   per_clause: int = 0
+  answer_set: str = "full"
 
   @classmethod
   def from_name(cls, config_name: str, **overrides) -> "AgreementConfig":
@@ -76,6 +77,10 @@ class AgreementConfig(builder.GeneratedConfig):
     if self.clause not in CLAUSE_CONFIGS:
       raise ValueError(f"config {self.name!r}: unknown clause type "
                        f"{self.clause!r}; known: {sorted(CLAUSE_CONFIGS)}")
+    if self.answer_set not in generate_lib.ANSWER_SETS:
+      raise ValueError(f"config {self.name!r}: unknown answer set "
+                       f"{self.answer_set!r}; known: "
+                       f"{generate_lib.ANSWER_SETS}")
     if self.lexical_type not in LEXICAL_TYPES:
       raise ValueError(f"config {self.name!r}: unknown lexical type "
                        f"{self.lexical_type!r}; known: {LEXICAL_TYPES}")
@@ -85,6 +90,41 @@ class AgreementConfig(builder.GeneratedConfig):
       return self.per_clause
     table = TYPE_I_PER_CLAUSE if self.lexical_type == "I" else VARIED_PER_CLAUSE
     return table["mixed" if self.clause == "mixed" else "single"]
+
+
+# BLM-AgrF with its 6-candidate answer set (001 Figure 3), sizes per 001
+# Table 1: type I 2073 train / 3840 test, type III 34650 / 3840 (type II,
+# absent there, as type III). Mixed clauses in equal numbers; type I is
+# capped by the lexicon (1536 main-clause seeds x variants), so it holds
+# 1536 + 2 x 1971 = 5478 instances, cut 35:65 (train+dev : test) by groups.
+AGRF6_LANGUAGES = ("fr", "it")
+AGRF6_PER_CLAUSE = {"I": 1971, "II": 12830, "III": 12830}
+# Splits are cut by whole groups (frame, clause, prefix/relative clause), so
+# the test share of groups is set per language such that, with seed 0, the
+# test split holds about Table 1's 3,840 instances (fr 3,758, it 3,732 in
+# types II and III; 3,742 each in type I).
+AGRF6_TEST_SHARE = {"I": {"fr": 0.65, "it": 0.65},
+                    "II": {"fr": 0.12, "it": 0.10},
+                    "III": {"fr": 0.12, "it": 0.10}}
+
+
+def agrf6_fractions(language: str, lexical_type: str):
+  test = AGRF6_TEST_SHARE[lexical_type][language]
+  return (("train", 0.8 * (1 - test)), ("dev", 0.2 * (1 - test)),
+          ("test", test))
+
+
+def agrf6_config(language: str, lexical_type: str) -> AgreementConfig:
+  """`<lang>_agrf6_type_<T>`: mixed clauses, 6 candidates, 001 sizes."""
+  cfg = AgreementConfig(
+      name=f"{language}_agrf6_type_{lexical_type}", language=language,
+      clause="mixed", lexical_type=lexical_type, answer_set="agrf6",
+      per_clause=AGRF6_PER_CLAUSE[lexical_type],
+      split_fractions=agrf6_fractions(language, lexical_type),
+      description=f"Agreement BLM, {language}, mixed clauses, 6 candidates "
+      f"(BLM-AgrF, 001 Figure 3), type {lexical_type}.")
+  cfg.validate()
+  return cfg
 
 
 CONFIG_NAMES = tuple(f"{lang}_{clause}_type_{t}" for lang in lexicon.LANGUAGES
@@ -97,7 +137,9 @@ class Builder(builder.GeneratedBLMBuilder):
 
   VERSION = tfds.core.Version("1.0.0")
   RELEASE_NOTES = {"1.0.0": "Generated agreement BLMs (en, fr, it, ro)."}
-  BUILDER_CONFIGS = [AgreementConfig.from_name(n) for n in CONFIG_NAMES]
+  BUILDER_CONFIGS = [AgreementConfig.from_name(n) for n in CONFIG_NAMES] + [
+      agrf6_config(lang, t) for lang in AGRF6_LANGUAGES
+      for t in LEXICAL_TYPES]
 
   # Type I instances of one frame share sentences: split by frame and clause.
   group_of = staticmethod(generate_lib.group_of)
@@ -106,4 +148,5 @@ class Builder(builder.GeneratedBLMBuilder):
     config.validate()
     return generate_lib.generate(
         config.language, CLAUSE_CONFIGS[config.clause], config.lexical_type,
-        config.size_per_clause(), config.seed, config.keep_copy_cue)
+        config.size_per_clause(), config.seed, config.keep_copy_cue,
+        answer_set=config.answer_set, fractions=config.fractions)

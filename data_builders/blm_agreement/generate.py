@@ -245,11 +245,52 @@ def _sample(items: list, k: int, *parts) -> list:
   return [items[i] for i in idx]
 
 
+def _agrf_sources() -> dict[str, str]:
+  """6-candidate label -> the 8-candidate label breaking the same rules."""
+  by_rules = {t.breaks: t.label for t in templates.ANSWERS}
+  return {t.label: by_rules[t.breaks] for t in templates.ANSWERS_AGRF}
+
+
+def agrf_answer_set(inst: BLMInstance, config_seed) -> BLMInstance:
+  """The instance with BLM-AgrF's 6-candidate answer set (001 Figure 3).
+
+  Every 6-set answer template breaks the same rules as one 8-set template
+  (AE as AEV), so its candidate is that one, relabelled; the candidates are
+  shuffled again (seeded by id), the family is `agreement6`.
+  """
+  by_label = dict(zip(inst.labels, inst.answers))
+  return inst_lib.make_instance(
+      id=inst.id, family=templates.FAMILY_AGRF, language=inst.language,
+      lexical_type=inst.lexical_type, subset=inst.subset,
+      context=inst.context,
+      candidates=[(lab, by_label[src])
+                  for lab, src in _agrf_sources().items()],
+      correct_label=templates.ANSWERS_AGRF[0].label, seed=config_seed)
+
+
+ANSWER_SETS = ("full", "agrf6")
+
+
 def generate(language: str, clauses: Sequence[str], lexical_type: str,
              per_clause: int, config_seed, keep_copy_cue: bool = True,
-             lexicon_root=None) -> list[BLMInstance]:
+             lexicon_root=None, answer_set: str = "full",
+             fractions=splits.DEFAULT_FRACTIONS) -> list[BLMInstance]:
   """`per_clause` instances of each clause type (type I: at most that many,
-  one per seed and number variant)."""
+  one per seed and number variant). `answer_set`: "full" (000 Figure 3's
+  8 candidates) or "agrf6" (001 Figure 3's 6); `fractions`: the builder's
+  split fractions (type III draws donors from the anchor's own split)."""
+  if answer_set not in ANSWER_SETS:
+    raise ValueError(f"unknown answer set {answer_set!r}; known: "
+                     f"{ANSWER_SETS}")
+  out = _generate(language, clauses, lexical_type, per_clause, config_seed,
+                  keep_copy_cue, lexicon_root, fractions)
+  if answer_set == "agrf6":
+    out = [agrf_answer_set(x, config_seed) for x in out]
+  return out
+
+
+def _generate(language, clauses, lexical_type, per_clause, config_seed,
+              keep_copy_cue, lexicon_root, fractions) -> list[BLMInstance]:
   if lexical_type not in ("I", "II", "III"):
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: I, II, "
                      "III")
@@ -273,7 +314,7 @@ def generate(language: str, clauses: Sequence[str], lexical_type: str,
   # is the one the builder will give it: same keys, same seed, same cut.
   parts = splits.assign_splits(
       sorted({group_key(language, s) for s, _, _ in anchors}), config_seed,
-      group_of=lambda k: k)
+      group_of=lambda k: k, fractions=fractions)
   split_of = {k: name for name, keys in parts.items() for k in keys}
   buckets: dict = {}
   for c in clauses:

@@ -154,6 +154,25 @@ ANSWERS: tuple[AnswerTemplate, ...] = (
 )
 assert tuple(t.label for t in ANSWERS) == labels.family_labels(FAMILY)
 
+# BLM-AgrF's 6-candidate answer set (001 Figure 3; 003 Figures 2 and 6):
+# Coord, correct, WNA, AE, WN1, WN2. AE is the verb agreeing with no noun:
+# 003 Figure 2's AE (`NP-sg PP1-sg PP2-sg VP-pl`) has that shape, and it is
+# 000 Figure 3's AEV. The figures draw Coord, WNA and AE from the subject's
+# other number (and 001 Figure 3 prints WN1 as the correct sentence); we
+# apply each rule to the correct pattern, as for the 8-candidate set, so each
+# wrong answer differs from the correct one in what its label names.
+FAMILY_AGRF = "agreement6"
+ANSWERS_AGRF: tuple[AnswerTemplate, ...] = (
+    AnswerTemplate("Corr"),
+    AnswerTemplate("Coord", ("embedding",)),
+    AnswerTemplate("WNA", ("attractor_count",)),
+    AnswerTemplate("WN1", ("n1_number",)),
+    AnswerTemplate("WN2", ("n2_number",)),
+    AnswerTemplate("AE", ("agreement", "lure_none")),
+)
+assert tuple(t.label for t in ANSWERS_AGRF) == labels.family_labels(
+    FAMILY_AGRF)
+
 
 def parse_pattern(text: str) -> dict[str, str | None]:
   """Role -> number (None for unnumbered roles) of a pattern string."""

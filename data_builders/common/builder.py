@@ -31,9 +31,18 @@ def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
 
 @dataclasses.dataclass(eq=False)
 class GeneratedConfig(tfds.core.BuilderConfig):
-  """A generated config; `seed` fixes candidate order and splits."""
+  """A generated config; `seed` fixes candidate order and splits.
+
+  `split_fractions`: ((split, fraction), ...) for configs whose paper gives
+  other split sizes; () is `splits.DEFAULT_FRACTIONS`.
+  """
 
   seed: int = 0
+  split_fractions: tuple[tuple[str, float], ...] = ()
+
+  @property
+  def fractions(self) -> dict[str, float]:
+    return dict(self.split_fractions) or dict(splits.DEFAULT_FRACTIONS)
 
 
 class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
@@ -42,7 +51,8 @@ class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
   # Subclasses may override, e.g. to group type I instances by their seed.
   group_of: Callable[[schema.BLMInstance], str] = staticmethod(
       splits.context_key)
-  # Split fractions; families whose paper fixes other sizes override it.
+  # Split fractions; families whose paper fixes other sizes override it
+  # (a config's own `split_fractions` wins over this).
   split_fractions: Mapping[str, float] = splits.DEFAULT_FRACTIONS
 
   def generate(self, config) -> Sequence[schema.BLMInstance]:
@@ -60,7 +70,8 @@ class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
                        "are not unique")
     parts = splits.assign_splits(instances, self.builder_config.seed,
                                  type(self).group_of,
-                                 type(self).split_fractions)
+                                 dict(self.builder_config.split_fractions)
+                                 or type(self).split_fractions)
     return {name: self._generate_examples(items)
             for name, items in parts.items() if items}
 

@@ -1,0 +1,114 @@
+"""Generating Mixture instances of lexical types I, II and III.
+
+- Type I: one person, one premise and one consequent adjective and one
+  incidental clause per gender throughout the instance (the attractor's
+  number and gender are the template's); a seeded sample of `TYPE_I_SIZE`
+  of the combinations (3 persons x 12 x 12 adjectives x 6 x 6 clauses).
+- Type II: the person fixed per instance; each context sentence draws its
+  adjectives and incidental clause; the answer set shares one draw.
+- Type III: each context sentence also draws its person.
+
+Type I instances are split by their adjective pair (`group_of`): sentences
+1-4, which hold no incidental, recur across the instances of a pair, and so
+never cross splits. Types II and III are split by context.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Sequence
+
+from blm_jax.schema import BLMInstance
+from data_builders.blm_mixture import lexicon as lexicon_lib
+from data_builders.blm_mixture import templates
+from data_builders.blm_sequence_of_tense import italian, realise
+from data_builders.common import splits
+from data_builders.common.instances import make_instance, rng_for, stable_seed
+
+LANGUAGE = "it"
+LEXICAL_TYPES = ("I", "II", "III")
+TYPE_I_SIZE = 3000
+VARIED_SIZE = 3000
+_MAX_RETRIES = 100
+
+
+def _filler(prem, cons, incidentals: dict) -> realise.Filler:
+  """incidentals: gender -> the clause used for an attractor of it."""
+  return realise.Filler(prem, cons,
+                        lambda g, n: incidentals[g].text(g, n))
+
+
+def instance(id_: str, lexical_type: str, seed, persons: Sequence[str],
+             fillers: Sequence[realise.Filler],
+             answer_filler: realise.Filler) -> BLMInstance:
+  """persons/fillers: one per context sentence; persons[-1] is the
+  answers' person."""
+  ctx = templates.context_patterns(persons)
+  context = [realise.sentence(p, f) for p, f in zip(ctx, fillers)]
+  candidates = [(label, realise.sentence(p, answer_filler))
+                for label, p in templates.answers(persons[-1]).items()]
+  return make_instance(
+      id=id_, family=templates.FAMILY, language=LANGUAGE,
+      lexical_type=lexical_type, subset="mixture", context=context,
+      candidates=candidates, correct_label=templates.CORRECT, seed=seed)
+
+
+def _draw(rng: random.Random, lex: lexicon_lib.Lexicon) -> realise.Filler:
+  return _filler(rng.choice(lex.premise), rng.choice(lex.consequent),
+                 {g: rng.choice(lex.incidentals[g]) for g in italian.GENDERS})
+
+
+def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
+             seed: int = 0, size: int | None = None) -> list[BLMInstance]:
+  lex = lex or lexicon_lib.load()
+  if lexical_type not in LEXICAL_TYPES:
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
+                     f"{LEXICAL_TYPES}")
+  n = templates.N_CONTEXT + 1
+  if lexical_type == "I":
+    size = size or TYPE_I_SIZE
+    combos = list(itertools.product(
+        range(len(lex.premise)), range(len(lex.consequent)),
+        italian.PERSONS, range(len(lex.incidentals["m"])),
+        range(len(lex.incidentals["f"]))))
+    if size < len(combos):
+      keep = sorted(rng_for("mixture-I", seed).choice(len(combos), size,
+                                                      replace=False))
+      combos = [combos[i] for i in keep]
+    out = []
+    for p, c, person, im, if_ in combos:
+      prem, cons = lex.premise[p], lex.consequent[c]
+      f = _filler(prem, cons, {"m": lex.incidentals["m"][im],
+                               "f": lex.incidentals["f"][if_]})
+      out.append(instance(f"I/{prem.ms}-{cons.ms}/{person}/m{im}f{if_}", "I",
+                          seed, [person] * n, [f] * (n - 1), f))
+    return out
+  size = size or VARIED_SIZE
+  out, seen = [], set()
+  for i in range(size):
+    id_ = f"{lexical_type}/{i:05d}"
+    for retry in range(_MAX_RETRIES):
+      rng = random.Random(stable_seed(templates.FAMILY, seed, id_, retry))
+      if lexical_type == "II":
+        persons = [rng.choice(italian.PERSONS)] * n
+      else:
+        persons = [rng.choice(italian.PERSONS) for _ in range(n)]
+      fillers = [_draw(rng, lex) for _ in range(n)]
+      inst = instance(id_, lexical_type, seed, persons, fillers[:-1],
+                      fillers[-1])
+      key = tuple(s.text for s in inst.context)
+      if key not in seen and not set(key) & {s.text for s in inst.answers}:
+        seen.add(key)
+        out.append(inst)
+        break
+    else:
+      raise RuntimeError(f"{id_}: no new context in {_MAX_RETRIES} draws")
+  return out
+
+
+def group_of(inst: BLMInstance) -> str:
+  """Type I: the adjective pair; otherwise the context."""
+  if inst.lexical_type == "I":
+    return inst.id.split("/")[1]
+  return splits.context_key(inst)

@@ -1,0 +1,48 @@
+"""TFDS builder `blm_spray_load_v0`: the earlier English spray/load BLM
+(BLM-s/lE v0, 003 sec. 4.2, Figures 7, 11, 13-15).
+
+Configs `Template<1|2>_type_<I|II|III>`: 7 context sentences and 6
+candidates (Template 1: CORRECT, WPrep, WPP, Adv, WT, WS; Template 2:
+CORRECT, SLA, WP, Repeat, NoAgent, STA), from the `blm_spray_load` lexicon.
+Splits 72:18:10 train:dev:test by context, seeded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tensorflow_datasets as tfds
+
+from data_builders.blm_spray_load import lexicon
+from data_builders.blm_spray_load_v0 import generate
+from data_builders.blm_spray_load_v0 import templates
+from data_builders.common import builder
+
+
+@dataclasses.dataclass(eq=False)
+class SprayLoadV0Config(builder.GeneratedConfig):
+  template: str = "Template1"
+  lexical_type: str = "I"
+
+
+def _configs():
+  return [SprayLoadV0Config(
+      name=f"{template}_type_{lexical_type}", template=template,
+      lexical_type=lexical_type, seed=0,
+      description=f"spray/load v0 {template}, lexical type {lexical_type}")
+          for template in templates.TEMPLATES
+          for lexical_type in generate.LEXICAL_TYPES]
+
+
+class Builder(builder.GeneratedBLMBuilder):
+  """English spray/load v0 BLMs (003 sec. 4.2), two templates x types I-III."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {
+      "1.0.0": "Templates 1 and 2 x lexical types I-III, 6 candidates.",
+  }
+  BUILDER_CONFIGS = _configs()
+
+  def generate(self, config):
+    return generate.generate(config.template, config.lexical_type,
+                             lexicon.load_lexicon(), seed=config.seed)
