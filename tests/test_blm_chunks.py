@@ -378,3 +378,17 @@ def test_agreement_negatives_cannot_be_rejected_from_the_clause_frame(
         total += 1
         same += frame(a) == f
   assert 0.2 < same / total < 0.5, same / total
+
+
+def test_sent_vae_config_has_a_variant_per_chunk_dataset():
+  from configs import sent_vae
+  from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
+  assert set(sent_vae.CHUNK_SOURCES) == set(chunks.SOURCES)
+  names = {c.name for c in chunks.Builder.BUILDER_CONFIGS}
+  for source in chunks.SOURCES:
+    for name in (source, source + "_uniform"):
+      assert name in names
+      c = sent_vae.get_config(f"source={name}")
+      assert c.data.name == f"blm_chunks/{name}"
+  with pytest.raises(ValueError, match=r"unknown chunk source 'cos_de'"):
+    sent_vae.get_config("source=cos_de")
