@@ -392,3 +392,36 @@ def test_sent_vae_config_has_a_variant_per_chunk_dataset():
       assert c.data.name == f"blm_chunks/{name}"
   with pytest.raises(ValueError, match=r"unknown chunk source 'cos_de'"):
     sent_vae.get_config("source=cos_de")
+
+
+_SERIALIZE = """
+import hashlib, sys
+from blm_jax import schema
+from data_builders.common import builder
+from tensorflow_datasets.core import example_serializer
+inst = schema.BLMInstance(
+    id="x", family="toy", language="xx", lexical_type="I", subset="toy",
+    context=(schema.Sentence("a b .", "NP-sg VP-sg", ("a", "b", ".")),),
+    answers=(schema.Sentence("c .", "P"), schema.Sentence("d .", "Q")),
+    correct=0, labels=("POS", "NEG"))
+feats = schema.features()
+ser = example_serializer.ExampleSerializer(feats.get_serialized_info())
+with builder.deterministic_serialization():
+  data = ser.serialize_example(feats.encode_example(inst.to_example()))
+print(hashlib.sha256(data).hexdigest())
+"""
+
+
+def test_records_serialize_identically_in_every_process():
+  # upb writes a tf.Example's feature map in a per-process order: without
+  # `deterministic_serialization` two builds hold the same records in
+  # different bytes.
+  import os
+  import subprocess
+  import sys
+  env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).parents[1]))
+  digests = {subprocess.run([sys.executable, "-c", _SERIALIZE], env=env,
+                            capture_output=True, text=True, check=True
+                            ).stdout.strip().splitlines()[-1]
+             for _ in range(3)}
+  assert len(digests) == 1, digests

@@ -95,7 +95,8 @@ def config_for_source(source: str, **kwargs) -> BlmChunksConfig:
       **kwargs)
 
 
-class Builder(tfds.core.GeneratorBasedBuilder):
+class Builder(builder_lib.DeterministicRecords,
+              tfds.core.GeneratorBasedBuilder):
   """Sentence-level chunk-pattern data (000 sec. 7) derived from a BLM dataset."""
 
   VERSION = tfds.core.Version("2.0.0")
