@@ -7,31 +7,46 @@ a ridge-regression probe from train inputs to their pattern (test accuracy);
 and the accuracy of picking the candidate that scores highest on the input's
 predicted pattern. A reference for what the frozen embeddings carry.
 """
+
 import os
-import sys, numpy as np
+import sys
+
+import numpy as np
+
 from blm_jax import data, embed
-name = sys.argv[1]
-dd = os.environ["BLM_DATA_DIR"]
-splits = {s: data.load_instances(f"blm_chunks/{name}", s, dd) for s in ("train", "test")}
-texts = sorted({t.text for v in splits.values() for x in v for t in x.context + x.answers})
-E = embed.embed_sentences(texts, "minilm")
-idx = {t: i for i, t in enumerate(texts)}
-def emb(s): return E[idx[s.text]]
-# 1) cosine to the input
-def cos(a, b): return a @ b / np.linalg.norm(a) / np.linalg.norm(b)
-acc = np.mean([np.argmax([cos(emb(x.context[0]), emb(a)) for a in x.answers]) == x.correct for x in splits["test"]])
-# 2) pattern classifier (linear probe) on train sentences, then pick the candidate with the input's predicted pattern prob
-X = np.stack([emb(x.context[0]) for x in splits["train"]]); y = [x.context[0].pattern for x in splits["train"]]
-pats = sorted(set(y)); Y = np.eye(len(pats))[[pats.index(p) for p in y]]
-mu = X.mean(0); Xc = X - mu
-W = np.linalg.solve(Xc.T @ Xc + 1.0 * np.eye(X.shape[1]), Xc.T @ Y)
-Xt = np.stack([emb(x.context[0]) for x in splits["test"]]); yt = [x.context[0].pattern for x in splits["test"]]
-pred = [pats[i] for i in np.argmax((Xt - mu) @ W, 1)]
-pacc = np.mean([a == b for a, b in zip(pred, yt)])
-# 3) probe-based chunk answer: candidate whose predicted pattern scores highest for the input's predicted pattern
-sel = []
-for x in splits["test"]:
-  pin = np.argmax((emb(x.context[0]) - mu) @ W)
-  sc = [((emb(a) - mu) @ W)[pin] for a in x.answers]
-  sel.append(np.argmax(sc) == x.correct)
-print(name, f"cosine-to-input acc {acc:.3f}; ridge probe pattern acc {pacc:.3f} over {len(pats)} patterns; probe-based answer acc {np.mean(sel):.3f}")
+
+
+def main(name: str, ridge: float = 1.0) -> None:
+  dd = os.environ["BLM_DATA_DIR"]
+  splits = {s: data.load_instances(f"blm_chunks/{name}", s, dd)
+            for s in ("train", "test")}
+  texts = sorted({t.text for v in splits.values() for x in v
+                  for t in x.context + x.answers})
+  table = embed.embed_sentences(texts, "minilm")
+  row = {t: i for i, t in enumerate(texts)}
+  emb = lambda s: table[row[s.text]]
+  unit = lambda v: v / np.linalg.norm(v)
+  test = splits["test"]
+  cosine = np.mean([np.argmax([unit(emb(x.context[0])) @ unit(emb(a))
+                               for a in x.answers]) == x.correct
+                    for x in test])
+  x_train = np.stack([emb(x.context[0]) for x in splits["train"]])
+  pats = sorted({x.context[0].pattern for x in splits["train"]})
+  y = np.eye(len(pats))[[pats.index(x.context[0].pattern)
+                         for x in splits["train"]]]
+  mu = x_train.mean(0)
+  xc = x_train - mu
+  w = np.linalg.solve(xc.T @ xc + ridge * np.eye(xc.shape[1]), xc.T @ y)
+  scores = lambda s: (emb(s) - mu) @ w
+  pattern_acc = np.mean([pats[int(np.argmax(scores(x.context[0])))]
+                         == x.context[0].pattern for x in test])
+  answer_acc = np.mean([
+      np.argmax([scores(a)[np.argmax(scores(x.context[0]))]
+                 for a in x.answers]) == x.correct for x in test])
+  print(f"{name} cosine-to-input acc {cosine:.3f}; ridge probe pattern acc "
+        f"{pattern_acc:.3f} over {len(pats)} patterns; probe-based answer acc "
+        f"{answer_acc:.3f}")
+
+
+if __name__ == "__main__":
+  main(sys.argv[1])
