@@ -3,16 +3,33 @@
   python launch.py --config=configs/sent_vae.py --workdir=workdirs/sent_vae
 
 The data is a `blm_chunks` dataset (one sentence, one positive of its
-pattern, 7 negatives of other patterns; split 2576:630:798). F1 is the
-positive-class F1 of 000 Table 5.
+pattern, 7 negatives of the nearest other patterns; split 2576:630:798). F1
+is the positive-class F1 of 000 Table 5. Pick the dataset with `source=`,
+one of the ten of Table 5 (data_builders/blm_chunks/README.md):
+
+  spray_load_ALT-ATL spray_load_ATL-ALT cos_en cos_it od_en od_it
+  agreement_en agreement_fr agreement_it agreement_ro
+
+or its `<name>_uniform` twin (uniform negatives of distinct other patterns):
+
+  python launch.py --config=configs/sent_vae.py:source=cos_it --workdir=...
 """
 
 from configs import common
+
+# The blm_chunks configs of 000 Table 5 (data_builders/blm_chunks SOURCES).
+CHUNK_SOURCES = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en",
+                 "cos_it", "od_en", "od_it", "agreement_en", "agreement_fr",
+                 "agreement_it", "agreement_ro",
+                 "published_agreement_fr_type_I")
 
 
 def get_config(arg=None):
   a = common.parse_arg(arg, source="agreement_en", cpu=False)
   c = common.base("sent_vae")
+  if a.source.removesuffix("_uniform") not in CHUNK_SOURCES:
+    raise ValueError(f"unknown chunk source {a.source!r}; known: "
+                     f"{list(CHUNK_SOURCES)} (or <name>_uniform)")
   c.data.name = f"blm_chunks/{a.source}"  # see data_builders/blm_chunks
   c.data.train_types = ("chunks",)
   c.data.test_types = ("chunks",)

@@ -89,8 +89,10 @@ def _build(data_dir, source, **kw):
                                     str(data_dir)) for s in SPLITS}
 
 
-def _check_instances(splits, n_negatives=7):
+def _check_instances(splits, n_negatives=7, negatives="minimal",
+                     view=derive.ALL):
   """The structural promises of the data, for every instance."""
+  all_patterns = {x.context[0].pattern for v in splits.values() for x in v}
   texts = {}
   for split, insts in splits.items():
     texts[split] = set()
@@ -102,7 +104,17 @@ def _check_instances(splits, n_negatives=7):
       anchor, pos = x.context[0], x.correct_answer
       assert pos.pattern == anchor.pattern and pos.text != anchor.text
       neg = [a.pattern for a, lab in zip(x.answers, x.labels) if lab == "NEG"]
-      assert len(set(neg)) == n_negatives and anchor.pattern not in neg
+      neg_texts = [a.text for a, lab in zip(x.answers, x.labels) if lab == "NEG"]
+      assert len(set(neg_texts)) == n_negatives and anchor.pattern not in neg
+      if negatives == "uniform":
+        assert len(set(neg)) == n_negatives
+      else:  # The nearest patterns, each once before any repeats.
+        near = derive.nearest_patterns(anchor.pattern, sorted(all_patterns),
+                                       view)
+        assert set(neg) <= set(near), (anchor.pattern, neg, near)
+        counts = collections.Counter(neg)
+        assert len(counts) == min(len(near), n_negatives)
+        assert max(counts.values()) - min(counts.values()) <= 1
       texts[split] |= {anchor.text} | {a.text for a in x.answers}
   for a in SPLITS:
     for b in SPLITS:
@@ -113,9 +125,15 @@ def _check_instances(splits, n_negatives=7):
 
 
 def test_paper_sizes_pattern_balance_and_structure(tmp_path):
-  b, splits = _build(tmp_path, "toy_chunk_source/many", seed=5)
+  b, splits = _build(tmp_path, "toy_chunk_source/many", seed=5,
+                     view="agreement")
   assert {s: len(v) for s, v in splits.items()} == derive.PAPER_SPLIT_SIZES
-  _check_instances(splits)
+  _check_instances(splits, view=derive.AGREEMENT)
+  for x in splits["test"]:  # Minimal: one chunk attribute or presence.
+    for a, lab in zip(x.answers, x.labels):
+      if lab == "NEG":
+        assert derive.distance(x.context[0].pattern, a.pattern,
+                               derive.AGREEMENT) == 1
   # Uniform over the 14 patterns: 286 each, 184/45/57 per split.
   for split, per_pattern in (("train", 184), ("dev", 45), ("test", 57)):
     counts = collections.Counter(x.context[0].pattern for x in splits[split])
@@ -153,9 +171,13 @@ def test_rebuild_is_byte_identical_and_seed_matters(tmp_path):
   assert record_bytes("c", 1) != first
 
 
-def test_fewer_negatives_for_seven_patterns(tmp_path):
-  _, splits = _build(tmp_path, "toy_chunk_source/seven", num_negatives=6)
-  _check_instances(splits, n_negatives=6)
+def test_seven_patterns_minimal_and_uniform_negatives(tmp_path):
+  # Minimal negatives may repeat a pattern: 7 of them from 7 patterns.
+  _, splits = _build(tmp_path / "a", "toy_chunk_source/seven")
+  _check_instances(splits)
+  _, splits = _build(tmp_path / "b", "toy_chunk_source/seven",
+                     num_negatives=6, negatives="uniform")
+  _check_instances(splits, n_negatives=6, negatives="uniform")
 
 
 def test_too_few_patterns_is_an_error(tmp_path):
@@ -163,7 +185,7 @@ def test_too_few_patterns_is_an_error(tmp_path):
       r"source 'toy_chunk_source/seven' has 7 usable sentence pattern\(s\) "
       r"\(of 7 found, each needing at least 6 distinct context sentences\), "
       r"but 7 negatives of distinct other patterns need at least 8")):
-    _build(tmp_path, "toy_chunk_source/seven")
+    _build(tmp_path, "toy_chunk_source/seven", negatives="uniform")
   # Nothing half-written that a later read would pick up.
   assert not tfds.builder(
       "blm_chunks", config=BlmChunksConfig(name="toy", source="x"),
@@ -207,7 +229,8 @@ def test_manual_dir_reaches_the_source(tmp_path):
 def test_sentence_with_two_patterns_is_an_error(tmp_path):
   with pytest.raises(ValueError, match=(
       r"source 'toy_chunk_source/conflict': sentence 'toy 2 2 \.' has pattern "
-      r"'.*' in .*src-0002 but pattern 'NP-sg VP-sg' in .*/src-0005 "
+      r"'.*' in .*src-0002 \(context sentence 3\) but pattern 'NP-sg VP-sg' "
+      r"in .*/src-0005 "
       r"\(context sentence 4\)")):
     _build(tmp_path, "toy_chunk_source/conflict")
 
@@ -261,3 +284,144 @@ def test_published_french_agreement_sample(tmp_path, capsys):
   assert sizes == derive.scaled_split_sizes(672, derive.PAPER_SPLIT_SIZES)
   assert {x.language for v in splits.values() for x in v} == {"fr"}
   assert b.info.splits["train"].num_examples == sizes["train"]
+
+
+# --- the paper's task (issue 12) ---------------------------------------------
+
+def test_distance_counts_one_change_per_chunk_attribute_or_presence():
+  agr = derive.AGREEMENT
+  assert derive.distance("NP-sg PP1-sg VP-sg", "NP-sg PP1-pl VP-sg") == 1
+  assert derive.distance("NP-sg PP1-sg VP-sg", "NP-sg VP-sg") == 1
+  assert derive.distance("NP-sg PP1-sg VP-sg",
+                         "NP-sg PP1-sg PP2-pl VP-sg") == 1
+  # The verb copies the subject's number: one change with the view.
+  assert derive.distance("NP-sg PP1-sg VP-sg", "NP-pl PP1-sg VP-pl") == 2
+  assert derive.distance("NP-sg PP1-sg VP-sg", "NP-pl PP1-sg VP-pl", agr) == 1
+  # Another role in a position: remove one chunk, add another.
+  assert derive.distance("NP-Agent V-act OBJ-Theme pNP",
+                         "NP-Agent V-act OBJ-Theme byNP") == 2
+  assert derive.view_pattern("Prefix NP-sg PP1-pl RC VP-sg", agr) == (
+      "NP-sg PP1-pl VP-sg")
+
+
+def _clause(s, lex):
+  """The clause frame of an agreement sentence, from its chunks."""
+  if s.chunks[0] in lex.prefixes:
+    return "completive"
+  return "relative" if set(s.chunks) & set(lex.relatives) else "main"
+
+
+@pytest.fixture(scope="module")
+def agreement_sources():
+  from data_builders.blm_agreement import generate as agr
+  return {lang: agr.generate(lang, ("main", "relative", "completive"), "I",
+                             120, 0) for lang in ("en", "fr", "it", "ro")}
+
+
+# 000 sec. 7: NP (PP1 (PP2)) VP, every chunk sg or pl, verb = subject.
+PAPER_14 = {" ".join(f"{r}-{n}" for r, n in zip(roles, nums)) + f" VP-{nums[0]}"
+            for k in (1, 2, 3) for roles in [("NP", "PP1", "PP2")[:k]]
+            for nums in __import__("itertools").product(("sg", "pl"),
+                                                        repeat=k)}
+
+
+@pytest.mark.parametrize("lang", ("en", "fr", "it", "ro"))
+def test_agreement_chunks_are_the_papers_14_patterns(agreement_sources, lang):
+  insts = agreement_sources[lang]
+  by_pattern = derive.collect_sentences({"train": insts}, "agr",
+                                        view=derive.AGREEMENT)
+  assert len(PAPER_14) == 14 and set(by_pattern) == PAPER_14
+  from data_builders.blm_agreement import lexicon as agr_lexicon
+  lex = agr_lexicon.load(lang)
+  for pat, sents in by_pattern.items():
+    # The clause type is not in the pattern: every pattern has all three.
+    assert {_clause(s.sentence, lex) for s in sents} == {
+        "main", "relative", "completive"}, pat
+    for s in sents:  # Shortened sentences are their chunks, in order.
+      words = [c for c in s.sentence.chunks if c]
+      assert " ".join(words[:-1]) + "." == s.sentence.text
+      assert s.sentence.text[0].isupper()
+  # NP VP sentences are the NP PP1 VP ones without their PP1.
+  np_vp = {s.sentence.text for s in by_pattern["NP-sg VP-sg"]}
+  example = {"en": "The key has been lost.", "fr": None, "it": None,
+             "ro": None}[lang]
+  if example:
+    assert example in np_vp
+  out = derive.derive({"train": insts}, source="agr", view=derive.AGREEMENT,
+                      sizes={"train": 700, "dev": 140, "test": 140})
+  _check_instances(out, view=derive.AGREEMENT)
+  for x in out["test"]:
+    for a, lab in zip(x.answers, x.labels):
+      if lab == "NEG":  # One chunk number flipped or one PP added/removed.
+        assert derive.distance(x.context[0].pattern, a.pattern,
+                               derive.AGREEMENT) == 1
+
+
+def test_agreement_negatives_cannot_be_rejected_from_the_clause_frame(
+    agreement_sources):
+  # With the clause type in the pattern, most negatives had another clause
+  # frame ("John thinks that", "that everyone talks about"): a cue that needs
+  # no chunk structure. Now a negative shares the input's frame about as
+  # often as the frames' shares predict (about 1/3), and never always.
+  out = derive.derive({"train": agreement_sources["en"]}, source="agr",
+                      view=derive.AGREEMENT,
+                      sizes={"train": 700, "dev": 140, "test": 140})
+
+  from data_builders.blm_agreement import lexicon as agr_lexicon
+  lex = agr_lexicon.load("en")
+  frame = lambda s: _clause(s, lex)
+  same = total = 0
+  for x in out["train"]:
+    f = frame(x.context[0])
+    for a, lab in zip(x.answers, x.labels):
+      if lab == "NEG":
+        total += 1
+        same += frame(a) == f
+  assert 0.2 < same / total < 0.5, same / total
+
+
+def test_sent_vae_config_has_a_variant_per_chunk_dataset():
+  from configs import sent_vae
+  from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
+  assert set(sent_vae.CHUNK_SOURCES) == set(chunks.SOURCES)
+  names = {c.name for c in chunks.Builder.BUILDER_CONFIGS}
+  for source in chunks.SOURCES:
+    for name in (source, source + "_uniform"):
+      assert name in names
+      c = sent_vae.get_config(f"source={name}")
+      assert c.data.name == f"blm_chunks/{name}"
+  with pytest.raises(ValueError, match=r"unknown chunk source 'cos_de'"):
+    sent_vae.get_config("source=cos_de")
+
+
+_SERIALIZE = """
+import hashlib, sys
+from blm_jax import schema
+from data_builders.common import builder
+from tensorflow_datasets.core import example_serializer
+inst = schema.BLMInstance(
+    id="x", family="toy", language="xx", lexical_type="I", subset="toy",
+    context=(schema.Sentence("a b .", "NP-sg VP-sg", ("a", "b", ".")),),
+    answers=(schema.Sentence("c .", "P"), schema.Sentence("d .", "Q")),
+    correct=0, labels=("POS", "NEG"))
+feats = schema.features()
+ser = example_serializer.ExampleSerializer(feats.get_serialized_info())
+with builder.deterministic_serialization():
+  data = ser.serialize_example(feats.encode_example(inst.to_example()))
+print(hashlib.sha256(data).hexdigest())
+"""
+
+
+def test_records_serialize_identically_in_every_process():
+  # upb writes a tf.Example's feature map in a per-process order: without
+  # `deterministic_serialization` two builds hold the same records in
+  # different bytes.
+  import os
+  import subprocess
+  import sys
+  env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).parents[1]))
+  digests = {subprocess.run([sys.executable, "-c", _SERIALIZE], env=env,
+                            capture_output=True, text=True, check=True
+                            ).stdout.strip().splitlines()[-1]
+             for _ in range(3)}
+  assert len(digests) == 1, digests

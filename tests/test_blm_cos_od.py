@@ -260,3 +260,65 @@ def test_bad_lexicon_fails_the_build_and_leaves_nothing(tmp_path, monkeypatch):
   # Nothing that a later read would take for a built dataset.
   assert not tfds.builder("blm_cos_od/od_en_type_I", data_dir=str(data_dir),
                           file_format="array_record").is_prepared()
+
+
+# --- label validity (issue 12) ----------------------------------------------
+
+def _words(text: str) -> set[str]:
+  return set(text.lower().rstrip(".").replace("'", "' ").split())
+
+
+def _verb_words(entry) -> set[str]:
+  """Every word form of an Italian verb the realiser can produce."""
+  stem = entry.forms[8][:-1]
+  return (set(entry.forms) | {stem + e for e in "oaie"}
+          | {entry.lemma, entry.lemma[:-1] + "si"})
+
+
+@pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
+def test_italian_cos_uses_only_obligatory_si_verbs(generated, t):
+  # With migliorare, cuocere, friggere (no si or optional si) the "CORRECT"
+  # answer "I risultati si miglioreranno" was odd and SI-PAT grammatical.
+  lex = lexicon.load("cos", "it")
+  banned = set().union(*(_verb_words(v) for v in lex.excluded))
+  assert {"miglioreranno", "cuocersi", "friggerà"} <= banned
+  for inst in generated["cos", "it", t]:
+    for s in inst.context + inst.answers:
+      assert not _words(s.text) & banned, (inst.id, s.text)
+
+
+# The issue's examples, plus whatever the lexicons mark agentive.
+AGENT_IMPLYING = {"en": {"by hand", "by design", "by ear", "by default"},
+                  "it": {"da manuale"}}
+
+
+@pytest.mark.parametrize("language", templates.LANGUAGES)
+def test_cos_anticausatives_have_no_agent_implying_adverbial(generated,
+                                                             language):
+  marked = {a.text for c in templates.CLASSES
+            for a in lexicon.load(c, language).adverbials if a.agentive}
+  bad = AGENT_IMPLYING[language] | marked
+  for t in generate.LEXICAL_TYPES:
+    for inst in generated["cos", language, t]:
+      # Context sentence 7 and the correct answer are the anticausatives.
+      for s in (inst.context[6], inst.correct_answer):
+        assert not any(s.text.rstrip(".").endswith(" " + b) for b in bad), (
+            inst.id, s.text)
+
+
+def test_no_english_present_perfect_with_a_time_point(generated):
+  # "The gate has closed at midnight." / "The peas have defrosted by morning."
+  points = {"at midnight", "by morning", "by noon", "at dawn"} | {
+      a.text for c in templates.CLASSES
+      for a in lexicon.load(c, "en").adverbials if a.time_point}
+  perfect = 0
+  for c in templates.CLASSES:
+    for t in generate.LEXICAL_TYPES:
+      for inst in generated[c, "en", t]:
+        for s in inst.context + inst.answers:
+          words = s.text.split()
+          if "has" in words or "have" in words:
+            perfect += 1
+            assert not any(s.text.rstrip(".").endswith(" " + p)
+                           for p in points), (inst.id, s.text)
+  assert perfect > 10000  # The present perfect is still there.

@@ -18,8 +18,8 @@ SIZES = {"I": 3750, "II": 15000, "III": 15000}
 
 # 000 Figures 5 and 6, transcribed. PP prepositions are the role's own
 # (by for Agent, with for Theme, the verb's locative one for Loc) unless a
-# suffix says otherwise: -Pwrong (LEXPREP), -Ploc / -with (the AASSM agent
-# keeps the preposition of the target's PP). PP-Emb: a noun-modifying PP
+# suffix says otherwise: -Pwrong (LEXPREP), -with (the AASSM agent: 001
+# Figures 4-5, "Paint sprayed the wall with the girl"). PP-Emb: a noun-modifying PP
 # embedded in the object (the paper's "[NP-Theme PP-Loc]").
 PAPER_CONTEXT = {
     "ALT-ATL": ["NP-Agent Verb NP-Loc PP-Theme"],
@@ -38,7 +38,7 @@ PAPER_ANSWERS = {
         "LEXPREP": "NP-Agent Verb NP-Theme PP-Loc-Pwrong",
         "SSM-1": "NP-Theme Verb NP-Agent PP-Loc",
         "SSM-2": "NP-Loc Verb NP-Agent PP-Theme",
-        "AASSM": "NP-Theme Verb NP-Loc PP-Agent-Ploc",
+        "AASSM": "NP-Theme Verb NP-Loc PP-Agent-with",
     },
     "ATL-ALT": {
         "CORRECT": "NP-Agent Verb NP-Loc PP-Theme",
@@ -76,8 +76,7 @@ def _expected_diff(label: str, correct: str, wrong: str) -> bool:
     return diff == [(c[3], c[3] + "-Pwrong")]
   # SSM: same syntax (categories, voice), roles reassigned: SSM-1 swaps
   # subject and object, SSM-2 puts the PP's role in subject position and the
-  # agent in object position, AASSM demotes the agent into the PP, which
-  # keeps the target's preposition.
+  # agent in object position, AASSM demotes the agent into a with-PP.
   same_syntax = ([t.split("-")[0] for t in c] == [t.split("-")[0] for t in w])
   s0, o0, p0 = _roles(correct)
   ssm = {"SSM-1": [o0, s0, p0], "SSM-2": [p0, s0, o0],
@@ -85,8 +84,7 @@ def _expected_diff(label: str, correct: str, wrong: str) -> bool:
   if label not in ssm:
     raise AssertionError(f"no rule for label {label}")
   if label == "AASSM":
-    kept = "-Ploc" if p0 == "Loc" else "-with"
-    same_syntax = same_syntax and w[3].endswith(kept)
+    same_syntax = same_syntax and w[3].endswith("-with")
   elif len(w[3].split("-")) != 2:  # The PP keeps its role's preposition.
     return False
   return same_syntax and _roles(wrong) == ssm[label]
@@ -275,6 +273,9 @@ def test_golden_instance_reads_as_english(generated):
   assert answers["AGENTACT"] == (
       "My mother used to be sewn patches onto my jeans.")
   assert answers["SSM-2"] == "My jeans used to sew my mother with patches."
+  # 001 Figure 4: "Paint sprayed the wall with the girl" (not "onto the
+  # girl", which gave the demoted agent the target's locative preposition).
+  assert answers["AASSM"] == "Patches used to sew my jeans with my mother."
   # Passive auxiliaries agree with their subjects; pronoun case follows
   # position.
   x = xs["ALT-ATL-I-spray-a3t2l0"]

@@ -33,6 +33,22 @@ FOOTNOTE_8 = {
 ADDED = {("it", "cos"): {"strappare"}, ("it", "od"): {"pulire"}}
 KEYS = sorted(FOOTNOTE_8)
 
+# Verbs whose anticausative does not fit the CoS template (issue 12): the
+# Italian ones stay in the file with their class and are not used; English
+# sharpen (whose anticausative is as marginal as affilarsi) is replaced.
+IT_NOT_OBLIGATORY_SI = {
+    "migliorare": "no-si", "friggere": "no-si", "affilare": "none",
+    "cuocere": "optional", "annerire": "optional", "indurire": "optional",
+    "ingrandire": "optional", "rimpicciolire": "optional",
+    "sbiancare": "optional", "caramellare": "optional"}
+REPLACEMENTS = {
+    ("en", "cos"): ({"sharpen"}, {"soften"}),
+    ("it", "cos"): (set(IT_NOT_OBLIGATORY_SI),
+                    {"spezzare", "incrinare", "accendere", "spegnere",
+                     "riempire", "frantumare", "restringere", "ammorbidire",
+                     "allungare", "sgretolare"}),
+}
+
 # Italian determiners and the features they impose (elided l' is either
 # gender, singular).
 IT_DET = {"il": "ms", "lo": "ms", "un": "ms", "uno": "ms", "mio": "ms",
@@ -45,17 +61,27 @@ def test_lexicon_files_hold_the_papers_verbs_with_full_distinct_slots(
     language, cls):
   path = lexicon.lexicon_path(cls, language)
   raw = json.loads(path.read_text(encoding="utf-8"))
-  lemmas = [v["verb"] for v in raw["verbs"]]
+  out, new = REPLACEMENTS.get((language, cls), (set(), set()))
+  lex = lexicon.load(cls, language)  # The loader's own checks pass too.
+  lemmas = [v.lemma for v in lex.verbs]
   assert len(lemmas) == len(set(lemmas)) == 30
-  assert set(lemmas) == (set(FOOTNOTE_8[language, cls].split())
-                         | ADDED.get((language, cls), set()))
+  assert set(lemmas) == ((set(FOOTNOTE_8[language, cls].split())
+                          | ADDED.get((language, cls), set())) - out) | new
   for v in raw["verbs"]:
     for name, size in lexicon.SLOT_SIZES.items():
       items = v[name]
       assert len(items) == size, (v["verb"], name)
       assert len(set(items)) == size, (v["verb"], name, items)
-  lex = lexicon.load(cls, language)  # The loader's own checks pass too.
-  assert [v.lemma for v in lex.verbs] == lemmas
+  assert [v["verb"] for v in raw["verbs"] if v["verb"] in lemmas] == lemmas
+
+
+def test_italian_cos_anticausative_classes():
+  lex = lexicon.load("cos", "it")
+  assert {v.lemma: v.anticausative for v in lex.excluded} == (
+      IT_NOT_OBLIGATORY_SI)
+  assert {v.anticausative for v in lex.verbs} == {"si"}
+  assert {v.anticausative for v in lexicon.load("cos", "en").verbs} == {
+      "bare"}
 
 
 @pytest.mark.parametrize("language,cls", KEYS)
@@ -204,8 +230,9 @@ def test_unreadable_and_short_files(tmp_path):
   bad.write_text("{not json", encoding="utf-8")
   _fails(bad, "cannot read lexicon")
   path = _write(tmp_path, lambda r: r.update(verbs=r["verbs"][:5]))
-  _fails(path, "5 verbs, expected 30")
-  assert len(lexicon.load("cos", "it", path, full_size=False).verbs) == 5
+  _fails(path, "3 usable verbs, expected 30", "2 excluded",
+         "['affilare', 'annerire']")
+  assert len(lexicon.load("cos", "it", path, full_size=False).verbs) == 3
 
 
 def test_every_lexicon_string_is_clean():
@@ -218,3 +245,100 @@ def test_every_lexicon_string_is_clean():
         assert "’" not in item and item == item.lower(), (v["verb"], item)
         if item != v["forms"]:  # Forms repeat (baked baked); phrases not.
           assert not re.search(r"\b(\w+) \1\b", item), (v["verb"], item)
+
+
+# --- lexicon-level validators (issue 12): file, line and entry ----------------
+
+def _edit_text(tmp_path, cls, language, old, new):
+  """A copy of the real file with one textual edit (keeps line numbers)."""
+  text = lexicon.lexicon_path(cls, language).read_text("utf-8")
+  assert text.count(old) == 1, old
+  path = tmp_path / f"{cls}.json"
+  path.write_text(text.replace(old, new), encoding="utf-8")
+  return path, text[:text.index(old)].count("\n") + 1
+
+
+def test_verb_without_anticausative_class(tmp_path):
+  # annerire is the first verb with optional si; drop its class.
+  text = lexicon.lexicon_path("cos", "it").read_text("utf-8")
+  path = tmp_path / "cos.json"
+  path.write_text(text.replace(',\n   "anticausative": "optional"', "", 1),
+                  encoding="utf-8")
+  with pytest.raises(lexicon.LexiconError) as e:
+    lexicon.load("cos", "it", path)
+  verb_line = text[:text.index('"verb": "annerire"')].count("\n") + 1
+  assert f"{path}:{verb_line}: verb entry #3 ('annerire')" in str(e.value)
+  assert ("missing 'anticausative' class; one of ['si', 'no-si', "
+          "'optional', 'none']") in str(e.value)
+
+
+def test_unknown_or_misplaced_anticausative_class(tmp_path):
+  text = lexicon.lexicon_path("cos", "en").read_text("utf-8")
+  path = tmp_path / "cos.json"
+  path.write_text(text.replace('"anticausative": "bare"',
+                               '"anticausative": "si"', 1), encoding="utf-8")
+  with pytest.raises(lexicon.LexiconError) as e:
+    lexicon.load("cos", "en", path)
+  assert f"{path}:6: verb entry #0 ('bake')" in str(e.value)
+  assert "unknown anticausative class 'si'; one of ['bare', 'none']" in str(
+      e.value)
+  od = lexicon.lexicon_path("od", "it").read_text("utf-8")
+  path = tmp_path / "od.json"
+  path.write_text(od.replace('"forms":', '"anticausative": "si", "forms":', 1),
+                  encoding="utf-8")
+  with pytest.raises(lexicon.LexiconError) as e:
+    lexicon.load("od", "it", path)
+  assert "verb entry #0 ('allattare')" in str(e.value)
+  assert "intransitives are not anticausatives" in str(e.value)
+
+
+@pytest.mark.parametrize("mark", lexicon.ADVERBIAL_MARKS)
+def test_adverbial_without_a_mark(tmp_path, mark):
+  old = '"by degrees": {"agentive": false, "time_point": false}'
+  new = old.replace(f'"{mark}": false', '"other": false')
+  path, line = _edit_text(tmp_path, "cos", "en", old, new)
+  with pytest.raises(lexicon.LexiconError) as e:
+    lexicon.load("cos", "en", path)
+  assert f"{path}:{line}: adverbial 'by degrees'" in str(e.value)
+  assert f"missing mark {mark!r}" in str(e.value)
+
+
+def test_adverbial_missing_from_the_table(tmp_path):
+  old = ',\n  "by degrees": {"agentive": false, "time_point": false}'
+  path, _ = _edit_text(tmp_path, "cos", "en", old, "")
+  with pytest.raises(lexicon.LexiconError) as e:
+    lexicon.load("cos", "en", path)
+  assert f"{path}:6: verb entry #0 ('bake')" in str(e.value)
+  assert "by_nps item 'by degrees' has no entry in 'adverbials'" in str(
+      e.value)
+
+
+def test_agentive_adverbial_refused_in_a_cos_verb(tmp_path):
+  # "The axes will sharpen by hand": an anticausative implying an agent.
+  text = lexicon.lexicon_path("cos", "en").read_text("utf-8")
+  text = text.replace('"by degrees": {"agentive": false',
+                      '"by degrees": {"agentive": true')
+  path = tmp_path / "cos.json"
+  path.write_text(text, encoding="utf-8")
+  with pytest.raises(lexicon.LexiconError) as e:
+    lexicon.load("cos", "en", path)
+  assert f"{path}:6: verb entry #0 ('bake')" in str(e.value)
+  assert "by_nps item 'by degrees' is agentive" in str(e.value)
+  # In OD the agent is the subject: agentive adverbials are fine there.
+  assert any(a.agentive for a in lexicon.load("od", "en").adverbials)
+
+
+def test_adverbial_marks_in_the_lexicons():
+  en = {a.text: a for c in templates.CLASSES
+        for a in lexicon.load(c, "en").adverbials}
+  for x in ("by hand", "by ear", "by heart"):
+    assert en[x].agentive, x
+  for x in ("at midnight", "by morning", "by noon", "after dinner"):
+    assert en[x].time_point, x
+  for x in ("by degrees", "by chance", "over the years", "in the sun"):
+    assert not en[x].agentive and not en[x].time_point, x
+  it = {a.text: a for a in lexicon.load("od", "it").adverbials}
+  assert it["da manuale"].agentive
+  assert realise.frames_for("en", True) == tuple(
+      f for f in realise.FRAMES["en"] if f != "perf")
+  assert realise.frames_for("it", True) == realise.FRAMES["it"]

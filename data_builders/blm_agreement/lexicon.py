@@ -15,7 +15,8 @@ blank lines are ignored):
   written out by hand (singular, two attractors, first options): the realised
   chunks must concatenate to it, which checks the morphology on every seed;
 - `prefixes.tsv` (completive matrix clauses, "John thinks that") and
-  `relatives.tsv` (relative clauses on the subject NP): one `text` column.
+  `relatives.tsv` (relative clauses, placed after PP1/PP2 and so attached to
+  the nearest noun, not to the subject): one `text` column.
 
 Every error names the file, the line and the entry.
 """

@@ -2,7 +2,8 @@
 
 Chunks follow the published agreement data: [matrix clause of a completive],
 subject NP, PP1, PP2 (or its coordinated replacement, or "" when absent),
-[relative clause], verb phrase, "." . Morphology is per language
+[relative clause, after the PPs: it attaches to the nearest noun], verb
+phrase, "." . Morphology is per language
 (`morph_<lang>.py`); this module only orders and capitalises.
 """
 

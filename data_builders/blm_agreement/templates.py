@@ -38,7 +38,9 @@ NUMBERS = ("sg", "pl")
 CLAUSE_TYPES = ("main", "relative", "completive")
 
 # Pattern roles, in sentence order. `Prefix` is the completive clause's
-# matrix ("John thinks that"), `RC` the relative clause on the subject NP.
+# matrix ("John thinks that"), `RC` a relative clause placed after PP1/PP2:
+# it attaches to the nearest noun (the last attractor), as in the published
+# release, not to the subject, and the subject-verb dependency crosses it.
 PREFIX, NP, PP1, PP2, COORD, RC, VP = (
     "Prefix", "NP", "PP1", "PP2", "Coord2", "RC", "VP")
 NOUN_ROLES = (NP, PP1, PP2, COORD)

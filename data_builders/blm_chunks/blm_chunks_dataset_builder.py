@@ -38,7 +38,11 @@ class BlmChunksConfig(tfds.core.BuilderConfig):
 
   `source`: a TFDS name `<builder>/<config>` of the project's builders.
   `seed` fixes the sentences drawn, the splits, the pairs and answer order.
-  `num_negatives`: negatives per sentence, of distinct other patterns.
+  `num_negatives`: negatives per sentence.
+  `negatives`: "minimal" (nearest patterns, the default) or "uniform"
+  (distinct other patterns, uniformly); see `derive`.
+  `view`: what a chunk pattern is (`derive.VIEWS`: "all" pattern roles, or
+  "agreement": NP (PP1 (PP2)) VP, clause type left out).
   `size`: total sentences before scaling down to what the source has.
   """
 
@@ -47,26 +51,42 @@ class BlmChunksConfig(tfds.core.BuilderConfig):
   source_data_dir: str | None = None
   seed: int = 0
   num_negatives: int = derive.PAPER_NUM_NEGATIVES
+  negatives: str = "minimal"
+  view: str = "all"
   size: int = sum(derive.PAPER_SPLIT_SIZES.values())
 
 
-# config name -> (source, negatives). The natural sources of 000 sec. 7: the
-# type I agreement data per language, spray/load per alternation, and the
-# published French agreement sample (needs manual_dir). Spray/load contexts
-# hold 7 patterns (000 Figures 5-6), so 6 negatives of distinct other
-# patterns is the most they allow; the paper's "7 negatives" cannot hold there.
-SOURCES: dict[str, tuple[str, int]] = {
-    **{f"agreement_{lang}": (f"blm_agreement/{lang}_mixed_type_I", 7)
+# config name -> (source, view): the ten datasets of 000 Table 5. Verb
+# alternations: the context sentences of type I data (7 patterns: 000
+# Figures 5, 6, 8, 11); agreement: contexts and correct answers of the type I
+# data of all three clause types, seen as NP (PP1 (PP2)) VP (14 patterns).
+# Plus the published French agreement sample (needs manual_dir).
+SOURCES: dict[str, tuple[str, str]] = {
+    "spray_load_ALT-ATL": ("blm_spray_load/ALT-ATL_type_I", "all"),
+    "spray_load_ATL-ALT": ("blm_spray_load/ATL-ALT_type_I", "all"),
+    **{f"{cls}_{lang}": (f"blm_cos_od/{cls}_{lang}_type_I", "all")
+       for cls in ("cos", "od") for lang in ("en", "it")},
+    **{f"agreement_{lang}": (f"blm_agreement/{lang}_mixed_type_I",
+                             "agreement")
        for lang in ("en", "fr", "it", "ro")},
-    "spray_load_ALT-ATL": ("blm_spray_load/ALT-ATL_type_I", 6),
-    "spray_load_ATL-ALT": ("blm_spray_load/ATL-ALT_type_I", 6),
-    "published_agreement_fr_type_I": ("blm_published/agreement_fr_type_I", 7),
+    "published_agreement_fr_type_I": ("blm_published/agreement_fr_type_I",
+                                      "all"),
 }
+
+
+# Uniform negatives need distinct other patterns: the verb-alternation
+# contexts hold 7 patterns, so 6 is the most they allow.
+UNIFORM_NEGATIVES = {name: 6 for name in SOURCES
+                     if name.startswith(("spray_load", "cos", "od"))}
 
 
 def config_for_source(source: str, **kwargs) -> BlmChunksConfig:
   """A run-time config named after its source (and seed when not 0)."""
   name = "from_" + re.sub(r"[^A-Za-z0-9_.-]+", "__", source)
+  if kwargs.get("view", "all") != "all":
+    name += f"_{kwargs['view']}"
+  if kwargs.get("negatives", "minimal") != "minimal":
+    name += f"_{kwargs['negatives']}"
   if kwargs.get("seed"):
     name += f"_seed{kwargs['seed']}"
   return BlmChunksConfig(
@@ -75,16 +95,31 @@ def config_for_source(source: str, **kwargs) -> BlmChunksConfig:
       **kwargs)
 
 
-class Builder(tfds.core.GeneratorBasedBuilder):
+class Builder(builder_lib.DeterministicRecords,
+              tfds.core.GeneratorBasedBuilder):
   """Sentence-level chunk-pattern data (000 sec. 7) derived from a BLM dataset."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "First release."}
+  VERSION = tfds.core.Version("2.0.0")
+  RELEASE_NOTES = {
+      "1.0.0": "First release.",
+      "2.0.0": "Minimal negatives by default (nearest patterns, 7 for every "
+               "source); agreement seen as the 14 patterns NP (PP1 (PP2)) VP "
+               "of 000 sec. 7 (clause type left out, correct answers and "
+               "PP-less sentences added); CoS and OD configs (10 datasets "
+               "of 000 Table 5).",
+  }
+  # Each source twice: minimal negatives (the paper's task) and, as
+  # `<name>_uniform`, negatives of distinct other patterns drawn uniformly.
   BUILDER_CONFIGS = [
       BlmChunksConfig(
-          name=name, source=source, num_negatives=negatives,
-          description=f"Sentence-level chunk data derived from {source}.")
-      for name, (source, negatives) in SOURCES.items()
+          name=name + suffix, source=source, view=view, negatives=negatives,
+          num_negatives=(derive.PAPER_NUM_NEGATIVES if negatives == "minimal"
+                         else UNIFORM_NEGATIVES.get(name,
+                                                    derive.PAPER_NUM_NEGATIVES)),
+          description=(f"Sentence-level chunk data derived from {source}, "
+                       f"{negatives} negatives."))
+      for negatives, suffix in (("minimal", ""), ("uniform", "_uniform"))
+      for name, (source, view) in SOURCES.items()
   ]
   MANUAL_DOWNLOAD_INSTRUCTIONS = """
   Only for sources that read release files (blm_published): the folder of
@@ -106,13 +141,21 @@ class Builder(tfds.core.GeneratorBasedBuilder):
     sizes = derive.scaled_split_sizes(config.size, derive.PAPER_SPLIT_SIZES)
     splits = derive.derive(
         source_splits, source=config.source, seed=config.seed, sizes=sizes,
-        num_negatives=config.num_negatives)
+        num_negatives=config.num_negatives, negatives=config.negatives,
+        view=_view(config))
     return {name: self._generate_examples(items)
             for name, items in splits.items()}
 
   def _generate_examples(self, instances):
     for inst in instances:
       yield inst.id, inst.to_example()
+
+
+def _view(config: BlmChunksConfig) -> derive.ChunkView:
+  if config.view not in derive.VIEWS:
+    raise ValueError(f"{config.name}: unknown view {config.view!r}; known: "
+                     f"{sorted(derive.VIEWS)}")
+  return derive.VIEWS[config.view]
 
 
 def _read_source(config: BlmChunksConfig, data_dir: str,

@@ -42,8 +42,22 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """Change-of-state / object-drop BLMs in English and Italian."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "CoS and OD, En and It, types I-III."}
+  VERSION = tfds.core.Version("1.1.0")
+  RELEASE_NOTES = {
+      "1.0.0": "CoS and OD, En and It, types I-III.",
+      "1.1.0": "Label validity (issue 12). Italian CoS uses only verbs whose "
+               "anticausative takes obligatory si (10 no-si/optional/none "
+               "verbs such as migliorare, cuocere, friggere, affilare are "
+               "kept in the lexicon with their class but replaced by "
+               "spezzare, incrinare, accendere, spegnere, riempire, "
+               "frantumare, restringere, ammorbidire, allungare, "
+               "sgretolare); English sharpen replaced by soften. CoS "
+               "adverbials never imply an agent (by hand/design/ear/"
+               "default/mistake, da manuale replaced). No English present "
+               "perfect with a time-point adverbial (at midnight, by noon): "
+               "frames are drawn among those the adverbials accept. Every "
+               "adverbial is marked agentive/time_point in the lexicon.",
+  }
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):

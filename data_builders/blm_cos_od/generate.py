@@ -10,7 +10,10 @@ Lexical types (000 sec. 4.1-4.2; 002 MinLex/MaxLex):
        within the context and within the answers (the reshuffle of type II
        into fully varied instances; 002 Figure 8, MaxLex).
 Verbs are spread evenly over instances; all draws come from a generator
-seeded by (class, language, type, seed), so a rebuild is identical.
+seeded by (class, language, type, seed), so a rebuild is identical. A
+sentence's tense/modal frame is drawn after its lexical material, among the
+frames its p-NP and by-NP both accept (no English present perfect with a
+time-point adverbial: realise.INCOMPATIBLE_FRAMES).
 """
 
 from __future__ import annotations
@@ -47,13 +50,14 @@ def generate(verb_class: str, language: str, lexical_type: str,
       templates.correct_pattern(verb_class, language),
       templates.answer_templates(verb_class, language),
       templates.RULES).items()}
-  frames = realise.FRAMES[language]
+  marks = {a.text: a.time_point for a in lex.adverbials}
 
   def say(shape, m, f):
     return realise.realise_compiled(shape, m, f, language)
 
-  def frame():
-    return realise.Frame(rng.choice(frames), venire=rng.random() < 0.5)
+  def frame(m):
+    allowed = realise.frames_for(language, marks[m.p_np] or marks[m.by_np])
+    return realise.Frame(rng.choice(allowed), venire=rng.random() < 0.5)
 
   def material(verb):
     return realise.Material(verb, rng.choice(verb.agents),
@@ -71,7 +75,8 @@ def generate(verb_class: str, language: str, lexical_type: str,
         type_i_combos[verb.lemma] = _distinct_combos(
             verb, per_verb.count(per_verb[i]), rng)
       agent, theme, p_np, by_np = type_i_combos[verb.lemma].pop()
-      m, f = realise.Material(verb, agent, theme, p_np, by_np), frame()
+      m = realise.Material(verb, agent, theme, p_np, by_np)
+      f = frame(m)
       context = [say(p, m, f) for p in ctx_pats]
       cands = [(lab, say(p, m, f)) for lab, p in ans_pats.items()]
     else:
@@ -81,15 +86,19 @@ def generate(verb_class: str, language: str, lexical_type: str,
       else:
         ctx_verbs = _distinct_verbs(verbs, len(ctx_pats), rng)
         ans_verbs = _distinct_verbs(verbs, len(ans_pats), rng)
-      context = [say(p, material(v), frame())
+      context = [say(p, *_with_frame(material(v), frame))
                  for p, v in zip(ctx_pats, ctx_verbs)]
-      cands = [(lab, say(p, material(v), frame()))
+      cands = [(lab, say(p, *_with_frame(material(v), frame)))
                for (lab, p), v in zip(ans_pats.items(), ans_verbs)]
     out.append(make_instance(
         id=f"{name}-{i:05d}", family=verb_class, language=language,
         lexical_type=lexical_type, subset="main", context=context,
         candidates=cands, correct_label="CORRECT", seed=seed))
   return out
+
+
+def _with_frame(m, frame):
+  return m, frame(m)
 
 
 def _spread(n: int, k: int) -> list[int]:

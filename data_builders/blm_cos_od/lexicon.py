@@ -7,7 +7,10 @@ One JSON file per language and class, `lexicon/<language>/<class>.json`:
                 "forms": "rompe rompono rompeva rompevano ruppe ruppero "
                          "romperà romperanno rotto",
                 "agents": ["il bambino|ms", ...], "themes": [...],
-                "p_nps": ["in un attimo", ...], "by_nps": ["da un momento all'altro", ...]}]}
+                "p_nps": ["in un attimo", ...], "by_nps": ["da un momento all'altro", ...],
+                "anticausative": "si"}],
+     "adverbials": {"in un attimo": {"agentive": false, "time_point": false},
+                    ...}}
 
 `template` names the answer-set template the file is written for (a class of
 `templates.CLASSES`). `forms` lists the inflected forms the realiser needs:
@@ -15,8 +18,27 @@ English `base 3sg past participle`; Italian present, imperfect, simple past
 and future (3sg then 3pl each), then the masculine singular participle (the
 infinitive is `verb`). NPs carry their agreement features after `|`: English
 `sg`/`pl` (default `sg`), Italian gender+number `ms`/`fs`/`mp`/`fp`
-(required: participles and articulated prepositions depend on them). Every
-error names the file and the entry; nothing is built from a bad file.
+(required: participles and articulated prepositions depend on them).
+
+`anticausative` (CoS only, required there) is the verb's intransitive
+(anticausative) class, a lexical fact the template cannot derive: Italian
+`si` (obligatory: il vaso si rompe), `no-si` (i risultati migliorano),
+`optional` (la pasta cuoce / si cuoce) or `none` (no anticausative); English
+`bare` (the vase breaks) or `none`. The CoS template contrasts the correct
+intransitive with its `si`-flipped twin (SI-PAT), so only verbs of the
+template's class (`templates.anticausative_class`) are used; the others stay
+in the file as a record of the decision (002 sec. 4.2 excludes bollire for
+the same reason) and `Lexicon.excluded` lists them. 30 usable verbs a class.
+
+`adverbials` marks every p-NP and by-NP the file uses: `agentive` (it implies
+a volitional agent: by hand, by design, da manuale) and `time_point` (it
+locates the event at a definite time or deadline: at midnight, by noon, after
+the party). CoS adverbials follow the anticausative, so agentive ones are
+refused in a CoS verb that is used; time points never meet a tense that
+rejects them (the English present perfect: realise.INCOMPATIBLE_FRAMES).
+
+Every error names the file, the line and the entry; nothing is built from a
+bad file.
 """
 
 from __future__ import annotations
@@ -36,6 +58,9 @@ NUM_FORMS = {"en": 4, "it": 9}
 BY_WORDS = {"en": ("by",), "it": ("da", "dal", "dallo", "dalla", "dai",
                                   "dagli", "dalle", "dall'")}
 NP_FEATS = {"en": ("sg", "pl"), "it": ("ms", "fs", "mp", "fp")}
+ANTICAUSATIVE_CLASSES = {"en": ("bare", "none"),
+                         "it": ("si", "no-si", "optional", "none")}
+ADVERBIAL_MARKS = ("agentive", "time_point")
 
 
 class LexiconError(ValueError):
@@ -59,14 +84,29 @@ class VerbEntry:
   themes: tuple[NP, ...]
   p_nps: tuple[str, ...]
   by_nps: tuple[str, ...]
+  anticausative: str = ""  # CoS only; see the module docstring.
+
+
+@dataclasses.dataclass(frozen=True)
+class Adverbial:
+  """A p-NP or by-NP with its marks (see the module docstring)."""
+
+  text: str
+  agentive: bool
+  time_point: bool
 
 
 @dataclasses.dataclass(frozen=True)
 class Lexicon:
   verb_class: str
   language: str
-  verbs: tuple[VerbEntry, ...]
+  verbs: tuple[VerbEntry, ...]  # The ones the template uses.
   path: str
+  excluded: tuple[VerbEntry, ...] = ()  # Anticausative class not the template's.
+  adverbials: tuple[Adverbial, ...] = ()
+
+  def adverbial(self, text: str) -> Adverbial:
+    return next(a for a in self.adverbials if a.text == text)
 
 
 def lexicon_path(verb_class: str, language: str) -> pathlib.Path:
@@ -78,7 +118,8 @@ def load(verb_class: str, language: str, path: str | pathlib.Path | None = None,
   """Reads and checks one lexicon file; `full_size` requires all 30 verbs."""
   path = pathlib.Path(path) if path else lexicon_path(verb_class, language)
   try:
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    source = path.read_text(encoding="utf-8")
+    raw = json.loads(source)
   except (OSError, json.JSONDecodeError) as e:
     raise LexiconError(f"{path}: cannot read lexicon: {e}") from None
   if not isinstance(raw, dict):
@@ -97,28 +138,114 @@ def load(verb_class: str, language: str, path: str | pathlib.Path | None = None,
   entries = raw.get("verbs")
   if not isinstance(entries, list) or not entries:
     raise LexiconError(f"{path}: missing or empty 'verbs' list")
-  verbs = tuple(_entry(path, i, e, language) for i, e in enumerate(entries))
+  verbs = tuple(_entry(path, source, i, e, language, verb_class)
+                for i, e in enumerate(entries))
   lemmas = [v.lemma for v in verbs]
   dupes = sorted({x for x in lemmas if lemmas.count(x) > 1})
   if dupes:
     raise LexiconError(f"{path}: verb(s) listed twice: {dupes}")
-  if full_size and len(verbs) != VERBS_PER_CLASS:
-    raise LexiconError(f"{path}: {len(verbs)} verbs, expected "
-                       f"{VERBS_PER_CLASS} (000 footnote 8)")
-  return Lexicon(verb_class, language, verbs, str(path))
+  adverbials = _adverbials(path, source, raw.get("adverbials"))
+  wanted = templates.anticausative_class(verb_class, language)
+  used = tuple(v for v in verbs if v.anticausative == wanted)
+  excluded = tuple(v for v in verbs if v.anticausative != wanted)
+  if full_size and len(used) != VERBS_PER_CLASS:
+    raise LexiconError(
+        f"{path}: {len(used)} usable verbs, expected {VERBS_PER_CLASS} (000 "
+        f"footnote 8)" + (f"; {len(excluded)} excluded as not of "
+                          f"anticausative class {wanted!r}: "
+                          f"{[v.lemma for v in excluded]}" if excluded
+                          else ""))
+  _check_adverbials(path, source, verb_class, verbs, used, adverbials,
+                    full_size)
+  return Lexicon(verb_class, language, used, str(path), excluded,
+                 tuple(adverbials.values()))
 
 
-def _entry(path, i, e, language) -> VerbEntry:
+def _line(source: str, needle: str, start: str = "") -> int:
+  """1-based line of the first `needle` (after `start`, if given) in the
+  file's text; 0 when not found (then the message still names the entry)."""
+  offset = source.find(start) if start else 0
+  at = source.find(needle, max(offset, 0))
+  return source.count("\n", 0, at) + 1 if at >= 0 else 0
+
+
+def _verb_where(path, source, i, lemma) -> str:
+  line = _line(source, f'"verb": {json.dumps(lemma, ensure_ascii=False)}')
+  return f"{path}:{line}: verb entry #{i} ({lemma!r})"
+
+
+def _adverbials(path, source, raw) -> dict[str, Adverbial]:
+  """The `adverbials` table, every entry with both marks as booleans."""
+  if not isinstance(raw, dict) or not raw:
+    raise LexiconError(f"{path}: missing or empty 'adverbials' table (every "
+                       f"p-NP and by-NP needs marks {list(ADVERBIAL_MARKS)})")
+  out = {}
+  for text, marks in raw.items():
+    line = _line(source, json.dumps(text, ensure_ascii=False) + ":",
+                 '"adverbials"')
+    where = f"{path}:{line}: adverbial {text!r}"
+    if not isinstance(marks, dict):
+      raise LexiconError(f"{where}: expected an object of marks "
+                         f"{list(ADVERBIAL_MARKS)}")
+    for m in ADVERBIAL_MARKS:
+      if not isinstance(marks.get(m), bool):
+        raise LexiconError(f"{where}: missing mark {m!r} (true or false)")
+    unknown = sorted(set(marks) - set(ADVERBIAL_MARKS))
+    if unknown:
+      raise LexiconError(f"{where}: unknown mark(s) {unknown}")
+    out[text] = Adverbial(text, marks["agentive"], marks["time_point"])
+  return out
+
+
+def _check_adverbials(path, source, verb_class, verbs, used, adverbials,
+                      full_size):
+  """Every p-NP / by-NP is in the table; the used CoS verbs' are not
+  agentive (they follow the anticausative); in a full lexicon no table entry
+  is unused."""
+  seen = set()
+  for i, v in enumerate(verbs):
+    for slot_name, items in (("p_nps", v.p_nps), ("by_nps", v.by_nps)):
+      for x in items:
+        seen.add(x)
+        if x not in adverbials:
+          raise LexiconError(
+              f"{_verb_where(path, source, i, v.lemma)}: {slot_name} item "
+              f"{x!r} has no entry in 'adverbials' (marks "
+              f"{list(ADVERBIAL_MARKS)})")
+        if verb_class == "cos" and v in used and adverbials[x].agentive:
+          raise LexiconError(
+              f"{_verb_where(path, source, i, v.lemma)}: {slot_name} item "
+              f"{x!r} is agentive, but a CoS verb's adverbials end up in its "
+              "anticausative, which must not imply an agent")
+  unused = sorted(set(adverbials) - seen)
+  if unused and full_size:
+    line = _line(source, json.dumps(unused[0], ensure_ascii=False) + ":",
+                 '"adverbials"')
+    raise LexiconError(f"{path}:{line}: adverbial(s) no verb uses: {unused}")
+
+
+def _entry(path, source, i, e, language, verb_class) -> VerbEntry:
   where = f"{path}: verb entry #{i}"
   if not isinstance(e, dict):
     raise LexiconError(f"{where}: expected an object")
   lemma = e.get("verb")
   if not isinstance(lemma, str) or not lemma.strip():
     raise LexiconError(f"{where}: missing slot 'verb'")
-  where = f"{path}: verb entry #{i} ({lemma!r})"
-  unknown = sorted(set(e) - {"verb", "forms", *SLOT_SIZES})
+  where = _verb_where(path, source, i, lemma)
+  unknown = sorted(set(e) - {"verb", "forms", "anticausative", *SLOT_SIZES})
   if unknown:
     raise LexiconError(f"{where}: unknown field(s) {unknown}")
+  anticausative = e.get("anticausative", "")
+  if verb_class == "cos":
+    known = ANTICAUSATIVE_CLASSES[language]
+    if anticausative not in known:
+      raise LexiconError(
+          f"{where}: " + ("missing 'anticausative' class" if not anticausative
+                          else f"unknown anticausative class "
+                               f"{anticausative!r}") + f"; one of {list(known)}")
+  elif anticausative:
+    raise LexiconError(f"{where}: 'anticausative' is for CoS verbs; "
+                       f"{verb_class!r} intransitives are not anticausatives")
   for name in ("forms", *SLOT_SIZES):
     if name not in e:
       raise LexiconError(f"{where}: missing slot {name!r}")
@@ -153,7 +280,8 @@ def _entry(path, i, e, language) -> VerbEntry:
       raise LexiconError(f"{where}: p-NP {x!r} starts with the by-NP "
                          "preposition")
   return VerbEntry(lemma, tuple(forms), agents, themes,
-                   tuple(slots["p_nps"]), tuple(slots["by_nps"]))
+                   tuple(slots["p_nps"]), tuple(slots["by_nps"]),
+                   anticausative)
 
 
 def _starts_with_by(text: str, language: str) -> bool:

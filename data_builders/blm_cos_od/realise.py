@@ -28,6 +28,20 @@ FRAMES = {
 }
 
 
+# Frames a time-point adverbial (at midnight, by noon, after the party) cannot
+# take. The English present perfect relates a past event to the present and
+# rejects adverbials that fix it at a definite past time (*The gate has
+# closed at midnight); the Italian passato prossimo is also a perfective
+# past and takes them (Il cancello si è chiuso a mezzanotte).
+INCOMPATIBLE_FRAMES = {"en": ("perf",), "it": ()}
+
+
+def frames_for(language: str, time_point: bool) -> tuple[str, ...]:
+  """The frames an adverbial with this `time_point` mark may take."""
+  bad = INCOMPATIBLE_FRAMES[language] if time_point else ()
+  return tuple(f for f in FRAMES[language] if f not in bad)
+
+
 @dataclasses.dataclass(frozen=True)
 class Frame:
   """A tense or modal; `venire` picks the Italian passive auxiliary."""

@@ -75,6 +75,16 @@ def takes_si(cls: str, language: str) -> bool:
   return language == "it" and _check_class(cls) == "cos"
 
 
+def anticausative_class(cls: str, language: str) -> str:
+  """The lexicon's anticausative class the template is written for (CoS), or
+  "" (OD). The correct answer carries `si` and SI-PAT drops it, so an Italian
+  verb with no `si` or optional `si` would make SI-PAT grammatical or the
+  correct answer wrong: only obligatory-`si` verbs fit (lexicon.py)."""
+  if _check_class(cls) != "cos":
+    return ""
+  return "si" if takes_si(cls, language) else "bare"
+
+
 def context_patterns(cls: str, language: str) -> tuple[Pattern, ...]:
   """The seven context patterns of 000 Figure 8 (CoS) / 11 (OD)."""
   intr = intransitive_subject(cls)

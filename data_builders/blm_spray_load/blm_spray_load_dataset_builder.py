@@ -35,9 +35,13 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """English spray/load alternation BLMs generated from a curated lexicon."""
 
-  VERSION = tfds.core.Version("1.0.0")
+  VERSION = tfds.core.Version("1.1.0")
   RELEASE_NOTES = {
       "1.0.0": "Templates ALT-ATL/ATL-ALT x lexical types I-III, 30 verbs.",
+      "1.1.0": "AASSM demotes the agent into a with-PP in both templates, as "
+               "001 Figures 4-5 (ALT-ATL gave it the target's locative "
+               "preposition: '... the trailer onto the crew'). Contexts and "
+               "the other answers are unchanged.",
   }
   BUILDER_CONFIGS = _configs()
 

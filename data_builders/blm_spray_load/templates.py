@@ -13,9 +13,15 @@ the subject, the agent a by-PP) keeping {agent}, {PP, agent} and {PP} in
 turn. The target is the other alternant. Every wrong answer applies named
 rules (000 Figure 4: AGENTACT, ALT, NOEMB, LEXPREP, SSM) to the target.
 
-Departures from the published release, on purpose: the AASSM candidate keeps
-the target's preposition for the demoted agent (004: "The wall sprayed paint
-with the girl") where the release drops it ("... the meat us"); and in types
+AASSM demotes the agent into the PP with "with", in both templates, as the
+papers spell it: 001 Figure 4 (ALT-ATL) "Paint sprayed the wall with the
+girl", Figure 5 (ATL-ALT) "The wall sprayed the paint with the girl", 004
+footnote 1 "The wall sprayed paint with the girl". (Until 1.1.0 the ALT-ATL
+agent took the target's locative preposition: "Heavy bags are loading the
+trailer onto the crew".)
+
+Departures from the published release, on purpose: the AASSM agent has its
+preposition where the release drops it ("... the meat us"); and in types
 II and III the SSM and AASSM candidates are realised per instance, where the
 release repeats one fixed sentence across all instances (a cue a solver can
 learn).
@@ -33,6 +39,7 @@ EMB = "Emb"  # A noun-modifying PP embedded in the preceding NP (NOEMB).
 # Preposition kinds of a PP; "" is the role's default.
 DEFAULT_PREP = {AGENT: "by", THEME: "with", LOC: "Ploc"}
 WRONG_PREP = "Pwrong"
+AASSM_AGENT_PREP = "with"  # 001 Figures 4-5, 004 footnote 1.
 
 
 def np_(role: str) -> Slot:
@@ -130,9 +137,9 @@ def _ssm_rotate(p: Pattern) -> Pattern:
 
 
 def _agent_to_pp(p: Pattern) -> Pattern:
-  # The PP keeps the preposition of its position, whatever its new role.
+  # 001 Figures 4-5: the demoted agent is a with-PP in both templates.
   s, o, c = _args(p)
-  return _with_args(p, s, c, o, prep=prep_kind(p.slots[3]))
+  return _with_args(p, s, c, o, prep=AASSM_AGENT_PREP)
 
 
 RULES: dict[str, Rule] = {r.name: r for r in (
@@ -150,8 +157,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          "and object roles", _ssm_swap),
     Rule("SSM-2", "roles map to fixed positions: broken by rotating the "
          "roles (PP role to subject, agent to object)", _ssm_rotate),
-    Rule("AGENTACT-PP", "the agent is an NP: broken by demoting it into the "
-         "PP, which keeps its preposition", _agent_to_pp),
+    Rule("AGENTACT-PP", "the agent is an NP: broken by demoting it into a "
+         "with-PP (001 Figures 4-5)", _agent_to_pp),
 )}
 
 CORRECT = "CORRECT"

@@ -6,14 +6,21 @@ of that config; this class writes them in the shared schema with
 deterministic train/dev/test splits (`splits.assign_splits`). TFDS writes into
 a temporary folder and renames it when complete, so a failed build leaves no
 dataset that a later read would pick up.
+
+Byte-identical rebuilds: TFDS serializes each record as a tf.train.Example,
+whose feature map the upb protobuf runtime writes in an order that changes
+from process to process (same records, other bytes). `DeterministicRecords`
+serializes with `deterministic=True` during the build (same decoded data).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Callable, Mapping, Sequence
 
 import tensorflow_datasets as tfds
+from tensorflow_datasets.core import example_serializer
 
 from blm_jax import schema
 from data_builders.common import splits
@@ -27,6 +34,30 @@ def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
       features=schema.features(),
       supervised_keys=None,
   )
+
+
+@contextlib.contextmanager
+def deterministic_serialization():
+  """Within the block, TFDS writes tf.Example maps in a fixed order."""
+  cls = example_serializer.ExampleSerializer
+  original = cls.serialize_example
+
+  def serialize_example(self, example):
+    return self.get_tf_example(example).SerializeToString(deterministic=True)
+
+  cls.serialize_example = serialize_example
+  try:
+    yield
+  finally:
+    cls.serialize_example = original
+
+
+class DeterministicRecords:
+  """Builder mixin: records byte-identical across processes and machines."""
+
+  def _download_and_prepare(self, dl_manager, download_config=None):
+    with deterministic_serialization():
+      return super()._download_and_prepare(dl_manager, download_config)
 
 
 @dataclasses.dataclass(eq=False)
@@ -45,7 +76,8 @@ class GeneratedConfig(tfds.core.BuilderConfig):
     return dict(self.split_fractions) or dict(splits.DEFAULT_FRACTIONS)
 
 
-class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
+class GeneratedBLMBuilder(DeterministicRecords,
+                          tfds.core.GeneratorBasedBuilder):
   """Writes `generate(config)` with the shared BLM schema and splits."""
 
   # Subclasses may override, e.g. to group type I instances by their seed.
