@@ -13,20 +13,21 @@ from __future__ import annotations
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from blm_jax import losses
+from blm_jax.models import patch_conv
 from blm_jax.models.common import SolverOutput
 
 
 class SentenceVAE(nn.Module):
   """15x15 'VALID' convolution encoder, mirrored transposed-conv decoder.
 
-  The convolutions are written as patch gathers plus matmuls (im2col, with
-  constant patch indices): identical maths to nn.Conv / nn.ConvTranspose,
-  but under the grid's vmap the per-cell kernels become batched matmuls,
-  whereas XLA's CPU backend runs a vmapped 15x15 convolution as a slow
-  grouped convolution (measured: 9 cells 13x slower than one).
+  The convolutions are `patch_conv`'s banded matmuls: identical maths to
+  nn.Conv / nn.ConvTranspose, but under the grid's vmap the per-cell kernels
+  become batched matmuls, whereas XLA's CPU backend runs a vmapped 15x15
+  convolution as a slow grouped convolution (measured: 9 cells 13x slower
+  than one), and an im2col scatter-add decoder spent most of the step
+  moving a [..., P, k*k] array (benchmarks/README.md).
   """
 
   embed_dim: int
@@ -38,8 +39,8 @@ class SentenceVAE(nn.Module):
   def setup(self):
     h, w = self.grid_shape
     k = min(self.kernel, h, w)
-    self._patches = _patch_indices(h, w, k)  # [P, k*k] into the flat D
-    n_pos = self._patches.shape[0]
+    oh, ow = patch_conv.output_shape(self.grid_shape, k)
+    n_pos = oh * ow
     init = nn.initializers.lecun_normal()
     self.enc_kernel = self.param("enc_kernel", init, (k * k, self.channels))
     self.enc_bias = self.param("enc_bias", nn.initializers.zeros,
@@ -51,8 +52,8 @@ class SentenceVAE(nn.Module):
 
   def encode(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     """[..., D] -> mean, logvar [..., latent]."""
-    patches = x[..., self._patches]  # [..., P, k*k]
-    y = nn.relu(patches @ self.enc_kernel + self.enc_bias)  # [..., P, C]
+    y = patch_conv.conv_valid(x, self.enc_kernel, self.grid_shape)
+    y = nn.relu(y + self.enc_bias)  # [..., P, C]
     stats = self.enc_dense(y.reshape(*y.shape[:-2], -1))
     mean, logvar = jnp.split(stats, 2, axis=-1)
     return mean, logvar
@@ -60,10 +61,8 @@ class SentenceVAE(nn.Module):
   def decode(self, z: jax.Array) -> jax.Array:
     """[..., latent] -> [..., D]."""
     y = nn.relu(self.dec_dense(z))
-    y = y.reshape(*z.shape[:-1], self._patches.shape[0], self.channels)
-    pieces = y @ self.dec_kernel  # [..., P, k*k]
-    out = jnp.zeros((*z.shape[:-1], self.embed_dim), pieces.dtype)
-    out = out.at[..., self._patches].add(pieces)
+    y = y.reshape(*z.shape[:-1], -1, self.channels)  # [..., P, C]
+    out = patch_conv.conv_transpose_valid(y, self.dec_kernel, self.grid_shape)
     return out + self.dec_bias
 
   def __call__(self, x: jax.Array, train: bool = False):
@@ -71,13 +70,6 @@ class SentenceVAE(nn.Module):
     mean, logvar = self.encode(x)
     z = sample(self, mean, logvar) if train else mean
     return self.decode(z), mean, logvar, z
-
-
-def _patch_indices(h: int, w: int, k: int) -> np.ndarray:
-  """Flat indices of every k x k 'VALID' window of an h x w grid."""
-  grid = np.arange(h * w).reshape(h, w)
-  return np.stack([grid[i:i + k, j:j + k].reshape(-1)
-                   for i in range(h - k + 1) for j in range(w - k + 1)])
 
 
 def sample(module: nn.Module, mean: jax.Array, logvar: jax.Array) -> jax.Array:
