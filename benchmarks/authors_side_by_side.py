@@ -208,34 +208,32 @@ def main():
   types3 = ("I", "II", "III")
   data = bench.random_data(types3, a.num_train, dim)
 
-  sides = {}
+  # One model at a time (the D=768 FFNN grid's state alone is ~1.7 GB);
+  # within a model, rounds interleave the matmul rate and the three sides.
+  rates = {k: [] for k in ("xla_f32", "xla_bf16", "torch_f32")}
+  figs, flops = {}, {}
   for m in a.models.split(","):
     config = bench.config_for(m, dim, a.channels,
                               hidden_factor=2.0 if m == "ffnn" else 3.5)
     config.train.batch_size = batch
     config.data.train_types, config.grid.seeds = types3[:1], (0,)
-    cell = bench.TimedGrid(config, data)
+    sides = {"cell": bench.TimedGrid(config, data)}
     config.data.train_types, config.grid.seeds = types3, (0, 1, 2)
-    grid = bench.TimedGrid(config, data)
+    sides["grid"] = bench.TimedGrid(config, data)
     theirs = AuthorsStep(m, authors, dim, batch, n_ctx, n_ans, a.channels)
-    sides[m] = {"cell": cell, "grid": grid, "authors": theirs,
-                "flops": {"ours": our_step_flops(cell),
-                          "authors": theirs.flops()}}
-
-  rates = {k: [] for k in ("xla_f32", "xla_bf16", "torch_f32")}
-  figs = {m: {"authors": [], "cell": [], "grid": []} for m in sides}
-  for r in range(a.rounds):
-    for k, v in matmul_rates().items():
-      rates[k].append(v)
-    for m, s in sides.items():
-      dt = s["authors"].run(a.steps)
-      figs[m]["authors"].append(a.steps * batch / dt)
+    flops[m] = {"ours": our_step_flops(sides["cell"]),
+                "authors": theirs.flops()}
+    figs[m] = f = {"authors": [], "cell": [], "grid": []}
+    for r in range(a.rounds):
+      for k, v in matmul_rates().items():
+        rates[k].append(v)
+      f["authors"].append(a.steps * batch / theirs.run(a.steps))
       for k in ("cell", "grid"):
-        dt = s[k].run(1)
-        figs[m][k].append(s[k].instances_per_epoch / dt)
-    print(f"round {r + 1}/{a.rounds}: " + "; ".join(
-        f"{m}: authors {f['authors'][-1]:.0f}, cell {f['cell'][-1]:.0f}, "
-        f"grid {f['grid'][-1]:.0f}" for m, f in figs.items()), flush=True)
+        f[k].append(sides[k].instances_per_epoch / sides[k].run(1))
+      print(f"{m} round {r + 1}/{a.rounds}: authors {f['authors'][-1]:.0f}, "
+            f"cell {f['cell'][-1]:.0f}, grid {f['grid'][-1]:.0f} "
+            "instances/s", flush=True)
+    del sides, theirs
 
   med = lambda xs: float(np.median(xs))
   f32 = med(rates["xla_f32"])
@@ -249,7 +247,7 @@ def main():
   print(f"{'model':6s} {'side':8s} {'inst/s':>8s} {'/authors':>9s} "
         f"{'GFLOP/step':>10s} {'eff.':>6s}")
   for m, f in figs.items():
-    fl = sides[m]["flops"]
+    fl = flops[m]
     ratios = {k: [x / y for x, y in zip(f[k], f["authors"])]
               for k in ("cell", "grid")}
     summary[m] = {"instances_per_s": {k: med(v) for k, v in f.items()},
