@@ -1,4 +1,4 @@
-"""Single-channel-image 'VALID' convolutions as banded matmuls (CPU- and vmap-friendly).
+"""'VALID' convolutions of a one-channel image as banded matmuls (CPU, vmap).
 
 The sentence VAE convolves an embedding reshaped to an h x w image with a
 k x k kernel (15 x 15 in 000) and decodes with the transposed convolution.
@@ -74,7 +74,7 @@ def conv_valid(x: jax.Array, kernel: jax.Array,
 
 def conv_transpose_valid(y: jax.Array, kernel: jax.Array,
                          grid_shape: tuple[int, int]) -> jax.Array:
-  """The adjoint of `conv_valid`: y [..., oh*ow, C], kernel [C, k*k] -> [..., h*w].
+  """The adjoint of `conv_valid`: [..., oh*ow, C], [C, k*k] -> [..., h*w].
 
   Each output pixel sums kernel-weighted contributions of every window that
   covers it (a 'VALID' transposed convolution, stride 1, no bias).

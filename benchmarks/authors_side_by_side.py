@@ -1,0 +1,277 @@
+"""The authors' PyTorch two-level VAE and FFNN against ours, in one run.
+
+  python benchmarks/authors_side_by_side.py --authors=PATH_TO_CHECKOUT
+
+The authors' code (github.com/CLCL-Geneva/BLM-SNFDisentangling) is imported
+from the checkout given by --authors, never copied; torch is needed only
+here (it is not a dependency of blm_jax). Same shapes on both sides: D=768
+(Electra), 7 context sentences, 9 answers, batch 100, Adam (lr 1e-3).
+
+Per round, interleaved so a shared machine slows every side alike:
+  * this machine's float32 (and bfloat16) matmul rate, XLA and torch;
+  * the authors' training step (model forward, their `compute_vae_loss`,
+    backward, Adam) on fixed random batches, --steps steps;
+  * ours: one cell, and the 3x3 vmapped grid, one epoch each (each epoch
+    also runs the dev-accuracy pass, which the authors' timing leaves out).
+Reported: training instances/s (medians over rounds), ratios ours/authors,
+and each step's FLOPs (XLA's cost analysis for ours, torch's FlopCounterMode
+for theirs) over the measured float32 matmul rate ("efficiency": a step far
+under the matmul rate is moving bytes, not computing).
+
+Architectures: the authors' FFNN is 7D -> 2D -> 2D -> D (ours is run with
+hidden_factor=2 to match). The authors' two-level VAE has a 4x4-conv task
+encoder and a 15x15 transposed-conv task decoder; the current blm_jax
+TwoLevelVAE has dense task layers, so its step does somewhat less work (the
+sentence level, the bulk of the FLOPs, is the same: 15x15 conv, 40 channels,
+latent 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import types
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _import_authors(path: str):
+  """Imports the authors' modules from their checkout.
+
+  pandas, scipy and torchmetrics are imported by their utility modules at
+  import time only (for data handling and analyses, never in a training
+  step); where they are not installed, a placeholder module that raises on
+  any use stands in while their modules are imported (then it is removed
+  from sys.modules), so a use in the timed path could not go unnoticed.
+  """
+  if not os.path.isfile(os.path.join(path, "vaes", "VAE.py")):
+    raise SystemExit(f"--authors={path!r} is not a checkout of "
+                     "CLCL-Geneva/BLM-SNFDisentangling (no vaes/VAE.py)")
+  import importlib.util
+  import torch._dynamo  # noqa: F401  (probes installed modules itself)
+  missing = [top for top in ("pandas", "scipy", "torchmetrics")
+             if top not in sys.modules
+             and importlib.util.find_spec(top) is None]
+  for top in missing:
+    sys.modules[top] = _Placeholder(top)
+    subs = {"scipy": ["stats"], "torchmetrics": ["functional"]}
+    for sub in subs.get(top, []):
+      sys.modules[f"{top}.{sub}"] = _Placeholder(f"{top}.{sub}")
+      setattr(sys.modules[top], sub, sys.modules[f"{top}.{sub}"])
+  if missing:
+    print(f"placeholders (import-time only): {', '.join(missing)}")
+  sys.path.insert(0, path)
+  import logging
+  logging.getLogger().setLevel(logging.WARNING)
+  from baselines import baseline  # noqa: E402
+  from utils import losses  # noqa: E402
+  from vaes import VAE, sampling  # noqa: E402
+  for name in list(sys.modules):  # Only the authors' modules keep them.
+    if isinstance(sys.modules[name], _Placeholder):
+      del sys.modules[name]
+  return baseline, losses, VAE, sampling
+
+
+class _Placeholder(types.ModuleType):
+
+  def __getattr__(self, attr):
+    if attr.startswith("__"):
+      raise AttributeError(attr)
+    name = self.__name__
+
+    def unavailable(*a, **k):
+      raise RuntimeError(f"{name}.{attr} is not installed; the benchmark "
+                         "assumed it is used only outside training steps")
+    return unavailable
+
+
+class AuthorsStep:
+  """The authors' training step: forward, compute_vae_loss, backward, Adam."""
+
+  def __init__(self, model_name, authors, dim, batch, n_ctx, n_ans,
+               channels, seed=0):
+    import torch
+    baseline, losses, VAE, sampling = authors
+    torch.manual_seed(seed)
+    if model_name == "vae2":
+      self.model = VAE.VariationalAutoencoder_2level(
+          dim, n_ctx, [sampling.simpleSampling(5), sampling.simpleSampling(5)],
+          hidden_channels_sent=channels, device="cpu")
+    else:
+      self.model = baseline.BaselineFFNN(dim, n_ctx)
+    self.losses = losses
+    self.args = argparse.Namespace(device="cpu", latent=5, sent_emb_dim=dim,
+                                   latent_sent_dim_cont=5)
+    self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(seed)
+    self.batches = []
+    for _ in range(4):
+      seq = torch.randn(batch, n_ctx, dim, generator=g)
+      y = torch.randn(batch, n_ans, dim, generator=g)
+      truth = torch.nn.functional.one_hot(
+          torch.randint(n_ans, (batch,), generator=g), n_ans).float()
+      self.batches.append((seq, y, truth))
+    self.batch = batch
+    self.model.train()
+    self.step(0)  # warm-up
+
+  def step(self, i):
+    seq, y, truth = self.batches[i % len(self.batches)]
+    self.opt.zero_grad()
+    out = self.model(seq)
+    loss = self.losses.compute_vae_loss(self.model, seq, y, truth, out,
+                                        [1.0, 1.0], self.args)
+    loss.backward()
+    self.opt.step()
+    return loss
+
+  def run(self, steps) -> float:
+    t = time.perf_counter()
+    for i in range(steps):
+      self.step(i)
+    return time.perf_counter() - t
+
+  def flops(self) -> float:
+    from torch.utils.flop_counter import FlopCounterMode
+    with FlopCounterMode(display=False) as counter:
+      self.step(0)
+    return float(counter.get_total_flops())
+
+
+def matmul_rates(n=2048, reps=5):
+  """GFLOP/s of an n x n matmul: XLA float32, XLA bfloat16, torch float32."""
+  import jax
+  import jax.numpy as jnp
+  import torch
+  out = {}
+  for name, dtype in (("xla_f32", jnp.float32), ("xla_bf16", jnp.bfloat16)):
+    a = jnp.ones((n, n), dtype)
+    f = jax.jit(lambda a, b: a @ b)
+    f(a, a).block_until_ready()
+    t = time.perf_counter()
+    for _ in range(reps):
+      r = f(a, a)
+    r.block_until_ready()
+    out[name] = 2 * n ** 3 * reps / (time.perf_counter() - t) / 1e9
+  a = torch.ones(n, n)
+  a @ a
+  t = time.perf_counter()
+  for _ in range(reps):
+    a @ a
+  out["torch_f32"] = 2 * n ** 3 * reps / (time.perf_counter() - t) / 1e9
+  return out
+
+
+def our_step_flops(timed) -> float:
+  """XLA's FLOP count of one training step of one cell."""
+  import jax
+  import jax.numpy as jnp
+  from blm_jax.solver import gather
+  grid = timed.grid
+  state = jax.tree.map(lambda x: x[0], timed.state)
+  split = jax.tree.map(lambda x: x[0], grid.train)
+  batch = gather(grid.emb, split, jnp.arange(grid.solver.batch_size))
+  step = jax.jit(grid.solver.train_step)
+  cost = step.lower(state, batch, jax.random.key(0)).compile().cost_analysis()
+  if isinstance(cost, list):
+    cost = cost[0]
+  return float(cost["flops"])
+
+
+def main():
+  p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  p.add_argument("--authors", required=True,
+                 help="checkout of CLCL-Geneva/BLM-SNFDisentangling")
+  p.add_argument("--models", default="vae2,ffnn")
+  p.add_argument("--embed_dim", type=int, default=768)
+  p.add_argument("--channels", type=int, default=40)
+  p.add_argument("--rounds", type=int, default=5)
+  p.add_argument("--steps", type=int, default=8,
+                 help="authors' steps per round")
+  p.add_argument("--num_train", type=int, default=400,
+                 help="our training instances per type (an epoch is "
+                 "num_train/100 steps per cell)")
+  p.add_argument("--torch_threads", type=int, default=os.cpu_count())
+  p.add_argument("--out", default="")
+  a = p.parse_args()
+
+  import jax
+  import torch
+  from blm_jax import bench
+  torch.set_num_threads(a.torch_threads)
+  authors = _import_authors(os.path.abspath(a.authors))
+  dim, batch, n_ctx, n_ans = a.embed_dim, 100, 7, 9
+  types3 = ("I", "II", "III")
+  data = bench.random_data(types3, a.num_train, dim)
+
+  # One model at a time (the D=768 FFNN grid's state alone is ~1.7 GB);
+  # within a model, rounds interleave the matmul rate and the three sides.
+  rates = {k: [] for k in ("xla_f32", "xla_bf16", "torch_f32")}
+  figs, flops = {}, {}
+  for m in a.models.split(","):
+    config = bench.config_for(m, dim, a.channels,
+                              hidden_factor=2.0 if m == "ffnn" else 3.5)
+    config.train.batch_size = batch
+    config.data.train_types, config.grid.seeds = types3[:1], (0,)
+    sides = {"cell": bench.TimedGrid(config, data)}
+    config.data.train_types, config.grid.seeds = types3, (0, 1, 2)
+    sides["grid"] = bench.TimedGrid(config, data)
+    theirs = AuthorsStep(m, authors, dim, batch, n_ctx, n_ans, a.channels)
+    flops[m] = {"ours": our_step_flops(sides["cell"]),
+                "authors": theirs.flops()}
+    figs[m] = f = {"authors": [], "cell": [], "grid": []}
+    for r in range(a.rounds):
+      for k, v in matmul_rates().items():
+        rates[k].append(v)
+      f["authors"].append(a.steps * batch / theirs.run(a.steps))
+      for k in ("cell", "grid"):
+        f[k].append(sides[k].instances_per_epoch / sides[k].run(1))
+      print(f"{m} round {r + 1}/{a.rounds}: authors {f['authors'][-1]:.0f}, "
+            f"cell {f['cell'][-1]:.0f}, grid {f['grid'][-1]:.0f} "
+            "instances/s", flush=True)
+    del sides, theirs
+
+  med = lambda xs: float(np.median(xs))
+  f32 = med(rates["xla_f32"])
+  dev = jax.devices()[0]
+  print(f"\ndevice: {dev.device_kind} ({jax.default_backend()}), "
+        f"{os.cpu_count()} CPUs, torch threads {a.torch_threads}; D={dim}, "
+        f"batch {batch}, {a.rounds} interleaved rounds, medians")
+  print("matmul 2048^2 GFLOP/s: " + ", ".join(
+      f"{k} {med(v):.0f}" for k, v in rates.items()))
+  summary = {}
+  print(f"{'model':6s} {'side':8s} {'inst/s':>8s} {'/authors':>9s} "
+        f"{'GFLOP/step':>10s} {'eff.':>6s}")
+  for m, f in figs.items():
+    fl = flops[m]
+    ratios = {k: [x / y for x, y in zip(f[k], f["authors"])]
+              for k in ("cell", "grid")}
+    summary[m] = {"instances_per_s": {k: med(v) for k, v in f.items()},
+                  "ratio_over_authors": {k: med(v) for k, v in ratios.items()},
+                  "gflop_per_step": {k: v / 1e9 for k, v in fl.items()}}
+    for k in ("authors", "cell", "grid"):
+      step_flops = fl["authors" if k == "authors" else "ours"]
+      # Achieved FLOP/s over the matmul rate (grid: per-instance FLOPs
+      # times the grid's instances/s).
+      eff = step_flops / batch * med(f[k]) / (f32 * 1e9)
+      summary[m].setdefault("efficiency", {})[k] = eff
+      ratio = "" if k == "authors" else f"{med(ratios[k]):9.2f}"
+      print(f"{m:6s} {k:8s} {med(f[k]):8.0f} {ratio:>9s} "
+            f"{step_flops / 1e9:10.2f} {eff:6.1%}")
+  path = bench.write_record(f"authors_side_by_side_D{dim}", {
+      "shapes": {"embed_dim": dim, "batch_size": batch, "num_context": n_ctx,
+                 "num_answers": n_ans, "channels": a.channels,
+                 "grid": "3x3", "num_train_per_type": a.num_train,
+                 "authors_steps_per_round": a.steps,
+                 "torch_threads": a.torch_threads},
+      "torch": torch.__version__, "rounds": a.rounds,
+      "matmul_gflops": rates, "per_round": figs, "summary": summary}, a.out)
+  print(f"record: {path}")
+
+
+if __name__ == "__main__":
+  main()
