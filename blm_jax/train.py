@@ -22,6 +22,7 @@ import optax
 import tqdm
 
 from blm_jax import checkpoints, evaluate, input_pipeline, models, plots
+from blm_jax import config_check
 from blm_jax.grid import Grid, GridSpec
 from blm_jax.solver import Solver
 
@@ -161,6 +162,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   Returns:
     The results dict also written to results.json.
   """
+  config_check.validate(config)  # Before any data is built or embedded.
   os.makedirs(workdir, exist_ok=True)
   log = _setup_logging(workdir)
   with open(os.path.join(workdir, "config.json"), "w") as f:
