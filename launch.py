@@ -104,12 +104,23 @@ class _ConsoleEcho(logging.FileHandler):
       print(msg, file=sys.stderr, flush=True)
 
 
+def _not_interrupt(record: logging.LogRecord) -> bool:
+  """Drops library reports of a Ctrl-C (orbax logs it with a traceback)."""
+  return not (record.exc_info and record.exc_info[0] is not None
+              and issubclass(record.exc_info[0], KeyboardInterrupt))
+
+
 def _quiet_logs() -> None:
   """Hide INFO lines of absl users (orbax, TFDS) unless --verbosity is set."""
+  for handler in logging.getLogger().handlers:
+    handler.addFilter(_not_interrupt)
   if not flags.FLAGS["verbosity"].present:
     absl_logging.set_verbosity(absl_logging.WARNING)
     for name in ("absl", "jax", "orbax", "tensorflow_datasets"):
       logging.getLogger(name).setLevel(logging.WARNING)
+    import tensorflow_datasets as tfds
+
+    tfds.disable_progress_bar()  # Dataset generation bars; ours stay.
 
 
 def _progress(workdir: str) -> tuple[int, int | None]:

@@ -31,6 +31,8 @@ def _choices(key: str, value, choices) -> str | None:
   if value in choices:
     return None
   close = difflib.get_close_matches(str(value), [str(c) for c in choices], 1)
+  close = close or [c for c in choices if value and str(c).startswith(
+      str(value))][:1]
   hint = f" (did you mean {close[0]!r}?)" if close else ""
   return (f"config.{key}={value!r} is not known{hint}; expected one of "
           f"{', '.join(repr(c) for c in choices)}")
