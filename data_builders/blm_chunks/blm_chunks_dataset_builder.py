@@ -30,6 +30,7 @@ import tensorflow_datasets as tfds
 
 from data_builders.blm_chunks import derive
 from data_builders.common import builder as builder_lib
+from data_builders.common import file_format
 
 
 @dataclasses.dataclass(eq=False)
@@ -75,7 +76,7 @@ def config_for_source(source: str, **kwargs) -> BlmChunksConfig:
       **kwargs)
 
 
-class Builder(tfds.core.GeneratorBasedBuilder):
+class Builder(file_format.ArrayRecordWithoutTF):
   """Sentence-level chunk-pattern data (000 sec. 7) derived from a BLM dataset."""
 
   VERSION = tfds.core.Version("1.0.0")

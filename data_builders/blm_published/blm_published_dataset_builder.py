@@ -33,7 +33,7 @@ import tensorflow_datasets as tfds
 
 from blm_jax import schema
 from data_builders.blm_published import release_format
-from data_builders.common import splits
+from data_builders.common import file_format, splits
 
 # Seeded 90:10 when a folder has no published train/test files.
 SINGLE_FILE_FRACTIONS = {"train": 0.9, "test": 0.1}
@@ -113,7 +113,7 @@ def identity_differences(old: dict, new: dict) -> list[str]:
   return lines
 
 
-class Builder(tfds.core.GeneratorBasedBuilder):
+class Builder(file_format.ArrayRecordWithoutTF):
   """The officially released BLM files, in the shared BLM schema."""
 
   VERSION = tfds.core.Version("1.0.0")

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 import tensorflow_datasets as tfds
 
 from blm_jax import schema
-from data_builders.common import splits
+from data_builders.common import file_format, splits
 
 
 def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
@@ -36,7 +36,8 @@ class GeneratedConfig(tfds.core.BuilderConfig):
   seed: int = 0
 
 
-class GeneratedBLMBuilder(tfds.core.GeneratorBasedBuilder):
+class GeneratedBLMBuilder(file_format.ArrayRecordWithoutTF,
+                          skip_registration=True):
   """Writes `generate(config)` with the shared BLM schema and splits."""
 
   # Subclasses may override, e.g. to group type I instances by their seed.
