@@ -1,21 +1,40 @@
 """Orbax checkpoints of the stacked grid state, with a resume that survives kills.
 
 The state is saved with `StandardSave` and the grid description with
-`JsonSave` (string leaves are not supported by StandardSave). A killed save
-leaves a `*.orbax-checkpoint-tmp` folder that orbax ignores, but an
-incomplete plain step folder is still listed: `restore_latest` therefore
-tries the newest step and falls back to older ones.
+`JsonSave` (string leaves are not supported by StandardSave). Each save also
+records the shape of every leaf and a sha256 digest of the state's bytes:
+
+- A step whose metadata or state cannot be read (a kill mid-save leaves an
+  incomplete plain step folder, which orbax still lists) or whose restored
+  bytes do not match the digest (bit damage) is moved aside into
+  `<checkpoints>-quarantine/` with a warning, and the next older step is
+  tried. Moving it aside matters: orbax skips every save at or below the
+  newest listed step, so a damaged newest step would otherwise block all
+  new checkpoints.
+- A readable step whose shapes differ from the run's state is not damage
+  but another model or grid: that is an error (`CheckpointMismatchError`),
+  never a silent fresh start.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import logging
 import os
+import shutil
+import time
 
+import jax
+import numpy as np
 import orbax.checkpoint as ocp
 
 
-def manager(directory: str, max_to_keep: int = 2) -> ocp.CheckpointManager:
+class CheckpointMismatchError(ValueError):
+  """The checkpoint holds a state of another structure than this run's."""
+
+
+def manager(directory: str, max_to_keep: int = 1) -> ocp.CheckpointManager:
   return ocp.CheckpointManager(
       os.path.abspath(directory),
       options=ocp.CheckpointManagerOptions(
@@ -24,10 +43,83 @@ def manager(directory: str, max_to_keep: int = 2) -> ocp.CheckpointManager:
       item_names=("state", "meta"))
 
 
+def shapes(state) -> dict[str, list[int]]:
+  """{leaf path: shape} of a state or an abstract state."""
+  leaves = jax.tree_util.tree_flatten_with_path(state)[0]
+  return {jax.tree_util.keystr(p): [int(d) for d in x.shape]
+          for p, x in leaves}
+
+
+def digest(state) -> str:
+  """sha256 over every leaf's path, dtype, shape and bytes."""
+  h = hashlib.sha256()
+  for path, x in jax.tree_util.tree_flatten_with_path(state)[0]:
+    a = np.ascontiguousarray(np.asarray(x))
+    h.update(f"{jax.tree_util.keystr(path)}|{a.dtype}|{a.shape}".encode())
+    h.update(a.tobytes())
+  return h.hexdigest()
+
+
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
-  mgr.save(step, args=ocp.args.Composite(
-      state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
-  mgr.wait_until_finished()
+  """Saves one step; a full disk is reported in one line (the run resumes)."""
+  meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
+  try:
+    mgr.save(step, args=ocp.args.Composite(
+        state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
+    mgr.wait_until_finished()
+  except OSError as e:
+    if e.errno == errno.ENOSPC or "No space left" in str(e):
+      raise OSError(
+          errno.ENOSPC, f"no space left on the device of {mgr.directory} "
+          f"while saving the checkpoint of epoch {step}; free some space and "
+          f"rerun the same command to resume from the last saved epoch"
+      ) from None
+    raise
+
+
+def read_meta(directory: str, step: int) -> dict:
+  """The JSON metadata saved with one step (the state is not read)."""
+  mgr = manager(directory)
+  try:
+    return mgr.restore(step, args=ocp.args.Composite(
+        meta=ocp.args.JsonRestore()))["meta"]
+  finally:
+    mgr.close()
+
+
+def _steps(directory: str) -> list[int]:
+  if not os.path.isdir(directory):
+    return []
+  mgr = manager(directory)
+  try:
+    return sorted(mgr.all_steps(), reverse=True)
+  finally:
+    mgr.close()
+
+
+def quarantine(directory: str, step: int, why: str) -> str:
+  """Moves a damaged step out of orbax's sight; returns where it went."""
+  dest_root = os.path.abspath(directory).rstrip("/") + "-quarantine"
+  os.makedirs(dest_root, exist_ok=True)
+  dest = os.path.join(dest_root, f"{step}-{time.strftime('%Y%m%d-%H%M%S')}")
+  shutil.move(os.path.join(directory, str(step)), dest)
+  logging.getLogger("blm_jax.train").warning(
+      "checkpoint step %d in %s is damaged (%s); moved to %s", step,
+      directory, why, dest)
+  return dest
+
+
+def latest_meta(directory: str):
+  """(step, meta) of the newest step whose metadata reads, or None.
+
+  Steps whose metadata cannot be read are quarantined.
+  """
+  for step in _steps(directory):
+    try:
+      return step, read_meta(directory, step)
+    except Exception as e:  # A step folder left incomplete by a kill.
+      quarantine(directory, step, f"unreadable metadata: {e}")
+  return None
 
 
 def restore(directory: str, step: int, abstract_state):
@@ -42,18 +134,46 @@ def restore(directory: str, step: int, abstract_state):
     mgr.close()
 
 
-def restore_latest(directory: str, abstract_state):
-  """(step, state, meta) of the newest readable step, or None if none."""
-  if not os.path.isdir(directory):
-    return None
-  mgr = manager(directory)
-  steps = sorted(mgr.all_steps(), reverse=True)
-  mgr.close()
-  for step in steps:
+def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
+  """(step, state, meta) of the newest intact step, or None if none.
+
+  Damaged steps are quarantined, or only skipped with `move_damaged=False`
+  (probing never changes a workdir). Raises CheckpointMismatchError if a
+  readable step has another structure.
+  """
+  want = shapes(abstract_state)
+
+  def damaged(step, why):
+    if move_damaged:
+      quarantine(directory, step, why)
+    else:
+      logging.getLogger("blm_jax.train").warning(
+          "checkpoint step %d in %s is damaged (%s); skipped", step,
+          directory, why)
+
+  for step in _steps(directory):
+    try:
+      meta = read_meta(directory, step)
+    except Exception as e:
+      damaged(step, f"unreadable metadata: {e}")
+      continue
+    saved = meta.get("state_shapes")
+    if saved is not None and saved != want:
+      diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
+              for k in sorted(set(saved) | set(want))
+              if saved.get(k) != want.get(k)]
+      raise CheckpointMismatchError(
+          f"{directory} step {step} holds a state of another structure "
+          f"(another model, size or grid): {len(diff)} leaves differ, e.g. "
+          + "; ".join(diff[:3]) + ". Use a new --workdir or "
+          "--config.train.resume=restart.")
     try:
       state, meta = restore(directory, step, abstract_state)
-      return step, state, meta
-    except Exception as e:  # A step folder left incomplete by a kill.
-      logging.warning("checkpoint step %d in %s is unreadable (%s); trying "
-                      "an older one", step, directory, e)
+    except Exception as e:
+      damaged(step, f"unreadable state: {e}")
+      continue
+    if "state_digest" in meta and digest(state) != meta["state_digest"]:
+      damaged(step, "its bytes do not match the saved digest")
+      continue
+    return step, state, meta
   return None

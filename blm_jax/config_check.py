@@ -159,6 +159,10 @@ def problems(config) -> list[str]:
     out.append(_number("train.eval_chunk", t.eval_chunk, integer=True,
                        low=0, low_open=True,
                        what="instances per evaluation chunk"))
+  if "keep_checkpoints" in t:
+    out.append(_number("train.keep_checkpoints", t.keep_checkpoints,
+                       integer=True, low=1,
+                       what="checkpoints kept; 1 suffices to resume"))
   seeds = tuple(config.grid.seeds)
   if not seeds:
     out.append("config.grid.seeds=(): needs at least one seed")

@@ -39,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-from blm_jax import embedding_cache, encoders
+from blm_jax import embedding_cache, encoders, transformer_blocks
 
 DEFAULT_MAX_LENGTH = 128
 DEFAULT_BATCH_SIZE = 64
@@ -61,6 +61,9 @@ class EncoderSpec:
     max_length: tokens kept per sentence (special tokens included); None:
       DEFAULT_MAX_LENGTH or the model's limit if that is lower.
     revision: hub revision (branch, tag or commit) for hub ids.
+    dtype: compute dtype, 'float32' or 'bfloat16' (faster on accelerators;
+      embeddings differ from float32 by about 1%, so they are cached under
+      their own key).
   """
 
   name_or_path: str = encoders.DEFAULT_ENCODER
@@ -68,6 +71,7 @@ class EncoderSpec:
   layer: int = -1
   max_length: int | None = None
   revision: str | None = None
+  dtype: str = "float32"
 
   def __post_init__(self):
     if self.pooling not in encoders.POOLINGS:
@@ -79,6 +83,9 @@ class EncoderSpec:
         not isinstance(self.max_length, int) or self.max_length < 2):
       raise ValueError(f"EncoderSpec.max_length={self.max_length!r} must be "
                        "an int >= 2")
+    if self.dtype not in transformer_blocks.COMPUTE_DTYPES:
+      raise ValueError(f"EncoderSpec.dtype={self.dtype!r} is not one of "
+                       f"{sorted(transformer_blocks.COMPUTE_DTYPES)}")
 
   @classmethod
   def parse(cls, value: Any) -> "EncoderSpec":
@@ -90,7 +97,7 @@ class EncoderSpec:
     if isinstance(value, str):
       return cls(name_or_path=value)
     if isinstance(value, encoders.Encoder):
-      return cls(name_or_path=value.name)
+      return cls(name_or_path=value.name, dtype=value.dtype)
     if isinstance(value, Mapping) or hasattr(value, "to_dict"):
       d = dict(value.to_dict() if hasattr(value, "to_dict") else value)
       fields = {f.name for f in dataclasses.fields(cls)}
@@ -156,8 +163,9 @@ def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
   rows = NamedSharding(mesh, P("data"))
 
   def f(params, ids, mask):
+    # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
     hidden = encoder.hidden_states(params, ids, mask)[layer]
-    return encoders.pool(hidden, mask, pooling).astype(jnp.float32)
+    return encoders.pool(hidden.astype(jnp.float32), mask, pooling)
 
   fn = jax.jit(f, in_shardings=(replicated, rows, rows), out_shardings=rows)
   return fn, jax.device_put(encoder.params, replicated), rows
@@ -236,7 +244,8 @@ def _resolve(encoder, pooling, layer, max_length):
   if isinstance(encoder, encoders.Encoder):
     loaded = encoder
   else:
-    loaded = encoders.load_encoder(spec.name_or_path, spec.revision)
+    loaded = encoders.load_encoder(spec.name_or_path, spec.revision,
+                                   spec.dtype)
   return loaded, spec
 
 
@@ -400,7 +409,8 @@ def fill_cache(dataset: str, encoder: Any = None, *,
 def run(f) -> FillReport:
   """The command line's work, given parsed absl flag values `f`."""
   spec = EncoderSpec(f.encoder, pooling=f.pooling, layer=f.layer,
-                     max_length=f.max_length, revision=f.revision)
+                     max_length=f.max_length, revision=f.revision,
+                     dtype=f.dtype)
   splits = f.split.split(",") if f.split else None
   report = fill_cache(f.dataset, spec, splits=splits, data_dir=f.data_dir,
                       manual_dir=f.manual_dir, cache_dir=f.cache_dir,
@@ -413,8 +423,9 @@ def run(f) -> FillReport:
         f"{len(report.splits)} splits, dedup ratio {report.dedup_ratio:.2f} "
         f"({report.references} sentence slots)")
   head = (f"encoder {spec.name_or_path} pooling={spec.pooling} "
-          f"layer={spec.layer} max_length={s.max_length}: {s.cached} from "
-          f"the cache, {s.embedded} embedded")
+          f"layer={spec.layer} max_length={s.max_length} "
+          f"dtype={spec.dtype}: {s.cached} from the cache, {s.embedded} "
+          "embedded")
   if s.embedded:
     pad = 1 - s.real_tokens / max(1, s.padded_tokens)
     head += (f" in {s.seconds:.1f}s ({s.sentences_per_s:.1f} sentences/s on "
@@ -452,6 +463,10 @@ def define_flags(fv=None) -> None:
                        flag_values=fv)
   flags.DEFINE_string("revision", None, "Hub revision for hub ids.",
                       flag_values=fv)
+  flags.DEFINE_enum("dtype", "float32", sorted(
+      transformer_blocks.COMPUTE_DTYPES), "Encoder compute dtype (bfloat16: "
+                    "faster on accelerators, about 1% off float32; cached "
+                    "under its own key).", flag_values=fv)
   flags.DEFINE_integer("batch_size", DEFAULT_BATCH_SIZE,
                        "Sentences per step over all devices.", flag_values=fv)
   flags.DEFINE_string("split", None, "Comma-separated splits (default all).",

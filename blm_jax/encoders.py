@@ -8,10 +8,14 @@ One small interface over the encoders the BLM papers probe:
   hs = enc.hidden_states(enc.params, ids, mask)    # embeddings + every layer
   v = pool(hs[layer], mask, "mean")                # [B, D]
 
-Electra, BERT (multilingual or not), RoBERTa and XLM-RoBERTa go through the
-transformers Flax classes; OpenAI-GPT (GPT-1), which has no Flax class there,
-through `blm_jax.openai_gpt`. The model type comes from the folder's
-config.json, so AlephBERT (a BERT) needs nothing special.
+Every architecture is a Flax module of ours, one per family: `bert` (BERT,
+multilingual BERT, MiniLM, AlephBERT), `electra` (the discriminator),
+`roberta` (RoBERTa and XLM-R) and `openai_gpt` (GPT-1), sharing the blocks of
+`transformer_blocks`. They read Hugging Face folders directly (config.json
+plus model.safetensors or flax_model.msgpack, `hf_checkpoint`) and tokenize
+with the `tokenizers` package (`hf_tokenizer`): transformers is not needed at
+run time. The model type comes from the folder's config.json, so AlephBERT
+(a BERT) needs nothing special.
 
 Pooling (the papers use both):
   mean   average of token vectors over the attention mask, special tokens
@@ -39,6 +43,8 @@ from typing import Any, Callable, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from blm_jax import transformer_blocks
 
 POOLINGS = ("mean", "first", "last")
 
@@ -87,15 +93,6 @@ ALIASES = {
     "all-minilm-l6-v2": "minilm",
 }
 
-# config.json model_type -> transformers Flax class name.
-_FLAX_CLASSES = {
-    "bert": "FlaxBertModel",
-    "electra": "FlaxElectraModel",
-    "roberta": "FlaxRobertaModel",
-    "xlm-roberta": "FlaxXLMRobertaModel",
-}
-SUPPORTED_MODEL_TYPES = tuple(sorted(_FLAX_CLASSES)) + ("openai-gpt",)
-
 # Files whose bytes decide how text becomes ids (part of the encoder identity).
 _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt",
                     "sentencepiece.bpe.model", "spiece.model",
@@ -115,7 +112,7 @@ class Encoder:
     name: what was asked for (registry name, hub id or folder).
     model_dir: the local folder the weights and tokenizer were read from.
     model_type: config.json's model_type.
-    tokenizer: the transformers tokenizer.
+    tokenizer: the `hf_tokenizer.TextTokenizer` (the `tokenizers` package).
     module: the Flax module (linen).
     params: its parameters (a pytree of arrays).
     hidden_size: D, the width of every hidden state.
@@ -124,7 +121,8 @@ class Encoder:
     pad_id: the id used for padding (masked out everywhere).
     identity: model type plus sha256 of the weights and tokenizer files: what
       the embedding cache is keyed on (the same weights from another folder
-      hit the same cache).
+      hit the same cache), plus the compute dtype when it is not float32.
+    dtype: the compute dtype, 'float32' or 'bfloat16'.
   """
 
   name: str
@@ -138,6 +136,7 @@ class Encoder:
   max_tokens: int
   pad_id: int
   identity: dict
+  dtype: str
   _forward: Callable = dataclasses.field(repr=False)
 
   def hidden_states(self, params, input_ids, attention_mask):
@@ -153,9 +152,7 @@ class Encoder:
           f"{self.max_tokens} positions the model has")
     if not sentences:
       return []
-    return self.tokenizer(list(sentences), add_special_tokens=True,
-                          truncation=True, max_length=max_length,
-                          padding=False)["input_ids"]
+    return self.tokenizer.encode(sentences, max_length)
 
   def layer_index(self, layer: int) -> int:
     """`layer` as a non-negative index into `hidden_states` (-1 = last)."""
@@ -288,141 +285,86 @@ def params_sha256(params) -> str:
   return h.hexdigest()
 
 
-def _read_config(model_dir: str):
-  from transformers import AutoConfig
-
-  if not os.path.isfile(os.path.join(model_dir, "config.json")):
-    raise EncoderUnavailableError(f"{model_dir}: no config.json")
-  return AutoConfig.from_pretrained(model_dir)
+# config.json model_type -> the module of its architecture family.
+_FAMILIES = {"bert": "bert", "electra": "electra", "roberta": "roberta",
+             "xlm-roberta": "roberta", "openai-gpt": "openai_gpt"}
+SUPPORTED_MODEL_TYPES = tuple(sorted(_FAMILIES))
 
 
-def _load_hf_flax(model_dir: str, model_type: str, config):
-  """(wrapper model, params) through the transformers Flax class."""
-  import transformers
+def family_module(model_type: str):
+  """The module (bert, electra, roberta, openai_gpt) of a model type."""
+  import importlib
 
-  cls = getattr(transformers, _FLAX_CLASSES[model_type])
-  has = lambda n: os.path.isfile(os.path.join(model_dir, n))
-  if has("flax_model.msgpack"):
-    from_pt = False
-  elif has("model.safetensors"):
-    from_pt = True  # PyTorch layout, read without torch.
-  elif has("model.safetensors.index.json"):
-    raise EncoderUnavailableError(
-        f"{model_dir}: sharded safetensors cannot be loaded into Flax by "
-        "transformers 4.x; save the model as one file (save_pretrained with "
-        "max_shard_size larger than the model)")
-  elif has("pytorch_model.bin"):
-    try:
-      import torch  # noqa: F401
-    except ImportError:
-      raise EncoderUnavailableError(
-          f"{model_dir}: only pytorch_model.bin is there and torch is not "
-          "installed; convert it once to model.safetensors or "
-          "flax_model.msgpack where torch exists") from None
-    from_pt = True
-  else:
-    raise EncoderUnavailableError(
-        f"{model_dir}: no weights (flax_model.msgpack, model.safetensors or "
-        "pytorch_model.bin)")
-  if not from_pt:
-    return cls.from_pretrained(model_dir, config=config, _do_init=False)
-  model = cls(config, _do_init=False)
-  return model, _convert_pt_weights(model, model_dir)
+  return importlib.import_module(f"blm_jax.{_FAMILIES[model_type]}")
 
 
-def _convert_pt_weights(model, model_dir: str):
-  """PyTorch-layout weights -> Flax params, without a random init.
+def _load_family(name: str, model_dir: str, dtype):
+  """(model type, module, params, hidden, layers, max tokens, config pad)."""
+  from blm_jax import hf_checkpoint
 
-  `from_pretrained(from_pt=True)` first initialises random weights op by op
-  (about 15 s for MiniLM on this CPU, most of a test's time), and refuses
-  `_do_init=False`; the same conversion against the abstract parameter tree
-  takes well under a second.
-  """
-  import types
-
-  from flax import traverse_util
-  from transformers import modeling_flax_pytorch_utils as pt_utils
-
-  shapes = model.params_shape_tree
-  st = os.path.join(model_dir, "model.safetensors")
-  if os.path.isfile(st):
-    from safetensors.numpy import load_file
-    state = load_file(st)
-  else:
-    import torch
-    state = torch.load(os.path.join(model_dir, "pytorch_model.bin"),
-                       map_location="cpu", weights_only=True)
-    state = {k: v.float().numpy() for k, v in state.items()}
-  shim = types.SimpleNamespace(base_model_prefix=model.base_model_prefix,
-                               params=shapes)
-  got = traverse_util.flatten_dict(
-      pt_utils.convert_pytorch_state_dict_to_flax(state, shim))
-  want = traverse_util.flatten_dict(shapes)
-  params = {}
-  for key, spec in want.items():
-    if key in got:
-      params[key] = jnp.asarray(got[key], spec.dtype)
-    elif "pooler" in key:  # Unused here; Electra checkpoints have none.
-      params[key] = jnp.zeros(spec.shape, spec.dtype)
-    else:
-      raise EncoderUnavailableError(
-          f"{model_dir}: weight {'/'.join(key)} of {type(model).__name__} is "
-          "missing from the checkpoint")
-  return traverse_util.unflatten_dict(params)
-
-
-@functools.lru_cache(maxsize=2)
-def _load_cached(name: str, model_dir: str) -> Encoder:
-  from transformers import AutoTokenizer
-
-  config = _read_config(model_dir)
-  model_type = config.model_type
-  if model_type == "openai-gpt":
-    from blm_jax import openai_gpt
-
-    module, params, config = openai_gpt.load(model_dir)
-
-    def forward(p, ids, mask):
-      return module.apply({"params": p}, ids, mask)[1]
-
-    hidden, layers, max_tokens = config.n_embd, config.n_layer, config.n_positions
-  elif model_type in _FLAX_CLASSES:
-    model, params = _load_hf_flax(model_dir, model_type, config)
-    module = model.module
-
-    def forward(p, ids, mask):
-      return model(ids, mask, params=p, train=False,
-                   output_hidden_states=True).hidden_states
-
-    hidden, layers = config.hidden_size, config.num_hidden_layers
-    max_tokens = config.max_position_embeddings
-    if model_type in ("roberta", "xlm-roberta"):  # Positions start after pad.
-      max_tokens -= config.pad_token_id + 1
-  else:
+  try:
+    config = hf_checkpoint.read_config(model_dir)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  model_type = config["model_type"]
+  if model_type not in _FAMILIES:
     raise ValueError(
         f"encoder {name!r}: model_type {model_type!r} in "
         f"{model_dir}/config.json is not supported; supported: "
         f"{SUPPORTED_MODEL_TYPES}")
-  tokenizer = AutoTokenizer.from_pretrained(model_dir)
+  family = family_module(model_type)
+  if model_type == "openai-gpt":
+    module, params, c = family.load(model_dir, dtype)
+    return (model_type, module, params, c.n_embd, c.n_layer, c.n_positions,
+            config.get("pad_token_id"))
+  try:
+    module, params, c = family.load(model_dir, config, dtype)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  return (model_type, module, params, c.hidden_size, c.num_hidden_layers,
+          family.max_tokens(c), c.pad_token_id)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
+  from blm_jax import hf_tokenizer
+
+  compute = transformer_blocks.compute_dtype(dtype)
+  model_type, module, params, hidden, layers, max_tokens, config_pad = (
+      _load_family(name, model_dir, compute))
+
+  def forward(p, ids, mask):
+    return module.apply({"params": p}, ids, mask)[1]
+
+  try:
+    tokenizer = hf_tokenizer.load_tokenizer(model_dir, model_type)
+  except hf_tokenizer.TokenizerError as e:
+    raise EncoderUnavailableError(str(e)) from None
   pad_id = tokenizer.pad_token_id
   if pad_id is None:  # GPT-1 has no pad token; the mask hides padding.
-    pad_id = getattr(config, "pad_token_id", None) or 0
-  params = jax.tree_util.tree_map(jnp.asarray, params)
+    pad_id = config_pad or 0
   identity = {
       "model_type": model_type,
       "weights_sha256": params_sha256(params),
       "tokenizer_sha256": _hash_files(model_dir, _TOKENIZER_FILES),
   }
+  if dtype != "float32":  # float32 keys are the ones of earlier versions.
+    identity["compute_dtype"] = dtype
   return Encoder(name=name, model_dir=model_dir, model_type=model_type,
                  tokenizer=tokenizer, module=module, params=params,
                  hidden_size=int(hidden), num_layers=int(layers),
                  max_tokens=int(max_tokens), pad_id=int(pad_id),
-                 identity=identity, _forward=forward)
+                 identity=identity, dtype=dtype, _forward=forward)
 
 
 def load_encoder(name_or_path: str | None = None,
-                 revision: str | None = None) -> Encoder:
+                 revision: str | None = None,
+                 dtype: str = "float32") -> Encoder:
   """Loads an encoder by registry name, alias, hub id or local folder.
+
+  `dtype` is the compute dtype: 'float32' (default) or 'bfloat16' (weights
+  stay float32; matmuls and activations in bfloat16, layer-norm statistics
+  and attention softmax in float32; embeddings come back float32).
 
   The last two loaded encoders stay in memory, so callers embedding several
   splits one after another load the weights once.
@@ -430,7 +372,9 @@ def load_encoder(name_or_path: str | None = None,
   Raises:
     EncoderUnavailableError: weights not on disk and not downloadable (the
       message says how to point at a local copy).
-    ValueError: a model type this module does not know.
+    ValueError: a model type this module does not know, or a dtype that is
+      not 'float32' or 'bfloat16'.
   """
   name = canonical_name(name_or_path)
-  return _load_cached(name, resolve_model_dir(name, revision))
+  transformer_blocks.compute_dtype(dtype)  # Fail before any loading.
+  return _load_cached(name, resolve_model_dir(name, revision), dtype)

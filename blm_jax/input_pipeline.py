@@ -1,9 +1,12 @@
 """From TFDS names to the arrays a grid run trains on.
 
-For every lexical type of the config, the builder's 90% part (train, plus dev
-where the builder writes one) is pooled, `num_train` instances are sampled
-with the data seed and 20% of them kept for dev (000 sec. 6.1); the test split
-is used whole. All instances of all types go into one sentence table, so each
+For every lexical type of the config, `num_train` instances are sampled with
+the data seed, 20% of them as dev (000 sec. 6.1): the training part from the
+builder's train split and the dev part from its dev split, so dev shares no
+sentence (and, for blm_chunks, no pairing) with training and best-dev
+selection cannot reward memorising. A source with no dev split (the
+published release) has its dev part sampled by instance from its train
+split; `BLMData.dev_source` says which. The test split is used whole. All instances of all types go into one sentence table, so each
 distinct sentence is embedded once, and each split becomes index arrays into
 it (padded to the same context and answer counts so they stack).
 """
@@ -30,6 +33,8 @@ class BLMData:
   train: dict[str, SentenceTable]
   dev: dict[str, SentenceTable]
   test: dict[str, SentenceTable]
+  # How each type's dev part was made (see the module docstring).
+  dev_source: dict[str, str] = dataclasses.field(default_factory=dict)
 
   @property
   def embed_dim(self) -> int:
@@ -56,15 +61,42 @@ def dataset_name(template: str, lexical_type: str) -> str:
   return template.format(lexical_type) if "{}" in template else template
 
 
+def sample(pool: Sequence[schema.BLMInstance], n: int, seed: int,
+           lexical_type: str, split: str = "") -> list[schema.BLMInstance]:
+  """`n` instances of `pool` (all if fewer), seeded and order-independent."""
+  pool = sorted(pool, key=lambda x: x.id)
+  rng = np.random.default_rng([seed, *lexical_type.encode(), *split.encode()])
+  return [pool[i] for i in rng.permutation(len(pool))[:min(n, len(pool))]]
+
+
 def sample_train_dev(pool: Sequence[schema.BLMInstance], num_train: int,
                      dev_fraction: float, seed: int, lexical_type: str):
-  """`num_train` instances of `pool` (seeded), the last 20% as dev."""
-  pool = sorted(pool, key=lambda x: x.id)
-  rng = np.random.default_rng([seed, *lexical_type.encode()])
-  n = min(num_train, len(pool))
-  chosen = [pool[i] for i in rng.permutation(len(pool))[:n]]
-  n_dev = int(round(dev_fraction * n))
-  return chosen[:n - n_dev], chosen[n - n_dev:]
+  """`num_train` instances of one pool (seeded), the last 20% as dev.
+
+  Only for sources without a dev split: dev instances may then share
+  sentences with training instances.
+  """
+  chosen = sample(pool, num_train, seed, lexical_type)
+  n_dev = int(round(dev_fraction * len(chosen)))
+  return chosen[:len(chosen) - n_dev], chosen[len(chosen) - n_dev:]
+
+
+def train_dev(name: str, splits: Sequence[str], data_cfg, lexical_type: str,
+              data_dir: str | None, manual_dir: str | None):
+  """(train, dev, how dev was made) for one lexical type."""
+  n_dev = int(round(data_cfg.dev_fraction * data_cfg.num_train))
+  pool = data.load_instances(name, "train", data_dir, manual_dir)
+  if "dev" not in splits:
+    train, dev = sample_train_dev(pool, data_cfg.num_train,
+                                  data_cfg.dev_fraction, data_cfg.seed,
+                                  lexical_type)
+    return train, dev, ("sampled by instance from the train split (the "
+                        "dataset has no dev split)")
+  train = sample(pool, data_cfg.num_train - n_dev, data_cfg.seed,
+                 lexical_type, "train")
+  dev = sample(data.load_instances(name, "dev", data_dir, manual_dir), n_dev,
+               data_cfg.seed, lexical_type, "dev")
+  return train, dev, "the dataset's dev split"
 
 
 def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
@@ -72,6 +104,7 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
   types = tuple(dict.fromkeys(
       tuple(data_cfg.train_types) + tuple(data_cfg.test_types)))
   parts: dict[tuple[str, str], list[schema.BLMInstance]] = {}
+  dev_source: dict[str, str] = {}
   manual_dir = data_cfg.get("manual_dir") or None
   for t in types:
     name = dataset_name(data_cfg.name, t)
@@ -79,11 +112,8 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
     if "test" not in splits or "train" not in splits:
       raise ValueError(f"dataset {name!r} needs train and test splits; it "
                        f"has {list(splits)}")
-    pool = data.load_instances(name, "train", data_dir, manual_dir)
-    if "dev" in splits:
-      pool += data.load_instances(name, "dev", data_dir, manual_dir)
-    parts[t, "train"], parts[t, "dev"] = sample_train_dev(
-        pool, data_cfg.num_train, data_cfg.dev_fraction, data_cfg.seed, t)
+    parts[t, "train"], parts[t, "dev"], dev_source[t] = train_dev(
+        name, splits, data_cfg, t, data_dir, manual_dir)
     test = data.load_instances(name, "test", data_dir, manual_dir)
     if data_cfg.get("max_test") and len(test) > data_cfg.max_test:
       # A seeded sample: ids are ordered by verb/seed, a prefix is not.
@@ -91,7 +121,8 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
       keep = np.sort(rng.permutation(len(test))[:data_cfg.max_test])
       test = [test[i] for i in keep]
     parts[t, "test"] = test
-  return from_parts(parts, embed_fn, name=data_cfg.name)
+  blm = from_parts(parts, embed_fn, name=data_cfg.name)
+  return dataclasses.replace(blm, dev_source=dev_source)
 
 
 def from_parts(parts: dict[tuple[str, str], list[schema.BLMInstance]],

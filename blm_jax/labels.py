@@ -17,9 +17,22 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
             "E-WRBY", "IE-WRBY", "SI-PAT", "SI-AG"),
     "od": ("CORRECT", "I-INT", "ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS",
            "E-WRBY", "IE-WRBY", "SI-PAT", "SI-AG"),
+    # --- blm_cos_plus (002 sec. 4.2, Figure 9) -----------------------------
+    # COS+ type B: Grammar breaks the arguments' roles (Ag Verb in T2I, the
+    # reverse-role transitive Pa Verb Ag in I2T), Sequence gives the wrong
+    # alternant's valency (Pa Verb Ag in T2I, Ag Verb in I2T).
+    "cos_plus": ("Correct", "Grammar", "Sequence"),
+    # --- end blm_cos_plus ---------------------------------------------------
     # Sentence-level chunk data (000 sec. 7): one positive of the sentence's
     # own pattern among negatives of other patterns.
     "sentence_chunks": ("POS", "NEG"),
+    # --- Roll verbs and Hebrew binyanim (issue 14) -------------------------
+    # 000 Figure 10: combinations of paradigm shifts/changes (PS, PC),
+    # structure changes (SC), role errors (RR) and role swaps (RS/RC).
+    "roll": ("CORRECT", "SCRC", "SC-RR", "RR", "PSC-RS", "PSC-RR", "PC-RR"),
+    # 002 sec. 4.3: one candidate per binyan; a wrong one is named by the
+    # binyan it shows instead of the missing one (all Grammar errors).
+    "caus_he": ("CORRECT", "PAAL", "NIFAL", "HIFIL", "HUFAL"),
 }
 
 # Raw labels of the published release -> papers' names, per family.

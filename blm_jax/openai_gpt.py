@@ -13,12 +13,20 @@ causal self-attention scaled by 1/sqrt(head_dim), `gelu_new` (tanh
 approximation) in the MLP, and no final layer norm. `Conv1D` weights are stored
 [in, out], which is what `nn.Dense` kernels expect, so they load untransposed.
 
+Shared with the encoder families (`transformer_blocks`): the attention itself
+(`jax.nn.dot_product_attention`, causal plus key padding mask) and the
+activation functions. The block keeps its own parameter names (fused
+`c_attn`, `c_fc`/`c_proj`): they are the published checkpoint's. The config is
+read from config.json without transformers (`GPTConfig`).
+
 `hidden_states` has n_layer + 1 entries, as in transformers: the embeddings,
 then the output of each block.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from typing import Any, Mapping
 
@@ -27,18 +35,45 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from blm_jax import hf_checkpoint
+from blm_jax.transformer_blocks import ACTIVATIONS, attention
+
 # Keys of the PyTorch state dict that hold no parameters (causal-mask buffers
 # in older checkpoints) or belong to heads we do not use.
 _IGNORED_SUFFIXES = (".attn.bias", ".attn.masked_bias")
 _IGNORED_PREFIXES = ("lm_head.", "multiple_choice_head.", "score.")
 
 
-def _gelu_new(x):
-  return nn.gelu(x, approximate=True)
+# OpenAIGPTModel's `afn` names: its "gelu" is the tanh approximation.
+_ACTIVATIONS = {"gelu": ACTIVATIONS["gelu_new"], "relu": ACTIVATIONS["relu"],
+                "silu": ACTIVATIONS["silu"], "swish": ACTIVATIONS["swish"]}
 
 
-_ACTIVATIONS = {"gelu": _gelu_new, "relu": nn.relu, "silu": nn.silu,
-                "swish": nn.silu}
+@dataclasses.dataclass(frozen=True)
+class GPTConfig:
+  """config.json fields of OpenAIGPTConfig (its defaults where absent)."""
+
+  vocab_size: int = 40478
+  n_positions: int = 512
+  n_embd: int = 768
+  n_layer: int = 12
+  n_head: int = 12
+  afn: str = "gelu"
+  layer_norm_epsilon: float = 1e-5
+  model_type: str = "openai-gpt"
+
+  @classmethod
+  def from_json(cls, d: Mapping[str, Any]) -> "GPTConfig":
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in d.items() if k in names})
+
+  @classmethod
+  def from_pretrained(cls, model_dir: str) -> "GPTConfig":
+    return cls.from_json(hf_checkpoint.read_config(model_dir))
+
+  def save_pretrained(self, model_dir: str) -> None:
+    with open(os.path.join(model_dir, "config.json"), "w") as f:
+      json.dump(dataclasses.asdict(self), f, indent=2, sort_keys=True)
 
 
 class _Attention(nn.Module):
@@ -53,15 +88,7 @@ class _Attention(nn.Module):
     q, k, v = jnp.split(qkv, 3, axis=-1)
     split = lambda y: y.reshape(y.shape[:2] + (self.n_head, head))
     q, k, v = split(q), split(k), split(v)
-    w = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(head).astype(np.float32)
-    causal = jnp.tril(jnp.ones((t, t), bool))
-    # Same constants as the reference: -1e4 for the causal mask, the dtype's
-    # minimum for padding (added on top).
-    w = jnp.where(causal, w, -1e4)
-    pad = jnp.where(attention_mask[:, None, None, :] > 0, 0.0,
-                    jnp.finfo(w.dtype).min)
-    w = jax.nn.softmax(w + pad.astype(w.dtype), axis=-1)
-    a = jnp.einsum("bhqk,bkhd->bqhd", w, v).reshape(x.shape)
+    a = attention(q, k, v, attention_mask, causal=True).reshape(x.shape)
     return nn.Dense(d, dtype=self.dtype, name="c_proj")(a)
 
 
@@ -95,7 +122,7 @@ class OpenAIGPTModule(nn.Module):
 
   @classmethod
   def from_config(cls, config, dtype=jnp.float32) -> "OpenAIGPTModule":
-    """From a transformers `OpenAIGPTConfig` (or anything with its fields)."""
+    """From a `GPTConfig` (or anything with its fields, e.g. transformers')."""
     if config.afn not in _ACTIVATIONS:
       raise ValueError(f"openai-gpt config: afn={config.afn!r} is not one of "
                        f"{sorted(_ACTIVATIONS)}")
@@ -191,6 +218,9 @@ def save(model_dir: str, params, config) -> None:
   from safetensors.numpy import save_file
 
   os.makedirs(model_dir, exist_ok=True)
+  if not isinstance(config, GPTConfig):  # e.g. transformers' OpenAIGPTConfig.
+    config = GPTConfig(**{f.name: getattr(config, f.name)
+                          for f in dataclasses.fields(GPTConfig)})
   config.save_pretrained(model_dir)
   save_file(state_dict_from_params(params),
             os.path.join(model_dir, "model.safetensors"),
@@ -222,10 +252,8 @@ def read_state_dict(model_dir: str) -> dict[str, np.ndarray]:
 
 
 def load(model_dir: str, dtype=jnp.float32):
-  """(module, params, config) from a folder in the transformers layout."""
-  from transformers import OpenAIGPTConfig
-
-  config = OpenAIGPTConfig.from_pretrained(model_dir)
+  """(module, params, GPTConfig) from a folder in the transformers layout."""
+  config = GPTConfig.from_pretrained(model_dir)
   module = OpenAIGPTModule.from_config(config, dtype)
   params = params_from_state_dict(read_state_dict(model_dir), config.n_layer)
   expected = jax.eval_shape(

@@ -49,7 +49,8 @@ def predict(workdir: str, dataset: str, split: str = "test",
   train.check_compatible(config, blm)
   grid = train.build_grid(config, blm)
   restored = checkpoints.restore_latest(
-      os.path.join(workdir, "checkpoints"), grid.abstract_state())
+      os.path.join(workdir, "checkpoints"), grid.abstract_state(),
+      move_damaged=False)
   if restored is None:
     raise FileNotFoundError(f"no readable checkpoint in {workdir}/checkpoints")
   _, state, meta = restored

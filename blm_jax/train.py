@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import time
 
 import jax
@@ -21,7 +22,8 @@ import numpy as np
 import optax
 import tqdm
 
-from blm_jax import checkpoints, evaluate, input_pipeline, models, plots
+from blm_jax import (checkpoints, evaluate, input_pipeline, models, plots,
+                     run_identity)
 from blm_jax import config_check
 from blm_jax.grid import Grid, GridSpec
 from blm_jax.solver import Solver
@@ -38,14 +40,16 @@ def create_optimizer(train_cfg) -> optax.GradientTransformation:
 
 def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
   """Embeds with the configured frozen encoder (cached on disk)."""
-  from blm_jax import embed  # Imported lazily: loads transformers.
+  from blm_jax import embed  # Imported lazily: loads the encoder stack.
 
   def fn(sentences):
-    return embed.embed_sentences(
-        list(sentences), encoder=encoder_cfg.name or None,
+    spec = embed.EncoderSpec(
+        name_or_path=encoder_cfg.name or embed.EncoderSpec.name_or_path,
         pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
         max_length=encoder_cfg.max_length,
-        batch_size=encoder_cfg.batch_size,
+        dtype=encoder_cfg.get("dtype", "float32"))
+    return embed.embed_sentences(
+        list(sentences), encoder=spec, batch_size=encoder_cfg.batch_size,
         cache_dir=encoder_cfg.cache_dir or embed.DEFAULT_CACHE_DIR)
 
   return fn
@@ -122,6 +126,47 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None) -> Grid:
   return Grid(solver, spec, data, mesh)
 
 
+class RunMismatchError(ValueError):
+  """A workdir holds a run that another config or other data produced."""
+
+
+def check_resume(config, workdir: str, ckpt_dir: str, identity: dict,
+                 log: logging.Logger) -> None:
+  """Refuses to resume a run of another config or data (train.resume).
+
+  'auto': resume only an identical run; 'force': resume anyway, logging
+  the differences; 'restart': discard the workdir's checkpoints first.
+  """
+  mode = config.train.get("resume", "auto")
+  if mode not in run_identity.RESUME_MODES:
+    raise ValueError(f"config.train.resume={mode!r}; expected one of "
+                     f"{run_identity.RESUME_MODES}")
+  if mode == "restart" and os.path.isdir(ckpt_dir):
+    shutil.rmtree(ckpt_dir)
+    log.info("train.resume=restart: removed %s", ckpt_dir)
+  found = checkpoints.latest_meta(ckpt_dir)
+  if found is None:
+    return
+  step, saved = found
+  if "identity" not in saved:
+    diffs = ["the checkpoint has no run identity (written by an older "
+             "version of blm_jax), so it cannot be checked"]
+  else:
+    diffs = run_identity.differences(saved["identity"], identity)
+  if not diffs:
+    return
+  if mode == "force":
+    log.warning("train.resume=force: resuming epoch %d despite:\n  %s", step,
+                "\n  ".join(diffs))
+    return
+  raise RunMismatchError(
+      f"{workdir} holds a run (checkpoint of epoch {step}) that another "
+      f"config or other data produced; it differs in:\n  "
+      + "\n  ".join(diffs)
+      + "\nUse a new --workdir, or --config.train.resume=restart to discard "
+      "that run (--config.train.resume=force resumes it anyway).")
+
+
 def _setup_logging(workdir: str) -> logging.Logger:
   log = logging.getLogger("blm_jax.train")
   log.setLevel(logging.INFO)
@@ -165,8 +210,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   config_check.validate(config)  # Before any data is built or embedded.
   os.makedirs(workdir, exist_ok=True)
   log = _setup_logging(workdir)
-  with open(os.path.join(workdir, "config.json"), "w") as f:
-    f.write(config.to_json_best_effort(indent=2, sort_keys=True))
 
   # ---- Data and embeddings --------------------------------------------------
   t0 = time.perf_counter()
@@ -189,9 +232,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   meta = {"grid": grid.spec.to_json(), "model": config.model.name,
           "embed_dim": data.embed_dim, "num_context": data.num_context,
           "num_answers": data.num_answers,
-          "label_names": list(data.label_names)}
+          "label_names": list(data.label_names),
+          "identity": run_identity.fingerprint(config, data)}
 
   # ---- Resume ---------------------------------------------------------------
+  check_resume(config, workdir, ckpt_dir, meta["identity"], log)
+  with open(os.path.join(workdir, "config.json"), "w") as f:
+    f.write(config.to_json_best_effort(indent=2, sort_keys=True))
   start_epoch = 0
   history = {"train": {}, "dev_accuracy": [], "dev_loss": []}
   restored = checkpoints.restore_latest(ckpt_dir, grid.abstract_state())
@@ -209,7 +256,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
   # ---- Train ----------------------------------------------------------------
   epochs = config.train.epochs
-  mgr = checkpoints.manager(ckpt_dir)
+  mgr = checkpoints.manager(ckpt_dir,
+                            config.train.get("keep_checkpoints", 1))
   per_epoch = (grid.num_cells * grid.solver.steps_per_epoch
                * grid.solver.batch_size)
   train_seconds, trained_epochs = 0.0, 0
@@ -287,6 +335,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                "train_sizes": {t: s.num_instances
                                for t, s in data.train.items()},
                "dev_sizes": {t: s.num_instances for t, s in data.dev.items()},
+               "dev_source": dict(data.dev_source),
                "test_sizes": {t: s.num_instances
                               for t, s in data.test.items()}},
       "throughput": {"train_instances_per_s": throughput,

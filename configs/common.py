@@ -21,9 +21,34 @@ DATASETS = {
     "agreement_fr": "blm_agreement/fr_mixed_type_{}",
     "agreement_it": "blm_agreement/it_mixed_type_{}",
     "agreement_ro": "blm_agreement/ro_mixed_type_{}",
+    # --- blm_cos_plus (002 sec. 4.2): lexical types MinLex / MaxLex. -------
+    "cos_plus_en_t2i": "blm_cos_plus/en_T2I_{}",
+    "cos_plus_en_i2t": "blm_cos_plus/en_I2T_{}",
+    "cos_plus_it_t2i": "blm_cos_plus/it_T2I_{}",
+    "cos_plus_it_i2t": "blm_cos_plus/it_I2T_{}",
+    "cos_plus_de_case_t2i": "blm_cos_plus/de_case_T2I_{}",
+    "cos_plus_de_case_i2t": "blm_cos_plus/de_case_I2T_{}",
+    "cos_plus_de_mix_t2i": "blm_cos_plus/de_mix_T2I_{}",
+    "cos_plus_de_mix_i2t": "blm_cos_plus/de_mix_I2T_{}",
+    # --- end blm_cos_plus ----------------------------------------------------
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
+    # --- Roll verbs (000 Figure 10) and Hebrew binyanim (002 sec. 4.3) ---
+    "roll": "blm_roll/type_{}",
+    "caus_he": "blm_caus_he/synthetic_{}",
+    # Needs --config.data.manual_dir=<folder of UD Hebrew .conllu files>.
+    "caus_he_natural": "blm_caus_he/natural_{}",
+}
+
+# Lexical types of the datasets that do not use types I-III (the train and
+# test axes of the heatmap).
+DATASET_TYPES = {
+    # blm_caus_he: MaxLex only (002 Table 2).
+    "caus_he": ("MaxLex",),
+    "caus_he_natural": ("MaxLex",),
+    # blm_cos_plus: 002's MinLex / MaxLex (sec. 3) in place of types I-III.
+    **{k: ("MinLex", "MaxLex") for k in DATASETS if k.startswith("cos_plus_")},
 }
 
 
@@ -85,8 +110,8 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   # Data: a TFDS name with '{}' for the lexical type.
   c.data = ml_collections.ConfigDict()
   c.data.name = DATASETS[dataset]
-  c.data.train_types = ("I", "II", "III")
-  c.data.test_types = ("I", "II", "III")
+  c.data.train_types = DATASET_TYPES.get(dataset, ("I", "II", "III"))
+  c.data.test_types = c.data.train_types
   c.data.num_train = 2000  # sampled per train type; 20% of it is dev
   c.data.dev_fraction = 0.2
   c.data.seed = 0
@@ -102,6 +127,7 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.encoder.layer = -1
   c.encoder.max_length = 64
   c.encoder.batch_size = 128
+  c.encoder.dtype = "float32"  # or 'bfloat16' (about 1% off; own cache key)
   c.encoder.cache_dir = ""  # '' = the embedding module's default
 
   # Solver.
@@ -133,6 +159,13 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.train.select_by = "accuracy"
   c.train.eval_chunk = 256  # instances per evaluation chunk (bounds memory)
   c.train.checkpoint_every_epochs = 10
+  # Checkpoints kept; each holds the latest state AND the best-dev
+  # parameters, so 1 is enough to resume and to probe.
+  c.train.keep_checkpoints = 1
+  # A workdir's checkpoints: 'auto' resumes only the same config and data
+  # (else an error names what differs), 'restart' discards them, 'force'
+  # resumes despite differences.
+  c.train.resume = "auto"
 
   # The objective: the answer margin plus every term the model returns, each
   # weighted here (0 switches a term off). eq. (6) of 000 is all weights 1

@@ -20,6 +20,10 @@ low-fat oil]." A seeds file holds one per line (optionally "id<TAB>seed";
 blank lines and lines starting with # are skipped); a lexicon folder is read
 for the "seed" field of every *.json file (id = file name). The model is a
 hub name or a local folder with Flax (or single-file safetensors) weights.
+
+It runs transformers' Flax masked-LM classes, which only transformers 4.x
+has, so it needs the optional extra `pip install 'blm-jax[augment]'`; the
+encoders that embed sentences (blm_jax.encoders) do not use transformers.
 """
 
 from __future__ import annotations
@@ -138,7 +142,13 @@ def load_model(name_or_path: str) -> MaskedLM:
   Weights are loaded without a random init first (`_do_init=False`): for
   a 66M-parameter DistilBERT that init costs more than the whole run.
   """
-  from transformers import AutoTokenizer, FlaxAutoModelForMaskedLM
+  try:
+    from transformers import AutoTokenizer, FlaxAutoModelForMaskedLM
+  except ImportError as e:
+    raise AugmentError(
+        "fill-mask augmentation runs transformers' Flax masked LMs, which only "
+        "transformers 4.x has (the encoders of blm_jax do not need it): "
+        f"`pip install 'blm-jax[augment]'` ({e})") from None
   try:
     tokenizer = AutoTokenizer.from_pretrained(name_or_path)
   except (OSError, ValueError) as e:

@@ -52,6 +52,10 @@ def test_shipped_configs_are_valid():
     ("train__epochs", -3, "config.train.epochs=-3"),
     ("train__eval_chunk", 0, "config.train.eval_chunk=0: must be an integer "
      "> 0"),
+    ("train__resume", "yes", "config.train.resume='yes' is not known; "
+     "expected one of 'auto', 'force', 'restart'"),
+    ("train__keep_checkpoints", 0,
+     "config.train.keep_checkpoints=0: must be an integer >= 1"),
 ])
 def test_each_bad_value_is_named(key, value, expected):
   found = _problems(**{key: value})

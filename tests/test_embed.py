@@ -82,6 +82,25 @@ def test_cache_of_another_encoder_is_rejected(bert, tmp_path):
                           progress=False)
 
 
+def test_bf16_is_close_and_cached_apart(bert, tmp_path):
+  """bfloat16 compute: near the float32 embeddings, under its own cache key
+  (the float32 key stays the one earlier versions wrote)."""
+  texts = _sentences(12)
+  f32 = embed.embed_sentences(texts, bert, cache_dir=str(tmp_path),
+                              progress=False)
+  spec = embed.EncoderSpec(bert.model_dir, dtype="bfloat16")
+  b16, stats = embed.embed_with_stats(texts, spec, cache_dir=str(tmp_path),
+                                      progress=False)
+  assert stats.embedded == 12 and b16.dtype == np.float32
+  assert 0 < np.abs(b16 - f32).max() < 0.05
+  cos = (b16 * f32).sum(1) / np.linalg.norm(b16, axis=1) / np.linalg.norm(
+      f32, axis=1)
+  assert cos.min() > 0.999
+  assert len(os.listdir(tmp_path)) == 2
+  with pytest.raises(ValueError, match="dtype='fp16' is not one of"):
+    embed.EncoderSpec(dtype="fp16")
+
+
 def test_spec_parsing_and_conflicts(bert):
   spec = embed.EncoderSpec.parse({"name_or_path": "minilm", "pooling": "first"})
   assert spec == embed.EncoderSpec("minilm", pooling="first")

@@ -42,6 +42,15 @@ def test_hidden_states_match_pytorch(tmp_path):
     np.testing.assert_allclose(g[real], w[real], atol=1e-5, rtol=1e-5,
                                err_msg=f"hidden state {layer}")
   np.testing.assert_array_equal(np.asarray(last), np.asarray(got[-1]))
+  # bfloat16 compute (documented tolerance, as for the encoder families).
+  module16, params16, _ = openai_gpt.load(str(tmp_path), jnp.bfloat16)
+  _, got16 = jax.jit(module16.apply)({"params": params16}, jnp.asarray(ids),
+                                     jnp.asarray(mask))
+  for layer, (w, g) in enumerate(zip(want, got16)):
+    assert g.dtype == jnp.bfloat16
+    np.testing.assert_allclose(np.asarray(g, np.float32)[real],
+                               w.numpy()[real], atol=0.06, rtol=0.02,
+                               err_msg=f"bf16 hidden state {layer}")
 
 
 @needs_torch

@@ -100,3 +100,96 @@ def test_mismatches_fail_before_compiling(tmp_path, data):
                      "the data has 4"):
     train.train_and_evaluate(cfg, str(tmp_path), data=data)
   assert not (tmp_path / "checkpoints").exists()
+
+
+def test_changed_config_or_data_is_never_resumed(tmp_path, data):
+  cfg = synthetic.config("ffnn", epochs=2)
+  workdir = str(tmp_path / "run")
+  train.train_and_evaluate(cfg, workdir, data=data)
+  config_json = (tmp_path / "run" / "config.json").read_text()
+
+  changed = synthetic.config("ffnn", epochs=2)
+  changed.train.learning_rate = 0.01
+  changed.loss.answer_reduction = "mean"
+  with pytest.raises(train.RunMismatchError) as e:
+    train.train_and_evaluate(changed, workdir, data=data)
+  msg = str(e.value)
+  assert "config.train.learning_rate: 0.001 -> 0.01" in msg
+  assert "config.loss.answer_reduction: 'sum' -> 'mean'" in msg
+  assert "--config.train.resume=restart" in msg
+  assert (tmp_path / "run" / "config.json").read_text() == config_json
+
+  other = synthetic.data(n_train=40, n_dev=20, n_test=20, seed=3)
+  with pytest.raises(train.RunMismatchError, match=r"data train/I: '"):
+    train.train_and_evaluate(cfg, workdir, data=other)
+  vae = synthetic.config("vae2", epochs=2)
+  with pytest.raises(train.RunMismatchError,
+                     match="config.model.name: 'ffnn' -> 'vae2'"):
+    train.train_and_evaluate(vae, workdir, data=data)
+
+  changed.train.resume = "restart"
+  results = train.train_and_evaluate(changed, workdir, data=data)
+  assert results["config"]["loss_weights"]["answer_margin"] == 1.0
+  assert '"learning_rate": 0.01' in (tmp_path / "run" / "config.json").read_text()
+
+
+def test_more_epochs_resume_the_same_run(tmp_path, data):
+  cfg = synthetic.config("ffnn", epochs=2)
+  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  cfg.train.epochs = 3
+  results = train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  assert "resumed from epoch 1" in (tmp_path / "log.txt").read_text()
+  cell = results["cells"][0]
+  assert len(cell["history"]["dev_accuracy"]) == 3
+  assert set(cell["history"]["train"]) == {"loss", "answer_margin"}
+
+
+def _largest_data_file(step_dir):
+  files = [os.path.join(r, f) for r, _, fs in os.walk(step_dir / "state")
+           for f in fs]
+  return max(files, key=os.path.getsize)
+
+
+def test_bit_damage_in_a_checkpoint_falls_back_to_an_older_step(tmp_path,
+                                                                data):
+  cfg = synthetic.config("ffnn", epochs=3)
+  cfg.train.keep_checkpoints = 2
+  full = train.train_and_evaluate(cfg, str(tmp_path / "ref"), data=data)
+  work = tmp_path / "run"
+  cfg.train.epochs = 2
+  train.train_and_evaluate(cfg, str(work), data=data)
+  steps = sorted(os.listdir(work / "checkpoints"))
+  assert steps == ["0", "1"]
+  path = _largest_data_file(work / "checkpoints" / "1")
+  raw = bytearray(open(path, "rb").read())
+  for i in range(len(raw) // 2, len(raw) // 2 + 64):
+    raw[i] ^= 0xFF
+  open(path, "wb").write(bytes(raw))
+  cfg.train.epochs = 3
+  resumed = train.train_and_evaluate(cfg, str(work), data=data)
+  log = (work / "log.txt").read_text()
+  assert "do not match the saved digest" in log
+  assert "resumed from epoch 0" in log
+  assert os.listdir(tmp_path / "run" / "checkpoints-quarantine")
+  # Epochs 1-2 retrained from the intact epoch 0 give the reference run.
+  assert _cells(resumed) == _cells(full)
+  assert sorted(os.listdir(work / "checkpoints")) == ["1", "2"]
+
+
+def test_structure_mismatch_is_an_error_not_a_fresh_start(tmp_path, data):
+  from blm_jax import checkpoints
+  cfg = synthetic.config("ffnn", epochs=1)
+  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  cfg.model.hidden_factor = 3.0
+  cfg.train.resume = "force"  # past the config check: the state must say it
+  with pytest.raises(checkpoints.CheckpointMismatchError,
+                     match=r"step 0 holds a state of another structure .*"
+                     r"layer1.*\[4, 32, 16\] -> \[4, 32, 24\]"):
+    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  assert os.listdir(tmp_path / "checkpoints") == ["0"]
+
+
+def test_one_checkpoint_is_kept_by_default(tmp_path, data):
+  cfg = synthetic.config("ffnn", epochs=3)
+  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  assert os.listdir(tmp_path / "checkpoints") == ["2"]

@@ -38,30 +38,47 @@ def _byte_bpe(folder, sentences):
   return vocab, merges, tok.get_vocab_size()
 
 
-def _flax_or_pt_save(model_cls_name, config, folder, flax):
-  import transformers
-
+def _have_torch():
   try:
-    import torch
+    import torch  # noqa: F401
+    return True
   except ImportError:
-    torch = None
-  if flax and torch is None:
-    model = getattr(transformers, "Flax" + model_cls_name)(config, seed=0)
-    model.save_pretrained(folder)
-    return
-  if flax:  # Convert fast through the loader (no eager random Flax init).
-    from blm_jax import encoders
-    _flax_or_pt_save(model_cls_name, config, folder, flax=False)
-    model, params = encoders._load_hf_flax(folder, config.model_type, config)
-    model.save_pretrained(folder, params=params)
+    return False
+
+
+def _flax_or_pt_save(model_cls_name, config, folder, flax):
+  """Random weights: a PyTorch model saved as safetensors where torch exists
+  (the published layout; `flax=True` then converts them to
+  flax_model.msgpack through our loader), else our own Flax module's init."""
+  import jax
+  import jax.numpy as jnp
+  import transformers
+  from flax import serialization
+
+  from blm_jax import encoders
+
+  if _have_torch():
+    import torch
+    torch.manual_seed(0)
+    model = getattr(transformers, model_cls_name)(config).eval()
+    model.save_pretrained(folder, safe_serialization=True)
+    if not flax:
+      return
+    params = encoders._load_family(folder, folder, jnp.float32)[2]
     os.remove(os.path.join(folder, "model.safetensors"))
-    return
-  torch.manual_seed(0)
-  model = getattr(transformers, model_cls_name)(config).eval()
-  model.save_pretrained(folder, safe_serialization=True)
+  else:
+    config.save_pretrained(folder)
+    family = encoders.family_module(config.model_type)
+    module = family.MODULE(family.config_from_json(config.to_dict(), folder))
+    params = jax.jit(module.init)(jax.random.key(0),
+                                  jnp.ones((1, 4), jnp.int32))["params"]
+  with open(os.path.join(folder, "flax_model.msgpack"), "wb") as f:
+    f.write(serialization.msgpack_serialize(
+        jax.tree_util.tree_map(lambda x: __import__("numpy").asarray(x),
+                               params)))
 
 
-def write_bert(folder, flax=True, electra=False):
+def write_bert(folder, flax=False, electra=False):
   """A 2-layer BERT (or Electra) with a lowercase WordPiece tokenizer."""
   import transformers
 
@@ -83,7 +100,7 @@ def write_bert(folder, flax=True, electra=False):
   return folder
 
 
-def write_roberta(folder, sentences, flax=True, xlm=False):
+def write_roberta(folder, sentences, flax=False, xlm=False):
   """A 2-layer RoBERTa / XLM-RoBERTa with a byte-level BPE tokenizer.
 
   (The real XLM-R tokenizer is a sentencepiece model; the model class is what

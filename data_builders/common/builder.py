@@ -11,7 +11,7 @@ dataset that a later read would pick up.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import tensorflow_datasets as tfds
 
@@ -43,6 +43,8 @@ class GeneratedBLMBuilder(file_format.ArrayRecordWithoutTF,
   # Subclasses may override, e.g. to group type I instances by their seed.
   group_of: Callable[[schema.BLMInstance], str] = staticmethod(
       splits.context_key)
+  # Split fractions; families whose paper fixes other sizes override it.
+  split_fractions: Mapping[str, float] = splits.DEFAULT_FRACTIONS
 
   def generate(self, config) -> Sequence[schema.BLMInstance]:
     raise NotImplementedError
@@ -58,7 +60,8 @@ class GeneratedBLMBuilder(file_format.ArrayRecordWithoutTF,
       raise ValueError(f"{self.name}/{self.builder_config.name}: instance ids "
                        "are not unique")
     parts = splits.assign_splits(instances, self.builder_config.seed,
-                                 type(self).group_of)
+                                 type(self).group_of,
+                                 type(self).split_fractions)
     return {name: self._generate_examples(items)
             for name, items in parts.items() if items}
 

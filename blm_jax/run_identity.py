@@ -1,0 +1,72 @@
+"""What makes a run the run it is: the resolved config plus a data fingerprint.
+
+Saved with every checkpoint and compared before anything is restored, so a
+workdir is never silently resumed by a run that another config or other data
+would have produced. Keys that only change how a run executes (epochs to go,
+checkpoint cadence, batch sizes of embedding, progress bars, paths) may
+differ: extending `train.epochs` resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+# Config keys that may change between a run and its resumption.
+EXECUTION_KEYS = frozenset({
+    "progress", "train.epochs", "train.checkpoint_every_epochs",
+    "train.eval_chunk", "train.resume", "train.keep_checkpoints",
+    "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
+    "data.manual_dir",
+})
+
+RESUME_MODES = ("auto", "force", "restart")
+
+
+def flatten(cfg, prefix: str = "") -> dict:
+  out = {}
+  for k, v in cfg.items():
+    if hasattr(v, "items"):
+      out.update(flatten(v, f"{prefix}{k}."))
+    else:
+      out[f"{prefix}{k}"] = list(v) if isinstance(v, tuple) else v
+  return out
+
+
+def _digest(*parts) -> str:
+  h = hashlib.sha256()
+  for p in parts:
+    h.update(p if isinstance(p, bytes) else str(p).encode())
+    h.update(b"\0")
+  return h.hexdigest()[:16]
+
+
+def fingerprint(config, data) -> dict:
+  """JSON-ready identity of a run: its config and its data."""
+  cfg = {k: v for k, v in flatten(config.to_dict()).items()
+         if k not in EXECUTION_KEYS}
+  splits = {}
+  for split in ("train", "dev", "test"):
+    for t, table in getattr(data, split).items():
+      splits[f"{split}/{t}"] = _digest(*table.instance_ids)
+  emb = np.ascontiguousarray(data.embeddings)
+  return {"config": json.loads(json.dumps(cfg, default=str)),
+          "data": {"instances": splits,
+                   "embeddings": _digest(emb.shape, emb.tobytes())}}
+
+
+def differences(old: dict, new: dict) -> list[str]:
+  """'key: old -> new' for every config key or data part that differs."""
+  lines = []
+  for section, label in (("config", "config."), ("data", "data ")):
+    a, b = old.get(section, {}), new.get(section, {})
+    if section == "data":
+      a = {**a.get("instances", {}), "embeddings": a.get("embeddings")}
+      b = {**b.get("instances", {}), "embeddings": b.get("embeddings")}
+    for k in sorted(set(a) | set(b)):
+      if a.get(k, "<absent>") != b.get(k, "<absent>"):
+        lines.append(f"{label}{k}: {a.get(k, '<absent>')!r} -> "
+                     f"{b.get(k, '<absent>')!r}")
+  return lines

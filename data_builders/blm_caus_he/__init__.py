@@ -1,0 +1,1 @@
+"""The `blm_caus_he` TFDS builder: Hebrew binyanim (CausH) BLMs."""

@@ -1,0 +1,1 @@
+"""The `blm_cos_plus` TFDS builder: COS+ change-of-state food BLMs."""

@@ -1,0 +1,56 @@
+"""`blm_cos_plus`: COS+ change-of-state food BLMs, En / It / De (002 sec. 4.2).
+
+Type B template with relative-clause diagnostics (SVO, SagR, OR, SpaR), in two
+directions (T2I: transitive to intransitive, I2T) and two lexicalities
+(MinLex, MaxLex), 3 answers (Correct, Grammar, Sequence); 002 Figure 9.
+Sixteen configs `<en|it|de_case|de_mix>_<T2I|I2T>_<MinLex|MaxLex>`, 2000
+instances each, split 1280/320/400 train/dev/test (002 Table 2's 1600/400
+train/test, with a 20% dev slice of train), no context in two splits.
+
+    import data_builders, tensorflow_datasets as tfds
+    src = tfds.data_source("blm_cos_plus/de_case_T2I_MinLex", data_dir=...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tensorflow_datasets as tfds
+
+from data_builders.blm_cos_plus import generate, templates
+from data_builders.common import builder
+
+SPLIT_FRACTIONS = {"train": 0.64, "dev": 0.16, "test": 0.20}
+
+
+@dataclasses.dataclass(eq=False)
+class CosPlusConfig(builder.GeneratedConfig):
+  variant: str = "en"
+  direction: str = "T2I"
+  lexicality: str = "MinLex"
+  num_instances: int = generate.INSTANCES_PER_CONFIG
+
+
+def _configs():
+  return [
+      CosPlusConfig(
+          name=generate.config_name(v, d, lex),
+          description=f"COS+ {v}, {d}, {lex}",
+          variant=v, direction=d, lexicality=lex)
+      for v in generate.VARIANTS for d in templates.DIRECTIONS
+      for lex in generate.LEXICALITIES
+  ]
+
+
+class Builder(builder.GeneratedBLMBuilder):
+  """COS+ change-of-state food BLMs (type B, relative clauses), En/It/De."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {"1.0.0": "En, It, De case/mix; T2I, I2T; MinLex, MaxLex."}
+  BUILDER_CONFIGS = _configs()
+  split_fractions = SPLIT_FRACTIONS
+
+  def generate(self, config):
+    return generate.generate(config.variant, config.direction,
+                             config.lexicality, config.num_instances,
+                             seed=config.seed)

@@ -1,0 +1,126 @@
+"""Instances of the COS+ BLMs for one language variant, direction, lexicality.
+
+Variants (002 sec. 4.2): `en`, `it`, and German `de_case` (masculine
+singular agents and patients only, so nominative der and accusative den tell
+the patient's two roles apart) and `de_mix` (all genders and plural
+patients, where die/das do not).
+
+Lexicality (002 sec. 3):
+  MinLex  one verb, agent, patient, place and tense for the whole instance,
+          context and answers; each (verb, agent, patient) is used once per
+          config, verbs spread evenly (80 instances each);
+  MaxLex  every sentence, context and answers, draws its own verb (distinct
+          within the context and within the answers), agent (distinct within
+          the instance), patient and place; the tense is shared.
+All draws come from a generator seeded by (config, seed): a rebuild is
+identical. Every sentence passes `validate.problems` or generation fails.
+"""
+
+from __future__ import annotations
+
+import random
+
+from blm_jax.schema import BLMInstance
+from data_builders.blm_cos_plus import lexicon as lexicon_lib
+from data_builders.blm_cos_plus import realise, templates, validate
+from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.template import answer_patterns
+
+FAMILY = "cos_plus"
+VARIANTS = ("en", "it", "de_case", "de_mix")
+LEXICALITIES = ("MinLex", "MaxLex")
+INSTANCES_PER_CONFIG = 2000  # 1600 train(+dev) / 400 test, 002 Table 2
+
+
+def config_name(variant: str, direction: str, lexicality: str) -> str:
+  return f"{variant}_{direction}_{lexicality}"
+
+
+def language_of(variant: str) -> str:
+  return variant.split("_")[0]
+
+
+def lexicon_for(variant: str, lex: lexicon_lib.Lexicon | None = None):
+  """The variant's lexicon: de_case keeps the case-marked (masc. sg.) NPs."""
+  if variant not in VARIANTS:
+    raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
+  lex = lex or lexicon_lib.load(language_of(variant))
+  if variant != "de_case":
+    return lex
+  verbs = []
+  for v in lex.verbs:
+    pats = tuple(p for p in v.patients if p.case_marked)
+    if len(pats) < 2:
+      raise lexicon_lib.LexiconError(
+          f"{lex.folder}/patients.tsv: verb {v.lemma!r} has {len(pats)} "
+          "masculine singular patient(s); de_case needs >= 2")
+    verbs.append(type(v)(**{**v.__dict__, "patients": pats}))
+  agents = tuple(a for a in lex.agents if a.case_marked)
+  return type(lex)(lex.language, tuple(verbs), agents, lex.places, lex.folder)
+
+
+def generate(variant: str, direction: str, lexicality: str,
+             num_instances: int = INSTANCES_PER_CONFIG, seed: int = 0,
+             lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+  templates.check_direction(direction)
+  if lexicality not in LEXICALITIES:
+    raise ValueError(f"unknown lexicality {lexicality!r}; known: "
+                     f"{LEXICALITIES}")
+  lex = lexicon_for(variant, lex)
+  language = language_of(variant)
+  name = config_name(variant, direction, lexicality)
+  rng = random.Random(stable_seed("blm_cos_plus", name, seed))
+  ctx = [(label, realise.parse(p)) for label, p in
+         templates.CONTEXTS[direction]]
+  answers = [(label, realise.parse(p)) for label, p in answer_patterns(
+      templates.CORRECT[direction], templates.answer_templates(direction),
+      templates.RULES).items()]
+
+  def say(shape, m, tense, where):
+    s = realise.realise(shape, m, tense, language)
+    bad = validate.problems(s.text, shape, m, tense, language)
+    if bad:
+      raise ValueError(f"{name} {where}: {s.text!r} ({shape.text}): "
+                       + "; ".join(bad))
+    return s
+
+  verbs = lex.verbs
+  per_verb = [i * len(verbs) // num_instances for i in range(num_instances)]
+  pairs: dict[str, list] = {}
+  out = []
+  for i in range(num_instances):
+    iid = f"{name}-{i:05d}"
+    tense = rng.choice(realise.TENSES)
+    if lexicality == "MinLex":
+      verb = verbs[per_verb[i]]
+      if verb.lemma not in pairs:
+        pairs[verb.lemma] = _distinct_pairs(
+            verb, lex.agents, per_verb.count(per_verb[i]), rng)
+      agent, patient = pairs[verb.lemma].pop()
+      m = realise.Material(verb, agent, patient, rng.choice(lex.places))
+      mats_ctx, mats_ans = [m] * len(ctx), [m] * len(answers)
+    else:
+      agents = rng.sample(lex.agents, len(ctx) + len(answers))
+      v_ctx = rng.sample(verbs, len(ctx))
+      v_ans = rng.sample(verbs, len(answers))
+      mats = [realise.Material(v, a, rng.choice(v.patients),
+                               rng.choice(lex.places))
+              for v, a in zip(v_ctx + v_ans, agents)]
+      mats_ctx, mats_ans = mats[:len(ctx)], mats[len(ctx):]
+    context = [say(shape, m, tense, f"{iid} context {label}")
+               for (label, shape), m in zip(ctx, mats_ctx)]
+    cands = [(label, say(shape, m, tense, f"{iid} answer {label}"))
+             for (label, shape), m in zip(answers, mats_ans)]
+    out.append(make_instance(
+        id=iid, family=FAMILY, language=language, lexical_type=lexicality,
+        subset=f"{variant}_{direction}", context=context, candidates=cands,
+        correct_label="Correct", seed=seed))
+  return out
+
+
+def _distinct_pairs(verb, agents, count, rng):
+  combos = [(a, p) for a in agents for p in verb.patients]
+  if count > len(combos):
+    raise ValueError(f"verb {verb.lemma!r}: {count} MinLex instances asked, "
+                     f"only {len(combos)} (agent, patient) pairs")
+  return rng.sample(combos, count)

@@ -1,0 +1,1 @@
+"""The `blm_roll` TFDS builder: English Roll-verb causative BLMs."""

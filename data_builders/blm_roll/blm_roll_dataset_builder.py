@@ -1,0 +1,49 @@
+"""`blm_roll`: the causative alternation of English Roll verbs as BLMs.
+
+000 sec. 3.2.2 (Figure 10), sec. 4.3 and Table 1. Three configs `type_<I|II|III>`,
+3000 instances each, generated from the curated lexicon in `lexicon/` by
+`generate.generate`; splits are 90:10 train:test with a 20% dev slice of
+train (72/18/10), no context in two splits.
+
+    import data_builders, tensorflow_datasets as tfds
+    src = tfds.data_source("blm_roll/type_II", data_dir=...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tensorflow_datasets as tfds
+
+from data_builders.blm_roll import generate
+from data_builders.common import builder
+
+
+@dataclasses.dataclass(eq=False)
+class RollConfig(builder.GeneratedConfig):
+  lexical_type: str = "I"
+  num_instances: int = generate.INSTANCES_PER_CONFIG
+
+
+_DESCRIPTIONS = {
+    "I": "one verb, two scenes (000 Figure 10)",
+    "II": "two verbs, one per paradigm (000 sec. 4.3)",
+    "III": "a verb per sentence, drawn from its paradigm's scene",
+}
+
+
+class Builder(builder.GeneratedBLMBuilder):
+  """Roll-verb (manner of motion) causative BLMs in English."""
+
+  VERSION = tfds.core.Version("1.0.0")
+  RELEASE_NOTES = {"1.0.0": "Roll verbs, types I-III (000 Figure 10)."}
+  BUILDER_CONFIGS = [
+      RollConfig(name=generate.config_name(t),
+                 description=f"Roll verbs, lexical type {t}: "
+                 f"{_DESCRIPTIONS[t]}", lexical_type=t)
+      for t in generate.LEXICAL_TYPES
+  ]
+
+  def generate(self, config):
+    return generate.generate(config.lexical_type, config.num_instances,
+                             seed=config.seed)
