@@ -5,14 +5,21 @@
       --config.grid.seeds=0,1,2,3,4 --config.train.epochs=60 --workdir=...
 
 Every config field can be overridden with --config.<key>=<value>; a key that
-does not exist is reported with the list of valid keys.
+does not exist is reported with the list of valid keys. The whole config is
+checked (blm_jax.config_check) before any data is built. The console shows
+the progress bar and the results; absl/orbax/TFDS INFO lines are hidden
+unless --verbosity=0 (or higher) is given.
 """
 
 import difflib
 import importlib.util
+import logging
+import os
+import re
 import sys
 
 from absl import app, flags
+from absl import logging as absl_logging
 from ml_collections import config_flags
 
 _CONFIG = config_flags.DEFINE_config_file(
@@ -44,9 +51,21 @@ def _load_config_file(spec: str):
 
 def parse_flags(argv):
   """absl parsing, with a clear message for misspelled config keys."""
+  for a in argv[1:]:
+    if a.startswith("--config="):
+      path = a.split("=", 1)[1].partition(":")[0]
+      if not os.path.isfile(path):
+        sys.exit(f"error: --config={path}: no such config file")
   try:
     return flags.FLAGS(argv)
   except (AttributeError, KeyError, flags.Error) as e:
+    if "Error whilst parsing config file" in str(e):
+      # config_flags wraps the config file's own error in a traceback: keep
+      # its last line (e.g. a bad variant from configs/common.parse_arg).
+      last = re.findall(r"^\w*Error: (.+)$", str(e), re.M)
+      spec = next((a.split("=", 1)[1] for a in reversed(argv[1:])
+                   if a.startswith("--config=")), "")
+      sys.exit(f"error: --config={spec}: " + (last[-1] if last else str(e)))
     specs = [a.split("=", 1)[1] for a in argv[1:] if a.startswith("--config=")]
     overrides = [a.split("=")[0][2:] for a in argv[1:]
                  if a.startswith("--config.")]
@@ -65,21 +84,103 @@ def parse_flags(argv):
     sys.exit("\n".join(lines) + "\nvalid keys:\n  " + "\n  ".join(valid))
 
 
+class _ConsoleEcho(logging.FileHandler):
+  """The trainer's log.txt handler, echoing resume news to the console.
+
+  train._setup_logging keeps a handler already writing to the workdir's
+  log.txt, so installing this one first shows "resumed from epoch N" and
+  "already trained: evaluating only" when they happen, not after the run.
+  """
+
+  ECHO = re.compile(r"^(resumed from epoch (\d+)|already trained.*)")
+
+  def emit(self, record):
+    super().emit(record)
+    m = self.ECHO.match(record.getMessage())
+    if m:
+      # The log counts epochs from 0; the console counts completed epochs.
+      msg = (f"resumed from epoch {int(m.group(2)) + 1}" if m.group(2)
+             else m.group(1))
+      print(msg, file=sys.stderr, flush=True)
+
+
+def _not_interrupt(record: logging.LogRecord) -> bool:
+  """Drops library reports of a Ctrl-C (orbax logs it with a traceback)."""
+  return not (record.exc_info and record.exc_info[0] is not None
+              and issubclass(record.exc_info[0], KeyboardInterrupt))
+
+
+def _quiet_logs() -> None:
+  """Hide INFO lines of absl users (orbax, TFDS) unless --verbosity is set."""
+  for handler in logging.getLogger().handlers:
+    handler.addFilter(_not_interrupt)
+  if not flags.FLAGS["verbosity"].present:
+    absl_logging.set_verbosity(absl_logging.WARNING)
+    for name in ("absl", "jax", "orbax", "tensorflow_datasets"):
+      logging.getLogger(name).setLevel(logging.WARNING)
+    import tensorflow_datasets as tfds
+
+    tfds.disable_progress_bar()  # Dataset generation bars; ours stay.
+
+
+def _progress(workdir: str) -> tuple[int, int | None]:
+  """(epochs completed per log.txt, epochs held by the newest checkpoint)."""
+  done = 0
+  try:
+    with open(os.path.join(workdir, "log.txt")) as f:
+      for line in f:
+        m = re.search(r" epoch (\d+) loss ", line)
+        if m:
+          done = int(m.group(1)) + 1
+  except OSError:
+    pass
+  ckpt_dir = os.path.join(workdir, "checkpoints")
+  steps = [int(n) for n in (os.listdir(ckpt_dir) if os.path.isdir(ckpt_dir)
+                            else ()) if n.isdigit()]
+  return done, (max(steps) + 1 if steps else None)
+
+
+def interrupted_message(workdir: str) -> str:
+  done, saved = _progress(workdir)
+  if saved is None:
+    return (f"interrupted after epoch {done}; no checkpoint was written yet, "
+            "so rerunning the same command starts from the beginning")
+  return (f"interrupted after epoch {done}; rerun the same command to resume "
+          f"from epoch {saved}")
+
+
 def main(argv):
   del argv
+  _quiet_logs()
+  from blm_jax import config_check
+
+  config, workdir = _CONFIG.value, _WORKDIR.value
+  try:  # Before anything heavy, and before the workdir exists.
+    config_check.validate(config)
+    config_check.check_dataset_names(config)
+  except config_check.ConfigError as e:
+    sys.exit(f"error: {e}")
+
   import jax  # Imported after flag parsing so --help stays fast.
 
   if _DISTRIBUTED.value:
     jax.distributed.initialize()
   from blm_jax import train
 
-  results = train.train_and_evaluate(_CONFIG.value, _WORKDIR.value)
+  echo = _ConsoleEcho(os.path.abspath(os.path.join(workdir, "log.txt")),
+                      delay=True)
+  echo.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+  logging.getLogger("blm_jax.train").addHandler(echo)
+  try:
+    results = train.train_and_evaluate(config, workdir)
+  except KeyboardInterrupt:
+    sys.exit(interrupted_message(workdir))
   summary = results["summary"]
   for t, row in summary.items():
     print(f"train {t}: " + "  ".join(
         f"test {u} F1 {v['f1_mean']:.3f}±{v['f1_std']:.3f}"
         for u, v in row.items()))
-  print(f"wrote {_WORKDIR.value}/results.json, heatmap.png, errors.png")
+  print(f"wrote {workdir}/results.json, heatmap.png, errors.png")
 
 
 if __name__ == "__main__":

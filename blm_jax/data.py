@@ -32,7 +32,10 @@ def prepare(name: str, data_dir: str | None = None,
   import tensorflow_datasets as tfds
 
   b = builder(name, data_dir)
-  if not b.is_prepared():
+  if not b.is_prepared() or manual_dir:
+    # With a manual_dir even a prepared build is passed through
+    # download_and_prepare: blm_published checks there that the build was
+    # made from these release files (StaleBuildError when not).
     config = tfds.download.DownloadConfig(
         manual_dir=manual_dir) if manual_dir else None
     b.download_and_prepare(download_config=config)

@@ -4,6 +4,8 @@ F1 is the positive-class F1 over candidates ("is this the correct answer?"),
 as in the papers; with exactly one prediction and one correct answer per
 instance it equals accuracy, and both are reported. Chosen-answer counts per
 error label are what the error-type plots show (000 Figures 17/26).
+The std over seeds is the sample std (ddof=1; 0 for a single seed), the
+usual convention for "mean ± std over n runs".
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def cell_metrics(pred: np.ndarray, correct: np.ndarray, labels: np.ndarray,
           "n": n, "chosen": chosen}
 
 
+def sample_std(x: np.ndarray) -> float:
+  """The sample std over seeds (ddof=1); 0.0 for one seed."""
+  return float(np.std(x, ddof=1)) if len(x) > 1 else 0.0
+
+
 def summarize(spec: GridSpec, per_cell: list[dict],
               test_types: tuple[str, ...]) -> dict:
   """Mean and std over seeds for every (train type, test type) pair."""
@@ -45,7 +52,7 @@ def summarize(spec: GridSpec, per_cell: list[dict],
       for c in cells:
         for k, v in c["test"][u]["chosen"].items():
           chosen[k] = chosen.get(k, 0) + v
-      out[t][u] = {"f1_mean": float(f1.mean()), "f1_std": float(f1.std()),
+      out[t][u] = {"f1_mean": float(f1.mean()), "f1_std": sample_std(f1),
                    "accuracy_mean": float(acc.mean()),
-                   "accuracy_std": float(acc.std()), "chosen_total": chosen}
+                   "accuracy_std": sample_std(acc), "chosen_total": chosen}
   return out

@@ -24,6 +24,7 @@ import tqdm
 
 from blm_jax import (checkpoints, evaluate, input_pipeline, models, plots,
                      run_identity)
+from blm_jax import config_check
 from blm_jax.grid import Grid, GridSpec
 from blm_jax.solver import Solver
 
@@ -206,6 +207,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   Returns:
     The results dict also written to results.json.
   """
+  config_check.validate(config)  # Before any data is built or embedded.
   os.makedirs(workdir, exist_ok=True)
   log = _setup_logging(workdir)
 

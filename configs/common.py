@@ -61,15 +61,52 @@ DATASET_TYPES = {
 }
 
 
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
+
+
+def _parse_variant(key: str, value: str, default):
+  """`value` as the type of `default`; a ValueError naming what is accepted."""
+  if isinstance(default, bool):
+    if value.lower() in _TRUE:
+      return True
+    if value.lower() in _FALSE:
+      return False
+    raise ValueError(
+        f"config variant {key}={value!r} is not a boolean; accepted: "
+        f"{key} (= true), {key}=true or {key}=false "
+        f"(also {'/'.join(_TRUE[1:])} and {'/'.join(_FALSE[1:])})")
+  for kind, what in ((int, "an integer"), (float, "a number")):
+    if isinstance(default, kind):
+      try:
+        return kind(value)
+      except ValueError:
+        raise ValueError(f"config variant {key}={value!r} is not {what} "
+                         f"(default {default!r})") from None
+  return value
+
+
 def parse_arg(arg: str | None, **defaults) -> ml_collections.ConfigDict:
-  """'dataset=cos_en,cpu' -> {dataset: 'cos_en', cpu: True} over defaults."""
+  """'dataset=cos_en,cpu' -> {dataset: 'cos_en', cpu: True} over defaults.
+
+  Each value is parsed by the type of its default, so `cpu=False` is False
+  (not the non-empty string 'False'); a bare key is only allowed for
+  booleans. Anything else is a ValueError naming the variant.
+  """
   out = dict(defaults)
   for part in filter(None, (arg or "").split(",")):
     key, eq, value = part.partition("=")
+    key = key.strip()
     if key not in out:
       raise ValueError(f"config variant {key!r} is not known; variants: "
                        f"{sorted(out)}")
-    out[key] = value if eq else True
+    if not eq:
+      if not isinstance(defaults[key], bool):
+        raise ValueError(f"config variant {key!r} needs a value: "
+                         f"{key}=<value> (default {defaults[key]!r})")
+      out[key] = True
+    else:
+      out[key] = _parse_variant(key, value.strip(), defaults[key])
   return ml_collections.ConfigDict(out)
 
 

@@ -216,7 +216,8 @@ def test_truncated_inside_a_quoted_field(tmp_path):
   path = _agreement_file(tmp_path, release_rows(3))
   with open(path, "a", encoding="utf-8") as f:
     f.write('3\t"The unfinished')
-  _expect_error(path, r"line 5: truncated last line: the file ends inside a "
+  _expect_error(path, r"line 5, column 2 \('Sent_1'\): truncated last line: "
+                r"the file ends inside a "
                 r"quoted field")
 
 

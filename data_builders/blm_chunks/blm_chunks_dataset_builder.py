@@ -30,6 +30,7 @@ import tensorflow_datasets as tfds
 
 from data_builders.blm_chunks import derive
 from data_builders.common import builder as builder_lib
+from data_builders.common import file_format
 
 
 @dataclasses.dataclass(eq=False)
@@ -96,7 +97,7 @@ def config_for_source(source: str, **kwargs) -> BlmChunksConfig:
 
 
 class Builder(builder_lib.DeterministicRecords,
-              tfds.core.GeneratorBasedBuilder):
+              file_format.ArrayRecordWithoutTF):
   """Sentence-level chunk-pattern data (000 sec. 7) derived from a BLM dataset."""
 
   VERSION = tfds.core.Version("2.0.0")

@@ -14,7 +14,10 @@ the correct answer first); see `release_format` for this and the other
 deliberate differences from the files as published.
 
 Malformed files fail with one `ReleaseFormatError` naming file, line and
-column, before anything is written. `skip_bad_rows=True` (a builder kwarg:
+column, before anything is written. The build records the identity of the
+release files it read (name, size, sha256, in `info.metadata`); preparing it
+again with a `manual_dir` whose files differ raises `StaleBuildError` naming
+the files that differ, instead of silently reusing the old build. `skip_bad_rows=True` (a builder kwarg:
 `tfds.builder('blm_published/folder', skip_bad_rows=True)`) skips bad rows
 instead; the skipped rows are logged and listed in `info.metadata`.
 """
@@ -22,6 +25,7 @@ instead; the skipped rows are logged and listed in `info.metadata`.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 
 from absl import logging
@@ -29,7 +33,7 @@ import tensorflow_datasets as tfds
 
 from blm_jax import schema
 from data_builders.blm_published import release_format
-from data_builders.common import splits
+from data_builders.common import file_format, splits
 
 # Seeded 90:10 when a folder has no published train/test files.
 SINGLE_FILE_FRACTIONS = {"train": 0.9, "test": 0.1}
@@ -76,7 +80,40 @@ def _named_configs() -> list[PublishedConfig]:
   return out
 
 
-class Builder(tfds.core.GeneratorBasedBuilder):
+class StaleBuildError(ValueError):
+  """A build in data_dir was made from other release files than manual_dir's."""
+
+
+def release_identity(folder: str) -> dict[str, dict]:
+  """{file name: {size, sha256}} of the release files `folder` is read from."""
+  out = {}
+  for stem, path in sorted(release_format.release_files(folder).items()):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+      for block in iter(lambda: f.read(1 << 20), b""):
+        digest.update(block)
+    out[os.path.basename(path)] = {"size": os.path.getsize(path),
+                                   "sha256": digest.hexdigest()}
+  return out
+
+
+def identity_differences(old: dict, new: dict) -> list[str]:
+  """One line per file that was added, removed or changed."""
+  lines = []
+  for name in sorted(set(old) | set(new)):
+    if name not in new:
+      lines.append(f"{name}: in the build, not in manual_dir")
+    elif name not in old:
+      lines.append(f"{name}: in manual_dir, not in the build")
+    elif old[name] != new[name]:
+      lines.append(f"{name}: built from {old[name]['size']} bytes sha256 "
+                   f"{old[name]['sha256'][:12]}..., manual_dir has "
+                   f"{new[name]['size']} bytes sha256 "
+                   f"{new[name]['sha256'][:12]}...")
+  return lines
+
+
+class Builder(file_format.ArrayRecordWithoutTF):
   """The officially released BLM files, in the shared BLM schema."""
 
   VERSION = tfds.core.Version("1.0.0")
@@ -96,6 +133,35 @@ class Builder(tfds.core.GeneratorBasedBuilder):
   def __init__(self, *, skip_bad_rows: bool = False, **kwargs):
     self.skip_bad_rows = skip_bad_rows
     super().__init__(**kwargs)
+
+  def download_and_prepare(self, *, download_dir=None, download_config=None,
+                           **kwargs):
+    """TFDS's, after checking an existing build against manual_dir's files."""
+    manual_dir = download_config and download_config.manual_dir
+    mode = download_config and download_config.download_mode
+    if (manual_dir and self.is_prepared()
+        and mode != tfds.download.GenerateMode.FORCE_REDOWNLOAD):
+      self.check_release(os.fspath(manual_dir))
+    return super().download_and_prepare(
+        download_dir=download_dir, download_config=download_config, **kwargs)
+
+  def check_release(self, manual_dir: str) -> None:
+    """Raises StaleBuildError when the build is not of manual_dir's files."""
+    folder = os.path.join(manual_dir, self.builder_config.folder)
+    if not os.path.isdir(folder):
+      return  # Nothing to compare: the build is what there is.
+    built = dict(self.info.metadata.get("release_files") or {})
+    new = release_identity(folder)
+    differences = (identity_differences(built, new) if built else
+                   ["the build records no release files (built before "
+                    "release identities were recorded)"])
+    if differences:
+      raise StaleBuildError(
+          f"{self.data_dir} was built from other release files than "
+          f"{folder}:\n  " + "\n  ".join(differences) + "\nUse another "
+          "data_dir for this release, or rebuild this one with "
+          "DownloadConfig(manual_dir=..., download_mode="
+          "tfds.download.GenerateMode.FORCE_REDOWNLOAD).")
 
   def _info(self) -> tfds.core.DatasetInfo:
     return self.dataset_info_from_configs(
@@ -125,6 +191,7 @@ class Builder(tfds.core.GeneratorBasedBuilder):
         skip_bad_rows=self.skip_bad_rows,
     )
     self._report(files)
+    self.info.metadata["release_files"] = release_identity(folder)
     if "train" in files:
       parts = {FULL_SPLIT if s == "all" else s: list(f.instances)
                for s, f in files.items()}

@@ -285,10 +285,7 @@ def _split_records(path: str, text: str) -> tuple[_Layout, list[_Row]]:
     except StopIteration:
       break
     except csv.Error as err:
-      what = ("truncated last line: the file ends inside a quoted field"
-              if "unexpected end of data" in str(err)
-              else f"malformed quoting: {err}")
-      raise ReleaseFormatError(path, start, None, what) from None
+      raise _quoting_error(path, text, start, err) from None
     line = start
     if not cells or all(not c.strip() for c in cells) and len(cells) <= 1:
       continue  # Blank line: not a row.
@@ -300,6 +297,39 @@ def _split_records(path: str, text: str) -> tuple[_Layout, list[_Row]]:
     raise ReleaseFormatError(path, header.line + 1, None,
                              "the file has a header but no rows")
   return _layout(path, header), rows
+
+
+def _quoting_error(path: str, text: str, start: int,
+                   err: csv.Error) -> ReleaseFormatError:
+  """Where a quote opened a field that never closes, instead of csv's
+  "field larger than field limit" or "unexpected end of data"."""
+  lines = text.split("\n")
+  header = lines[0].rstrip("\r").split("\t")
+  last = max(i for i, x in enumerate(lines) if x.strip()) + 1 if any(
+      x.strip() for x in lines) else 1
+  for line in range(start, len(lines) + 1):
+    for k, field in enumerate(lines[line - 1].rstrip("\r").split("\t")):
+      body = field[1:]
+      closed = field.startswith('"') and body.endswith('"') and (
+          len(body) - len(body.rstrip('"'))) % 2 == 1
+      if field.startswith('"') and not closed:
+        name = header[k].strip() if k < len(header) else ""
+        column = f"{k + 1} ({name!r})" if name else f"{k + 1}"
+        if line == last and "unexpected end of data" in str(err):
+          return ReleaseFormatError(
+              path, line, column,
+              "truncated last line: the file ends inside a quoted field")
+        return ReleaseFormatError(
+            path, line, column,
+            f"unbalanced quote: the field starts with '\"' ({field[:40]!r})"
+            " and no closing quote ends it on this line, so the reader would "
+            "run on into the following lines; remove the quote, or double it"
+            " ('\"\"') inside a quoted field")
+  if "unexpected end of data" in str(err):
+    return ReleaseFormatError(
+        path, start, None,
+        "truncated last line: the file ends inside a quoted field")
+  return ReleaseFormatError(path, start, None, f"malformed quoting: {err}")
 
 
 def _layout(path: str, header: _Row) -> _Layout:
@@ -429,9 +459,19 @@ def _parse_row(path, layout: _Layout, row: _Row, family: str,
   def err(col: int, message: str) -> ReleaseFormatError:
     return ReleaseFormatError(path, row.line, layout.column(col), message)
 
+  for col, cell in enumerate(cells):
+    if "\x00" in cell:
+      raise err(col, f"NUL byte at character {cell.index(chr(0)) + 1} of the "
+                "cell (a damaged file: the release has no NUL bytes)")
   raw_id = cells[layout.id_col].strip()
   if not raw_id:
     raise err(layout.id_col, "empty instance id")
+  for col in layout.sent:
+    if not cells[col].strip():
+      raise err(col, "empty context sentence")
+  for col in layout.answer:
+    if not cells[col].strip():
+      raise err(col, "empty candidate sentence")
 
   values = []
   for col in layout.value:

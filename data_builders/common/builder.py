@@ -23,7 +23,7 @@ import tensorflow_datasets as tfds
 from tensorflow_datasets.core import example_serializer
 
 from blm_jax import schema
-from data_builders.common import splits
+from data_builders.common import file_format, splits
 
 
 def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
@@ -77,7 +77,8 @@ class GeneratedConfig(tfds.core.BuilderConfig):
 
 
 class GeneratedBLMBuilder(DeterministicRecords,
-                          tfds.core.GeneratorBasedBuilder):
+                          file_format.ArrayRecordWithoutTF,
+                          skip_registration=True):
   """Writes `generate(config)` with the shared BLM schema and splits."""
 
   # Subclasses may override, e.g. to group type I instances by their seed.

@@ -1,0 +1,76 @@
+"""The figures: dataset named without the '{}' placeholder, encoder and chance
+shown, nothing clipped for one cell, legends only of labels that occur."""
+
+import matplotlib.pyplot as plt
+import pytest
+
+from blm_jax import plots
+
+
+@pytest.fixture
+def figures(monkeypatch):
+  """The figures the plot functions made, kept open for inspection."""
+  made, close = [], plt.close
+  monkeypatch.setattr(plots.plt, "close", made.append)
+  yield made
+  for fig in list(made):
+    close(fig)
+
+
+def _summary(types, chosen):
+  return {t: {u: {"f1_mean": 0.5, "f1_std": 0.01, "chosen_total": chosen}
+              for u in types} for t in types}
+
+
+def _texts_inside(fig):
+  fig.canvas.draw()
+  renderer = fig.canvas.get_renderer()
+  box = fig.bbox
+  for text in fig.findobj(plt.Text):
+    if not text.get_visible() or not text.get_text():
+      continue
+    ext = text.get_window_extent(renderer)
+    assert (ext.x0 >= box.x0 - 1 and ext.x1 <= box.x1 + 1
+            and ext.y0 >= box.y0 - 1 and ext.y1 <= box.y1 + 1), (
+                f"{text.get_text()!r} is clipped: {ext} outside {box}")
+
+
+def test_heatmap_title_encoder_chance_and_one_cell_fits(tmp_path, figures):
+  plots.heatmap(_summary(("I",), {"Corr": 5}), ("I",), ("I",),
+                str(tmp_path / "h.png"),
+                title="vae2 on blm_spray_load/ALT-ATL_type_{}",
+                encoder="google/electra-base-discriminator", num_answers=9)
+  (fig,) = figures
+  title = " ".join(fig.axes[0].get_title().split())
+  assert "{}" not in title
+  assert "vae2 on blm_spray_load/ALT-ATL" in title
+  assert "encoder google/electra-base-discriminator" in title
+  assert "chance 1/9 = 0.111" in title
+  colorbar = fig.axes[1]
+  assert [round(l.get_ydata()[0], 4) for l in colorbar.lines] == [0.1111]
+  _texts_inside(fig)
+  assert (tmp_path / "h.png").stat().st_size > 0
+
+
+def test_error_bars_list_only_occurring_labels(tmp_path, figures):
+  cos_labels = ("Corr", "WrongAux", "WrongPass", "SI-1", "SI-2", "WrongNoArg")
+  chosen = {"Corr": 40, "WrongAux": 7, "WrongPass": 3, "SI-1": 0,
+            "WrongNoArg": 2}
+  plots.error_bars(_summary(("I",), chosen), ("I",), ("I",), cos_labels,
+                   str(tmp_path / "e.png"),
+                   title="ffnn on blm_cos_od/cos_en_type_{}", encoder="minilm",
+                   num_answers=7)
+  (fig,) = figures
+  ax = fig.axes[0]
+  legend = [t.get_text() for t in ax.get_legend().get_texts()]
+  assert legend == ["chance (1/7)", "Corr", "WrongAux", "WrongPass",
+                    "WrongNoArg"]
+  assert "{}" not in ax.get_title() and "blm_cos_od/cos_en" in ax.get_title()
+  _texts_inside(fig)
+
+
+def test_dataset_title():
+  assert plots.dataset_title("blm_agreement/fr_mixed_type_{}") == (
+      "blm_agreement/fr_mixed")
+  assert plots.dataset_title("blm_chunks/agreement_en") == (
+      "blm_chunks/agreement_en")
