@@ -251,6 +251,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     start_epoch = last_epoch + 1
     history = saved_meta.get("history", history)
     log.info("resumed from epoch %d", last_epoch)
+    if start_epoch >= config.train.epochs:
+      log.info("already trained: evaluating only")
   else:
     state = grid.init()
 
@@ -345,10 +347,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   _write_json(os.path.join(workdir, "results.json"), results)
   title = f"{config.model.name} on {config.data.name}"
   plots.heatmap(summary, grid.spec.train_types, test_types,
-                os.path.join(workdir, "heatmap.png"), title=f"F1: {title}")
+                os.path.join(workdir, "heatmap.png"), title=f"F1: {title}",
+                encoder=config.encoder.name, num_answers=data.num_answers)
   plots.error_bars(summary, grid.spec.train_types, test_types,
                    data.label_names, os.path.join(workdir, "errors.png"),
-                   title=f"Chosen answers: {title}")
+                   title=f"Chosen answers: {title}",
+                   encoder=config.encoder.name, num_answers=data.num_answers)
   for t in grid.spec.train_types:
     log.info("train %s: %s", t, "  ".join(
         f"test {u} F1 {summary[t][u]['f1_mean']:.3f}±"
