@@ -223,20 +223,22 @@ def load_config(configs_dir: str, model: str, arg: str):
   return module.get_config(arg)
 
 
-_DATASETS = flags.DEFINE_list("datasets", ["spray_load", "agreement_en",
-                                           "cos_en"],
-                              "Short dataset names (configs/common.py).")
-_MODELS = flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files.")
-_OUT = flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
-_VARIANT = flags.DEFINE_string("variant", "", "Extra config variant, e.g. "
-                               "'cpu' for the short schedule.")
-_SEEDS = flags.DEFINE_list("seeds", None, "Grid seeds (default: the "
-                           "config's, 3 at paper settings).")
-_CONFIGS = flags.DEFINE_string(
-    "configs_dir", os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), "configs"), "Folder of config files.")
-_REPORT_ONLY = flags.DEFINE_bool("report_only", False, "Only rewrite the "
-                                 "report from finished grids.")
+def define_flags() -> None:
+  """The command line (defined only when run, so importing this module
+  never collides with other modules' absl flags)."""
+  flags.DEFINE_list("datasets", ["spray_load", "agreement_en", "cos_en"],
+                    "Short dataset names (configs/common.py).")
+  flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files.")
+  flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
+  flags.DEFINE_string("variant", "", "Extra config variant, e.g. 'cpu' for "
+                      "the short schedule.")
+  flags.DEFINE_list("seeds", None, "Grid seeds (default: the config's, 3 at "
+                    "paper settings).")
+  flags.DEFINE_string(
+      "configs_dir", os.path.join(os.path.dirname(os.path.dirname(
+          os.path.abspath(__file__))), "configs"), "Folder of config files.")
+  flags.DEFINE_bool("report_only", False, "Only rewrite the report from "
+                    "finished grids.")
 
 
 def main(argv):
@@ -245,28 +247,31 @@ def main(argv):
 
   from blm_jax import train
 
+  f = flags.FLAGS
+
   runs: dict[str, dict[str, dict]] = {}
-  for ds in _DATASETS.value:
-    for model in _MODELS.value:
-      arg = ",".join(filter(None, [f"dataset={ds}", _VARIANT.value]))
-      config = load_config(_CONFIGS.value, model, arg)
-      if _SEEDS.value:
-        config.grid.seeds = tuple(int(s) for s in _SEEDS.value)
-      workdir = os.path.join(_OUT.value, ds, model)
+  for ds in f.datasets:
+    for model in f.models:
+      arg = ",".join(filter(None, [f"dataset={ds}", f.variant]))
+      config = load_config(f.configs_dir, model, arg)
+      if f.seeds:
+        config.grid.seeds = tuple(int(s) for s in f.seeds)
+      workdir = os.path.join(f.out, ds, model)
       path = os.path.join(workdir, "results.json")
       if not os.path.exists(path):
-        if _REPORT_ONLY.value:
+        if f.report_only:
           continue
         print(f"== {ds} / {model}: training into {workdir}", flush=True)
         train.train_and_evaluate(config, workdir)
       with open(path) as f:
         runs.setdefault(ds, {})[model] = json.load(f)
-  record = report(runs, list(_MODELS.value), _OUT.value,
+  record = report(runs, list(f.models), f.out,
                   "python -m blm_jax.reproduce " + " ".join(sys.argv[1:]))
   for v in record["claims"]:
     print(f"[{v['verdict']}] {v['dataset']}: {v['claim']} ({v['evidence']})")
-  print(f"wrote {_OUT.value}/report.md and report.json")
+  print(f"wrote {f.out}/report.md and report.json")
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main)
