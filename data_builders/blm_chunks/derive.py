@@ -401,7 +401,9 @@ def _pair(pool: Mapping[str, Sequence[SourceSentence]], *, split: str,
           len(others), num_negatives, replace=False)]
     else:
       neg_patterns = _round_robin(near[p], num_negatives, rng)
-    negs = _distinct_sentences(pool, neg_patterns, rng, split)
+    by_distance = sorted((q for q in patterns if q != p),
+                         key=lambda q: (distance(p, q, view), q))
+    negs = _distinct_sentences(pool, neg_patterns, rng, split, by_distance)
     out.append(make_instance(
         id=f"{split}-{k:05d}",
         family=FAMILY,
@@ -424,14 +426,27 @@ def _round_robin(patterns: Sequence[str], n: int, rng) -> list[str]:
   return out[:n]
 
 
-def _distinct_sentences(pool, neg_patterns, rng, split):
-  """One sentence per pattern in `neg_patterns`, no sentence twice."""
+def _distinct_sentences(pool, neg_patterns, rng, split, fallback=()):
+  """One sentence per pattern in `neg_patterns`, no sentence twice.
+
+  When a small split has no unused sentence of a pattern left, the first
+  pattern of `fallback` (the others, nearest first) that has one is used
+  instead; builds that never run out draw exactly as before.
+  """
   taken: dict[str, set[int]] = {}
   out = []
-  for q in neg_patterns:
+
+  def free_of(q):
     used = taken.setdefault(q, set())
-    free = ([i for i in range(len(pool[q])) if i not in used] if used
+    return ([i for i in range(len(pool[q])) if i not in used] if used
             else range(len(pool[q])))
+
+  for q in neg_patterns:
+    free = free_of(q)
+    if not free:
+      q = next((r for r in fallback if free_of(r)), q)
+      free = free_of(q)
+    used = taken.setdefault(q, set())
     if not free:
       raise ValueError(f"split {split!r}: pattern {q!r} has only "
                        f"{len(pool[q])} sentences, too few for distinct "
