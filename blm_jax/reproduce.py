@@ -247,29 +247,29 @@ def main(argv):
 
   from blm_jax import train
 
-  f = flags.FLAGS
+  opts = flags.FLAGS
 
   runs: dict[str, dict[str, dict]] = {}
-  for ds in f.datasets:
-    for model in f.models:
-      arg = ",".join(filter(None, [f"dataset={ds}", f.variant]))
-      config = load_config(f.configs_dir, model, arg)
-      if f.seeds:
-        config.grid.seeds = tuple(int(s) for s in f.seeds)
-      workdir = os.path.join(f.out, ds, model)
+  for ds in opts.datasets:
+    for model in opts.models:
+      arg = ",".join(filter(None, [f"dataset={ds}", opts.variant]))
+      config = load_config(opts.configs_dir, model, arg)
+      if opts.seeds:
+        config.grid.seeds = tuple(int(s) for s in opts.seeds)
+      workdir = os.path.join(opts.out, ds, model)
       path = os.path.join(workdir, "results.json")
       if not os.path.exists(path):
-        if f.report_only:
+        if opts.report_only:
           continue
         print(f"== {ds} / {model}: training into {workdir}", flush=True)
         train.train_and_evaluate(config, workdir)
       with open(path) as f:
         runs.setdefault(ds, {})[model] = json.load(f)
-  record = report(runs, list(f.models), f.out,
+  record = report(runs, list(opts.models), opts.out,
                   "python -m blm_jax.reproduce " + " ".join(sys.argv[1:]))
   for v in record["claims"]:
     print(f"[{v['verdict']}] {v['dataset']}: {v['claim']} ({v['evidence']})")
-  print(f"wrote {f.out}/report.md and report.json")
+  print(f"wrote {opts.out}/report.md and report.json")
 
 
 if __name__ == "__main__":

@@ -66,3 +66,4 @@ def test_report_files(tmp_path):
   record = json.loads((tmp_path / "report.json").read_text())
   assert record["summaries"]["spray_load"]["vae2"]["I"]["I"]["f1_mean"] == .97
   assert any(c["verdict"] == "holds" for c in record["claims"])
+
