@@ -212,7 +212,9 @@ def test_command_is_valid(command):
     for a in args:
       if a.startswith("--"):
         flag = a.split("=")[0]
-        assert re.search(re.escape(flag) + r"\b", usage), (
+        # absl lists a boolean flag as --[no]name.
+        assert re.search(r"--(\[no\])?" + re.escape(flag[2:]) + r"\b",
+                         usage), (
             f"{where}: {module} has no flag {flag}")
       if a.startswith("--dataset=") or (module == "blm_jax.lint"
                                         and not a.startswith("-")):
