@@ -236,9 +236,6 @@ class Solver:
     out = self.evaluate(params, emb, split)
     return {k: out[k] for k in ("scores", "pred", "latent")}
 
-  def accuracy(self, params, emb: jax.Array, split: SplitIndex) -> jax.Array:
-    return split_accuracy(self.evaluate(params, emb, split), split)
-
 
 def eval_rows(n: int, chunk: int) -> int:
   """Rows a split of n instances is padded to for chunked evaluation."""
