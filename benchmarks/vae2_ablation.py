@@ -3,6 +3,13 @@
   python benchmarks/vae2_ablation.py --out=workdirs/ablation \
       --settings=base,kl_scale,sentence_mean,... [--dataset=spray_load]
 
+The `sent_vae_*` settings ablate the sentence VAE the same way on a chunk
+dataset (`--dataset` is then a blm_chunks source, e.g. agreement_en, and the
+sizes are the config's 2576:630 of 000 sec. 7):
+
+  python benchmarks/vae2_ablation.py --settings=sent_vae_paper,sent_vae_default \
+      --dataset=spray_load_ALT-ATL
+
 Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn`) at paper
 scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change from
 `base`, trained for one seed over the three train types. The table reports
@@ -21,7 +28,7 @@ from absl import app, flags
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from configs import common, ffnn, vae2  # noqa: E402
+from configs import common, ffnn, sent_vae, vae2  # noqa: E402
 
 # name -> (config module, variant arg, {key: value} changes to `base`).
 # `base` is the project's vae2 before this ablation: cosine scores, maxM at
@@ -46,6 +53,22 @@ SETTINGS = {
         "loss.kl_scale": "latent_over_dim", "train.score": "dot",
         "loss.answer_reduction": "sum"}),
     "default": (vae2, "", {}),
+    # The sentence VAE on chunk data (configs/sent_vae.py).
+    "sent_vae_paper": (sent_vae, "paper", {}),
+    "sent_vae_default": (sent_vae, "", {}),
+    "sent_vae_reference": (sent_vae, "reference", {}),
+    "sent_vae_select_loss": (sent_vae, "", {"train.select_by": "loss"}),
+    "sent_vae_maxm": (sent_vae, "", {"loss.answer_reduction": "mean"}),
+    "sent_vae_normalized": (sent_vae, "", {"train.score": "normalized",
+                                           "train.predict_score": "cosine"}),
+    "sent_vae_no_kl": (sent_vae, "", {"loss.sentence_kl": 0.0}),
+    "sent_vae_normalized_only": (sent_vae, "", {"train.score": "normalized"}),
+    "sent_vae_normalized_mean_hinge": (sent_vae, "", {
+        "train.score": "normalized", "loss.answer_reduction": "mean_hinge"}),
+    "sent_vae_normalized_latent10": (sent_vae, "", {
+        "train.score": "normalized", "model.latent": 10}),
+    "sent_vae_normalized_no_kl": (sent_vae, "", {
+        "train.score": "normalized", "loss.sentence_kl": 0.0}),
 }
 
 _OUT = flags.DEFINE_string("out", "workdirs/ablation", "Root of the runs.")
@@ -63,13 +86,15 @@ _RESUME = flags.DEFINE_enum("resume", "auto", ["auto", "force", "restart"],
 
 def config_for(name: str, dataset: str):
   module, variant, changes = SETTINGS[name]
-  arg = ",".join(filter(None, [f"dataset={dataset}", variant]))
+  key = "source" if module is sent_vae else "dataset"
+  arg = ",".join(filter(None, [f"{key}={dataset}", variant]))
   c = module.get_config(arg)
   for key, value in changes.items():
     section, field = key.split(".")
     c[section][field] = value
   c.train.epochs = _EPOCHS.value
-  c.data.num_train = _NUM_TRAIN.value
+  if module is not sent_vae:  # chunk data keeps 000 sec. 7's sizes
+    c.data.num_train = _NUM_TRAIN.value
   c.grid.seeds = (_SEED.value,)
   c.train.resume = _RESUME.value
   c.progress = False
@@ -104,8 +129,8 @@ def main(argv):
     with open(path) as f:
       rows[name] = dev_row(json.load(f))
     print(f"== {name}: {rows[name]}", flush=True)
-  types = sorted({t for r in rows.values() for t in r},
-                 key=["I", "II", "III"].index)
+  order = ["I", "II", "III", "chunks"]
+  types = sorted({t for r in rows.values() for t in r}, key=order.index)
   lines = ["| setting | " + " | ".join(
       f"dev {t}→{t} best (epoch) / last" for t in types) + " |",
            "| --- |" + " --- |" * len(types)]

@@ -1,8 +1,9 @@
 """Scores and losses shared by every BLM solver (000 eq. 1-6).
 
-`score` is the single function used both to train and to predict (the
-authors' code trains with the dot product but predicts with the cosine; here
-the config picks one and both phases use it). Candidates are masked: padded
+`score` is the function used both to train and to predict; the config picks
+the kind for each phase (`train.score`, `train.predict_score`: the authors'
+code trains with the dot product, or with L2-normalised dot scores for the
+sentence VAE, and predicts with the cosine). Candidates are masked: padded
 answers never count in a loss and can never be predicted.
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-SCORES = ("dot", "cosine")
+# 'normalized': dot scores divided by their L2 norm over the candidates (the
+# authors' sentence-level max_margin); it ranks like 'dot'.
+SCORES = ("dot", "cosine", "normalized")
 # How the hinge treats the wrong candidates: 'sum' = eq. (1); 'mean' = maxM of
 # eq. (3), the hinge of the mean wrong score; 'mean_hinge' = the mean of the
 # per-candidate hinges (what the authors' code computes with
@@ -19,8 +22,18 @@ SCORES = ("dot", "cosine")
 MARGIN_REDUCTIONS = ("sum", "mean", "mean_hinge")
 
 
-def score(pred: jax.Array, cands: jax.Array, kind: str) -> jax.Array:
-  """Scores of candidates [..., A, D] against predictions [..., D] -> [..., A]."""
+def score(pred: jax.Array, cands: jax.Array, kind: str,
+          mask: jax.Array | None = None) -> jax.Array:
+  """Scores of candidates [..., A, D] against predictions [..., D] -> [..., A].
+
+  `mask` [..., A] (False for padding) only matters to 'normalized'.
+  """
+  if kind not in SCORES:
+    raise ValueError(f"unknown score {kind!r}; expected one of {SCORES}")
+  if kind == "normalized":
+    dots = pairwise_score(pred[..., None, :], cands, "dot")[..., 0, :]
+    return normalize_scores(
+        dots, jnp.ones(dots.shape, bool) if mask is None else mask)
   return pairwise_score(pred[..., None, :], cands, kind)[..., 0, :]
 
 
@@ -47,7 +60,9 @@ def pairwise_score(a: jax.Array, b: jax.Array, kind: str) -> jax.Array:
     a = a / (jnp.linalg.norm(a, axis=-1, keepdims=True) + eps)
     b = b / (jnp.linalg.norm(b, axis=-1, keepdims=True) + eps)
   elif kind != "dot":
-    raise ValueError(f"unknown score {kind!r}; expected one of {SCORES}")
+    raise ValueError(f"unknown score {kind!r} for pairwise_score; expected "
+                     f"'dot' or 'cosine' ('normalized' needs the candidate "
+                     f"mask: use score or normalize_scores)")
   return jnp.einsum("...nd,...md->...nm", a, b)
 
 

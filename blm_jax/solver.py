@@ -89,7 +89,8 @@ class Solver:
   Attributes:
     model: a solver module from `blm_jax.models`.
     tx: the optax optimizer.
-    score: 'dot' (000) or 'cosine' (001, 003, 004), used to train.
+    score: 'dot' (000), 'cosine' (001, 003, 004) or 'normalized' (the
+      authors' sentence VAE), used to train (`losses.SCORES`).
     predict_score: the score that picks the answer; '' = `score` (the
       authors' code trains with the dot product and predicts with cosine).
     answer_reduction: the answer hinge over wrong candidates
@@ -129,7 +130,7 @@ class Solver:
     rngs = {"sample": rng} if train else None
     out = self.model.apply(params, batch.ctx, batch.ctx_mask, train,
                            rngs=rngs)
-    scores = losses.score(out.pred, batch.ans, self.score)
+    scores = losses.score(out.pred, batch.ans, self.score, batch.ans_mask)
     terms = {"answer_margin": losses.max_margin(
         scores, batch.correct, batch.ans_mask, self.answer_reduction),
              **out.terms}
@@ -223,7 +224,8 @@ class Solver:
       batch = gather(emb, split, start + jnp.arange(chunk))
       total, _, out, scores = self.objective(params, batch, False)
       if self.predict_score and self.predict_score != self.score:
-        scores = losses.score(out.pred, batch.ans, self.predict_score)
+        scores = losses.score(out.pred, batch.ans, self.predict_score,
+                              batch.ans_mask)
       scores = jnp.where(batch.ans_mask, scores, -jnp.inf)
       return {"scores": scores, "pred": losses.predict(scores, batch.ans_mask),
               "latent": out.latent, "loss": total}

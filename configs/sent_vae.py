@@ -13,6 +13,15 @@ one of the ten of Table 5 (data_builders/blm_chunks/README.md):
 or its `<name>_uniform` twin (uniform negatives of distinct other patterns):
 
   python launch.py --config=configs/sent_vae.py:source=cos_it --workdir=...
+
+Variants (the ablation in the README chose the default on dev):
+- (default) dot product, eq. (1) hinge summed over the negatives, KL x
+  latent/D.
+- `paper`: eq. (2-3) as printed: cosine scores, maxM, KL weight 1.
+- `reference`: the authors' sentence_representations code: maxM on the
+  L2-normalised vector of dot scores, KL x latent/D, decoder with a linear
+  dense layer and a ReLU output, predicted with the cosine, the epoch of
+  lowest dev loss.
 """
 
 from configs import common
@@ -25,7 +34,8 @@ CHUNK_SOURCES = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en",
 
 
 def get_config(arg=None):
-  a = common.parse_arg(arg, source="agreement_en", cpu=False)
+  a = common.parse_arg(arg, source="agreement_en", cpu=False, paper=False,
+                       reference=False)
   c = common.base("sent_vae")
   if a.source.removesuffix("_uniform") not in CHUNK_SOURCES:
     raise ValueError(f"unknown chunk source {a.source!r}; known: "
@@ -42,6 +52,18 @@ def get_config(arg=None):
   c.train.score = "dot"
   c.loss.answer_reduction = "sum"
   c.loss.kl_scale = "latent_over_dim"
+  if a.paper:
+    c.train.score = "cosine"
+    c.loss.answer_reduction = "mean"
+    c.loss.kl_scale = "none"
+  if a.reference:
+    c.model.decoder_hidden_relu = False
+    c.model.decoder_output_relu = True
+    c.train.score = "normalized"
+    c.train.predict_score = "cosine"
+    c.train.select_by = "loss"
+    c.loss.answer_reduction = "mean"
+    c.loss.kl_scale = "latent_over_dim"
   if a.cpu:
     common.apply_cpu_schedule(c, epochs=30)
   return c

@@ -33,6 +33,17 @@ def test_scores_dot_and_cosine():
     losses.score(pred, cands, "l2")
 
 
+def test_normalized_score_divides_dots_by_their_norm_over_real_candidates():
+  pred = jnp.array([3.0, 4.0])
+  cands = jnp.array([[3.0, 4.0], [0.0, 0.0], [6.0, 8.0], [30.0, 40.0]])
+  mask = jnp.array([True, True, True, False])  # the last is padding
+  # dots 25, 0, 50 over the real ones; norm sqrt(25^2 + 50^2) = 55.9017
+  np.testing.assert_allclose(losses.score(pred, cands, "normalized", mask),
+                             [25 / 55.9017, 0, 50 / 55.9017, 0], rtol=1e-5)
+  # it ranks like the dot product
+  assert int(jnp.argmax(losses.score(pred, cands[:3], "normalized"))) == 2
+
+
 def test_predict_never_picks_padding():
   scores = jnp.array([[0.1, 0.3, 9.0]])
   mask = jnp.array([[True, True, False]])

@@ -189,3 +189,40 @@ def test_chunked_evaluation_equals_unchunked():
     np.testing.assert_allclose(out[chunk]["scores"], out[1000]["scores"],
                                rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(out[chunk]["pred"], out[1000]["pred"])
+
+
+def test_sent_vae_reference_is_maxm_on_normalised_dot_scores_by_hand():
+  """configs/sent_vae.py:reference = the authors' sentence_representations
+  loss: maxM (eq. 3) on the candidates' dot scores divided by their L2 norm,
+  predicted with the cosine."""
+  from blm_jax.solver import Batch
+  from configs import sent_vae
+  c = sent_vae.get_config("reference,source=spray_load_ALT-ATL")
+  assert (c.train.score, c.train.predict_score) == ("normalized", "cosine")
+  assert c.loss.answer_reduction == "mean" and c.train.select_by == "loss"
+  c.model.grid_shape = (4, 2)
+  c.model.kernel = 2
+  m = models.create_model(c.model, embed_dim=8, num_context=1,
+                          score=c.train.score, loss_cfg=c.loss)
+  k = jax.random.split(jax.random.key(0), 3)
+  batch = Batch(ctx=jax.random.normal(k[0], (2, 1, 8)),
+                ctx_mask=jnp.ones((2, 1), bool),
+                ans=jax.random.normal(k[1], (2, 4, 8)),
+                ans_mask=jnp.array([[True] * 4, [True, True, True, False]]),
+                correct=jnp.array([2, 0]))
+  params = m.init({"params": k[2], "sample": k[2]}, batch.ctx,
+                  batch.ctx_mask, False)
+  solver = Solver(model=m, tx=None, score=c.train.score,
+                  predict_score=c.train.predict_score,
+                  answer_reduction=c.loss.answer_reduction,
+                  loss_weights=(("answer_margin", 1.0), ("task_kl", 0.0),
+                                ("sentence_margin", 0.0),
+                                ("sentence_kl", 0.0)))
+  _, terms, out, scores = solver.objective(params, batch, False)
+  pred, ans = np.asarray(out.pred), np.asarray(batch.ans)
+  for i, (n, c_i) in enumerate([(4, 2), (3, 0)]):
+    dots = ans[i, :n] @ pred[i]
+    s = dots / np.linalg.norm(dots)
+    want = max(0.0, 1 - s[c_i] + np.mean(np.delete(s, c_i)))
+    np.testing.assert_allclose(terms["answer_margin"][i], want, rtol=1e-5)
+    np.testing.assert_allclose(scores[i, :n], s, rtol=1e-5)

@@ -33,7 +33,7 @@ from blm_jax.models import patch_conv
 from blm_jax.models.sentence_vae import SentenceVAE, sample
 
 TASK_LEVELS = ("mlp", "conv")
-SENTENCE_SCORES = ("dot", "cosine", "normalized")
+SENTENCE_SCORES = losses.SCORES
 SENTENCE_REDUCTIONS = ("sum", "mean")
 
 
