@@ -109,37 +109,26 @@ def quarantine(directory: str, step: int, why: str) -> str:
   return dest
 
 
-def latest_meta(directory: str):
-  """(step, meta) of the newest step whose metadata reads, or None.
-
-  Steps whose metadata cannot be read are quarantined.
-  """
-  for step in _steps(directory):
-    try:
-      return step, read_meta(directory, step)
-    except Exception as e:  # A step folder left incomplete by a kill.
-      quarantine(directory, step, f"unreadable metadata: {e}")
-  return None
-
-
-def restore(directory: str, step: int, abstract_state):
-  """(state, meta) of one step; `abstract_state` carries shapes + shardings."""
+def restore_state(directory: str, step: int, abstract_state):
+  """The state of one step; `abstract_state` carries shapes + shardings."""
   mgr = manager(directory)
   try:
-    out = mgr.restore(step, args=ocp.args.Composite(
-        state=ocp.args.StandardRestore(abstract_state),
-        meta=ocp.args.JsonRestore()))
-    return out["state"], out["meta"]
+    return mgr.restore(step, args=ocp.args.Composite(
+        state=ocp.args.StandardRestore(abstract_state)))["state"]
   finally:
     mgr.close()
 
 
-def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
+def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
+                   check_meta=None):
   """(step, state, meta) of the newest intact step, or None if none.
 
   Damaged steps are quarantined, or only skipped with `move_damaged=False`
-  (probing never changes a workdir). Raises CheckpointMismatchError if a
-  readable step has another structure.
+  (probing never changes a workdir). `check_meta(step, meta)`, if given, is
+  called with each candidate step's metadata before its state is read (the
+  trainer refuses another run's checkpoint there); each step's metadata is
+  read once. Raises CheckpointMismatchError if a readable step has another
+  structure.
   """
   want = shapes(abstract_state)
 
@@ -157,6 +146,8 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
     except Exception as e:
       damaged(step, f"unreadable metadata: {e}")
       continue
+    if check_meta is not None:
+      check_meta(step, meta)
     saved = meta.get("state_shapes")
     if saved is not None and saved != want:
       diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
@@ -168,7 +159,7 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
           + "; ".join(diff[:3]) + ". Use a new --workdir or "
           "--config.train.resume=restart.")
     try:
-      state, meta = restore(directory, step, abstract_state)
+      state = restore_state(directory, step, abstract_state)
     except Exception as e:
       damaged(step, f"unreadable state: {e}")
       continue
