@@ -412,6 +412,7 @@ def embed_sentences(
     cache_dir: str | None = None,
     progress: bool = True,
     devices: Sequence[Any] | None = None,
+    shard_batches: int = DEFAULT_SHARD_BATCHES,
 ) -> np.ndarray:
   """Frozen-encoder embeddings of `sentences`, float32 [len(sentences), D].
 
@@ -430,16 +431,20 @@ def embed_sentences(
     cache_dir: root of the embedding cache; None computes without caching.
     progress: show a progress bar (sentences/s) on stderr.
     devices: devices to split batches over; all local devices by default.
+    shard_batches: with a cache, batches per shard written (a killed run
+      keeps every finished shard; a rerun embeds only the rest).
 
   Raises:
     encoders.EncoderUnavailableError: weights not on disk nor downloadable.
     embedding_cache.CacheMismatchError: the cache folder holds another
       encoder's files.
+    embedding_cache.CacheNotWritableError: the cache cannot be written
+      (raised before any encoding) or the disk filled up.
   """
   return embed_with_stats(
       sentences, encoder, pooling=pooling, layer=layer, max_length=max_length,
       batch_size=batch_size, cache_dir=cache_dir, progress=progress,
-      devices=devices)[0]
+      devices=devices, shard_batches=shard_batches)[0]
 
 
 # -- filling the cache for a dataset ------------------------------------------
@@ -604,8 +609,12 @@ def main(argv) -> None:
     raise SystemExit(f"error: {e}") from None
 
 
-def define_flags(fv=None) -> None:
-  """Defines the command line's flags (on absl's global FLAGS by default)."""
+def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
+  """Defines the command line's flags (on absl's global FLAGS by default).
+
+  `argv`: the command line to be parsed, where it is not sys.argv (the
+  --config.<key> overrides are defined from it).
+  """
   from absl import flags
   from ml_collections import config_flags
 
@@ -614,7 +623,8 @@ def define_flags(fv=None) -> None:
       "config", None, "A training config (configs/<name>.py[:variant]): "
       "take the encoder settings and datasets from it, so the cache keys "
       "match that run's. Override its keys with --config.<key>=<value>.",
-      flag_values=fv, lock_config=True)
+      flag_values=fv, lock_config=True,
+      **({"sys_argv": list(argv)} if argv is not None else {}))
   flags.DEFINE_string("dataset", None, "TFDS name, e.g. "
                       "blm_spray_load/ALT-ATL_type_I (with --config: default "
                       "every lexical type of config.data.name).",
