@@ -141,6 +141,11 @@ def _progress(workdir: str) -> tuple[int, int | None]:
 
 
 def interrupted_message(workdir: str) -> str:
+  if not os.path.exists(os.path.join(workdir, "log.txt")):
+    # The trainer makes the workdir once the data is loaded and embedded.
+    return ("interrupted before training started (while loading or "
+            f"embedding the data; {workdir} was not made); rerun the same "
+            "command: the embedding shards already written are reused")
   done, saved = _progress(workdir)
   if saved is None:
     return (f"interrupted after epoch {done}; no checkpoint was written yet, "
