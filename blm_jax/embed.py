@@ -602,6 +602,14 @@ def main(argv) -> None:
 
   if len(argv) > 1:
     raise SystemExit(f"unexpected arguments: {argv[1:]}")
+  if not flags.FLAGS["verbosity"].present:
+    # As launch.py: our progress bar and report, not absl INFO lines and
+    # TFDS generation bars (--verbosity=0 brings them back).
+    from absl import logging as absl_logging
+    import tensorflow_datasets as tfds
+
+    absl_logging.set_verbosity(absl_logging.WARNING)
+    tfds.disable_progress_bar()
   try:
     run(flags.FLAGS)
   except (UsageError, config_check.ConfigError,

@@ -245,24 +245,3 @@ def test_defaults_and_help_match_training_and_real_datasets():
     assert re.search(r"^def get_config", open(os.path.join(ROOT, path)).read(),
                      re.M), spec
 
-
-def test_command_line_errors_are_one_line():
-  import subprocess
-  import sys
-
-  env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
-  proc = subprocess.run(
-      [sys.executable, "-m", "blm_jax.embed", "--config=configs/ffnn.py",
-       "--layer=3", "--config.encoder.pooling=avg"], cwd=ROOT, env=env,
-      capture_output=True, text=True, timeout=300)
-  assert proc.returncode != 0 and "Traceback" not in proc.stderr
-  assert proc.stderr.strip() == (
-      "error: with --config, --layer is set by the config: use "
-      "--config.encoder.layer=...")
-  proc = subprocess.run(
-      [sys.executable, "-m", "blm_jax.embed", "--config=configs/ffnn.py",
-       "--config.encoder.pooling=avg"], cwd=ROOT, env=env,
-      capture_output=True, text=True, timeout=300)
-  assert proc.returncode != 0 and "Traceback" not in proc.stderr
-  assert proc.stderr.startswith("error: invalid config:\n")
-  assert "config.encoder.pooling='avg' is not known" in proc.stderr
