@@ -15,10 +15,11 @@ Command line (fills the cache for every split of a dataset):
   python -m blm_jax.embed --config=configs/ffnn.py:dataset=cos_en,cpu
 
 With --config the encoder settings (name, pooling, layer, max_length, dtype,
-batch size, cache folder) and the datasets (every lexical type of
-config.data) come from a training config, overrides included
+batch size, cache folder) come from a training config, overrides included
 (--config.encoder.max_length=128), so the cache is filled under the keys
-that run reads.
+that run reads; what is embedded is exactly that run's sentences (its
+sampled train/dev instances and its test instances), or with --split (and
+--dataset) whole splits of every lexical type of config.data.
 
 How it runs: the distinct sentences not yet cached are tokenized, sorted by
 token length and cut into batches padded to a few bucket lengths (padding is
@@ -518,6 +519,40 @@ def fill_cache(dataset: str | Sequence[str], encoder: Any = None, *,
                     stats=stats)
 
 
+def fill_for_run(config, progress: bool = True) -> FillReport:
+  """Embeds (into the cache) exactly the sentences a training run of
+  `config` reads: its sampled train/dev instances and its test instances,
+  under the cache key of its encoder settings."""
+  from blm_jax import input_pipeline
+
+  spec, options = from_config(config.encoder)
+  done = {}
+
+  def fill(sentences):
+    _, done["stats"] = embed_with_stats(
+        sentences, spec, progress=progress, return_embeddings=False,
+        **options)
+    # input_pipeline only checks the row count; nothing is trained here.
+    return np.zeros((len(sentences), 0), np.float32)
+
+  data = input_pipeline.load(config.data, fill,
+                             config.data.get("data_dir") or None)
+  per_split = {}
+  for split in ("train", "dev", "test"):
+    for t, table in getattr(data, split).items():
+      used = np.unique(np.concatenate([
+          table.context[table.context_mask.astype(bool)],
+          table.answers[table.answer_mask.astype(bool)]]))
+      per_split[f"{split}/{t}"] = {
+          "instances": table.num_instances, "sentences": len(used),
+          "dedup_ratio": round(table.num_references / max(1, len(used)),
+                               3)}
+  return FillReport(dataset=config.data.name, splits=per_split,
+                    sentences=len(data.table.sentences),
+                    references=data.table.num_references,
+                    stats=done["stats"])
+
+
 # Flags that --config sets; given beside it they would make the cache keys
 # differ from the training run's. flag -> the config key to override instead.
 _CONFIG_SETS = {
@@ -572,9 +607,12 @@ def run(f) -> FillReport:
     datasets = [f.dataset] if f.dataset else _datasets_of(config)
     data_dir = config.data.get("data_dir") or None
     manual_dir = config.data.get("manual_dir") or None
-  report = fill_cache(datasets, spec, splits=splits, data_dir=data_dir,
-                      manual_dir=manual_dir, cache_dir=cache_dir,
-                      batch_size=batch_size, progress=True)
+  if config is not None and not (f.dataset or splits):
+    report = fill_for_run(config)  # What that training run reads.
+  else:
+    report = fill_cache(datasets, spec, splits=splits, data_dir=data_dir,
+                        manual_dir=manual_dir, cache_dir=cache_dir,
+                        batch_size=batch_size, progress=True)
   s = report.stats
   for split, row in report.splits.items():
     print(f"{split:>8}: {row['instances']} instances, {row['sentences']} "
@@ -634,9 +672,9 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
       flag_values=fv, lock_config=True,
       **({"sys_argv": list(argv)} if argv is not None else {}))
   flags.DEFINE_string("dataset", None, "TFDS name, e.g. "
-                      "blm_spray_load/ALT-ATL_type_I (with --config: default "
-                      "every lexical type of config.data.name).",
-                      flag_values=fv)
+                      "blm_spray_load/ALT-ATL_type_I (with --config and "
+                      "--split: default every lexical type of "
+                      "config.data.name).", flag_values=fv)
   flags.DEFINE_string("encoder", encoders.DEFAULT_ENCODER,
                       "Registry name, alias, hub id or local folder.",
                       flag_values=fv)
@@ -655,7 +693,8 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
                     "under its own key).", flag_values=fv)
   flags.DEFINE_integer("batch_size", DEFAULT_BATCH_SIZE,
                        "Sentences per step over all devices.", flag_values=fv)
-  flags.DEFINE_string("split", None, "Comma-separated splits (default all).",
+  flags.DEFINE_string("split", None, "Comma-separated splits (default all; "
+                      "with --config, default the run's sampled instances).",
                       flag_values=fv)
   flags.DEFINE_string("data_dir", None, "TFDS data_dir (default $BLM_DATA_DIR "
                       "or ~/tensorflow_datasets).", flag_values=fv)

@@ -183,23 +183,32 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
   config = [f"--config={ROOT}/configs/ffnn.py",
             "--config.data.name=embed_cli_toy_blm/only",
             f"--config.data.data_dir={data_dir}",
+            "--config.data.num_train=5", "--config.data.max_test=2",
             f"--config.encoder.name={bert.model_dir}",
             f"--config.encoder.cache_dir={cache}"]
   fv = _flags(config)
   report = embed.run(fv)
-  assert report.dataset == "embed_cli_toy_blm/only"
-  assert report.stats.embedded == 52 and report.stats.max_length == 64
+  # The run's sample: 4 train + 1 dev instances and 2 test instances.
+  assert {k: v["instances"] for k, v in report.splits.items()} == {
+      "train/I": 4, "train/II": 4, "train/III": 4, "dev/I": 1, "dev/II": 1,
+      "dev/III": 1, "test/I": 2, "test/II": 2, "test/III": 2}
+  assert 0 < report.stats.embedded == report.sentences < 52
+  assert report.stats.max_length == 64
   assert "max_length=64" in capsys.readouterr().out
   (key_dir,) = os.listdir(cache)
   shards = _shards(cache)
 
   # Training with the same config reads every sentence from that cache:
-  # same key folder, no new shard.
+  # the same sentences, the same key folder, no new shard.
   cfg = fv["config"].value
   data = input_pipeline.load(cfg.data, train.default_embed_fn(cfg.encoder),
                              str(data_dir))
-  assert len(data.table.sentences) == 52
+  assert len(data.table.sentences) == report.sentences
   assert os.listdir(cache) == [key_dir] and _shards(cache) == shards
+  # --split: whole splits (here all 52 sentences), under the same key.
+  whole = embed.run(_flags(config + ["--split=train,dev,test"]))
+  assert whole.sentences == 52 and whole.stats.cached == report.sentences
+  assert os.listdir(cache) == [key_dir]
   # The plain --dataset form defaults to training's max_length too.
   plain = embed.run(_flags([
       "--dataset=embed_cli_toy_blm/only", f"--encoder={bert.model_dir}",
@@ -208,7 +217,8 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
   assert os.listdir(cache) == [key_dir]
   # A config override changes the key: another folder, embedded afresh.
   other = embed.run(_flags(config + ["--config.encoder.max_length=32"]))
-  assert other.stats.embedded == 52 and len(os.listdir(cache)) == 2
+  assert other.stats.embedded == report.sentences
+  assert len(os.listdir(cache)) == 2
 
   with pytest.raises(embed.UsageError,
                      match=r"with --config, --max_length is set by the "
