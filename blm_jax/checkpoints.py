@@ -60,21 +60,57 @@ def digest(state) -> str:
   return h.hexdigest()
 
 
+def _disk_full(e: BaseException) -> bool:
+  """Whether `e` (or what caused it) is a full disk. orbax reports one as a
+  ValueError from tensorstore: 'RESOURCE_EXHAUSTED: ... No space left on
+  device [os_error_code='28']'."""
+  while e is not None:
+    if getattr(e, "errno", None) == errno.ENOSPC or any(
+        s in str(e) for s in ("No space left", "os_error_code='28'")):
+      return True
+    e = e.__cause__ or e.__context__
+  return False
+
+
+class _Held(logging.Filter):
+  """Holds back the records of a logger (orbax's error reports)."""
+
+  def __init__(self):
+    super().__init__()
+    self.records: list[logging.LogRecord] = []
+
+  def filter(self, record):
+    self.records.append(record)
+    return False
+
+
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
-  """Saves one step; a full disk is reported in one line (the run resumes)."""
+  """Saves one step; a full disk is reported in one line (the run resumes).
+
+  orbax reports a failed write from each of its threads, with tracebacks
+  (hundreds of lines for one full disk): those reports are held back while
+  saving and dropped when the disk is full, else passed on.
+  """
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
+  held, absl_logger = _Held(), logging.getLogger("absl")
+  absl_logger.addFilter(held)
   try:
     mgr.save(step, args=ocp.args.Composite(
         state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
     mgr.wait_until_finished()
-  except OSError as e:
-    if e.errno == errno.ENOSPC or "No space left" in str(e):
+  except Exception as e:
+    if _disk_full(e):
+      held.records.clear()
       raise OSError(
           errno.ENOSPC, f"no space left on the device of {mgr.directory} "
           f"while saving the checkpoint of epoch {step}; free some space and "
           f"rerun the same command to resume from the last saved epoch"
       ) from None
     raise
+  finally:
+    absl_logger.removeFilter(held)
+    for record in held.records:
+      absl_logger.handle(record)
 
 
 def read_meta(directory: str, step: int) -> dict:
