@@ -12,6 +12,7 @@ unless --verbosity=0 (or higher) is given.
 """
 
 import difflib
+import errno
 import importlib.util
 import logging
 import os
@@ -140,7 +141,26 @@ def _progress(workdir: str) -> tuple[int, int | None]:
   return done, (max(steps) + 1 if steps else None)
 
 
+def error_line(e: Exception) -> str | None:
+  """'error: ...' for the errors a user acts on without a traceback: a full
+  disk or unwritable embedding cache, a workdir holding another run."""
+  from blm_jax import checkpoints, embedding_cache, train
+
+  if isinstance(e, embedding_cache.CacheNotWritableError) or (
+      isinstance(e, OSError) and e.errno == errno.ENOSPC):
+    return f"error: {e.strerror or e}"
+  if isinstance(e, (train.RunMismatchError,
+                    checkpoints.CheckpointMismatchError)):
+    return f"error: {e}"
+  return None
+
+
 def interrupted_message(workdir: str) -> str:
+  if not os.path.exists(os.path.join(workdir, "log.txt")):
+    # The trainer makes the workdir once the data is loaded and embedded.
+    return ("interrupted before training started (while loading or "
+            f"embedding the data; {workdir} was not made); rerun the same "
+            "command: the embedding shards already written are reused")
   done, saved = _progress(workdir)
   if saved is None:
     return (f"interrupted after epoch {done}; no checkpoint was written yet, "
@@ -175,6 +195,11 @@ def main(argv):
     results = train.train_and_evaluate(config, workdir)
   except KeyboardInterrupt:
     sys.exit(interrupted_message(workdir))
+  except Exception as e:
+    line = error_line(e)
+    if line is None:
+      raise
+    sys.exit(line)
   summary = results["summary"]
   for t, row in summary.items():
     print(f"train {t}: " + "  ".join(

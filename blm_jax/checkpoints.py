@@ -60,21 +60,57 @@ def digest(state) -> str:
   return h.hexdigest()
 
 
+def _disk_full(e: BaseException) -> bool:
+  """Whether `e` (or what caused it) is a full disk. orbax reports one as a
+  ValueError from tensorstore: 'RESOURCE_EXHAUSTED: ... No space left on
+  device [os_error_code='28']'."""
+  while e is not None:
+    if getattr(e, "errno", None) == errno.ENOSPC or any(
+        s in str(e) for s in ("No space left", "os_error_code='28'")):
+      return True
+    e = e.__cause__ or e.__context__
+  return False
+
+
+class _Held(logging.Filter):
+  """Holds back the records of a logger (orbax's error reports)."""
+
+  def __init__(self):
+    super().__init__()
+    self.records: list[logging.LogRecord] = []
+
+  def filter(self, record):
+    self.records.append(record)
+    return False
+
+
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
-  """Saves one step; a full disk is reported in one line (the run resumes)."""
+  """Saves one step; a full disk is reported in one line (the run resumes).
+
+  orbax reports a failed write from each of its threads, with tracebacks
+  (hundreds of lines for one full disk): those reports are held back while
+  saving and dropped when the disk is full, else passed on.
+  """
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
+  held, absl_logger = _Held(), logging.getLogger("absl")
+  absl_logger.addFilter(held)
   try:
     mgr.save(step, args=ocp.args.Composite(
         state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
     mgr.wait_until_finished()
-  except OSError as e:
-    if e.errno == errno.ENOSPC or "No space left" in str(e):
+  except Exception as e:
+    if _disk_full(e):
+      held.records.clear()
       raise OSError(
           errno.ENOSPC, f"no space left on the device of {mgr.directory} "
           f"while saving the checkpoint of epoch {step}; free some space and "
           f"rerun the same command to resume from the last saved epoch"
       ) from None
     raise
+  finally:
+    absl_logger.removeFilter(held)
+    for record in held.records:
+      absl_logger.handle(record)
 
 
 def read_meta(directory: str, step: int) -> dict:
@@ -109,37 +145,26 @@ def quarantine(directory: str, step: int, why: str) -> str:
   return dest
 
 
-def latest_meta(directory: str):
-  """(step, meta) of the newest step whose metadata reads, or None.
-
-  Steps whose metadata cannot be read are quarantined.
-  """
-  for step in _steps(directory):
-    try:
-      return step, read_meta(directory, step)
-    except Exception as e:  # A step folder left incomplete by a kill.
-      quarantine(directory, step, f"unreadable metadata: {e}")
-  return None
-
-
-def restore(directory: str, step: int, abstract_state):
-  """(state, meta) of one step; `abstract_state` carries shapes + shardings."""
+def restore_state(directory: str, step: int, abstract_state):
+  """The state of one step; `abstract_state` carries shapes + shardings."""
   mgr = manager(directory)
   try:
-    out = mgr.restore(step, args=ocp.args.Composite(
-        state=ocp.args.StandardRestore(abstract_state),
-        meta=ocp.args.JsonRestore()))
-    return out["state"], out["meta"]
+    return mgr.restore(step, args=ocp.args.Composite(
+        state=ocp.args.StandardRestore(abstract_state)))["state"]
   finally:
     mgr.close()
 
 
-def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
+def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
+                   check_meta=None):
   """(step, state, meta) of the newest intact step, or None if none.
 
   Damaged steps are quarantined, or only skipped with `move_damaged=False`
-  (probing never changes a workdir). Raises CheckpointMismatchError if a
-  readable step has another structure.
+  (probing never changes a workdir). `check_meta(step, meta)`, if given, is
+  called with each candidate step's metadata before its state is read (the
+  trainer refuses another run's checkpoint there); each step's metadata is
+  read once. Raises CheckpointMismatchError if a readable step has another
+  structure.
   """
   want = shapes(abstract_state)
 
@@ -157,6 +182,8 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
     except Exception as e:
       damaged(step, f"unreadable metadata: {e}")
       continue
+    if check_meta is not None:
+      check_meta(step, meta)
     saved = meta.get("state_shapes")
     if saved is not None and saved != want:
       diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
@@ -168,7 +195,7 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True):
           + "; ".join(diff[:3]) + ". Use a new --workdir or "
           "--config.train.resume=restart.")
     try:
-      state, meta = restore(directory, step, abstract_state)
+      state = restore_state(directory, step, abstract_state)
     except Exception as e:
       damaged(step, f"unreadable state: {e}")
       continue

@@ -10,8 +10,16 @@ Python:
 
 Command line (fills the cache for every split of a dataset):
 
-  python -m blm_jax.embed --dataset=blm_spray_load/ALT-ATL_type_I \
+  python -m blm_jax.embed --dataset=blm_spray_load/ALT-ATL_type_I \\
       --encoder=minilm [--split=train,dev] [--cache_dir=...]
+  python -m blm_jax.embed --config=configs/ffnn.py:dataset=cos_en,cpu
+
+With --config the encoder settings (name, pooling, layer, max_length, dtype,
+batch size, cache folder) come from a training config, overrides included
+(--config.encoder.max_length=128), so the cache is filled under the keys
+that run reads; what is embedded is exactly that run's sentences (its
+sampled train/dev instances and its test instances), or with --split (and
+--dataset) whole splits of every lexical type of config.data.
 
 How it runs: the distinct sentences not yet cached are tokenized, sorted by
 token length and cut into batches padded to a few bucket lengths (padding is
@@ -22,6 +30,12 @@ That is the form this JAX version recommends (`jax.pmap` is documented as the
 older API, now built on shard_map), it needs no per-device reshaping, and the
 same compiled function serves one device or many. Batches are dispatched one
 ahead of the host, so tokenizing/padding the next batch overlaps the device.
+
+With a cache, the embeddings are written as they are made: one shard every
+`shard_batches` batches (atomically, see embedding_cache.py). The cache is
+checked writable before the first batch; a killed run keeps its finished
+shards and a rerun embeds only the rest, batched exactly as the killed run
+would have, so the result is the same bit for bit.
 """
 
 from __future__ import annotations
@@ -41,8 +55,13 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from blm_jax import embedding_cache, encoders, transformer_blocks
 
-DEFAULT_MAX_LENGTH = 128
+# The max_length training uses (configs/common.py encoder.max_length; a test
+# keeps the two equal), so the command line fills the cache training reads.
+DEFAULT_MAX_LENGTH = 64
 DEFAULT_BATCH_SIZE = 64
+# Batches per cache shard: the work a killed run can lose, and what the
+# embedding of a dataset holds in memory before writing.
+DEFAULT_SHARD_BATCHES = 16
 DEFAULT_CACHE_DIR = os.environ.get(
     "BLM_EMBED_CACHE", os.path.expanduser("~/.cache/blm_jax/embeddings"))
 # Padded lengths: few distinct shapes (one compilation each), little waste.
@@ -171,20 +190,13 @@ def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
   return fn, jax.device_put(encoder.params, replicated), rows
 
 
-def _encode(encoder: encoders.Encoder, texts: Sequence[str], *, pooling: str,
-            layer: int, max_length: int, batch_size: int, devices,
-            progress: bool):
-  """Embeds `texts` (no cache); returns (vectors [n, D], token counts)."""
-  n = len(texts)
-  out = np.zeros((n, encoder.hidden_size), np.float32)
-  if n == 0:
-    return out, (0, 0, 0)
-  ids = encoder.tokenize(texts, max_length)
-  lengths = np.array([len(x) for x in ids])
-  truncated = int((lengths >= max_length).sum())
-  order = np.argsort(lengths, kind="stable")
+def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
+                    pooling: str, layer: int, batch_size: int, devices,
+                    bar) -> tuple[np.ndarray, int]:
+  """Embeds the sentences `sel_all` (indices into `ids`, sorted by length):
+  (vectors [len(sel_all), D], padded tokens)."""
+  out = np.zeros((len(sel_all), encoder.hidden_size), np.float32)
   n_dev = len(devices)
-  batch_size = -(-batch_size // n_dev) * n_dev
   fn, params, rows_sharding = _compiled(encoder, pooling, layer,
                                         tuple(devices))
 
@@ -199,26 +211,63 @@ def _encode(encoder: encoders.Encoder, texts: Sequence[str], *, pooling: str,
       b_mask[r, :lengths[i]] = 1
     return b_ids, b_mask
 
-  bar = _progress_bar(n, encoder.name, progress)
   padded = 0
-  pending = None  # (selection, device result): fetched one batch later.
-  for start in range(0, n, batch_size):
-    sel = order[start:start + batch_size]
-    b_ids, b_mask = host_batch(sel)
+  pending = None  # (rows of out, device result): fetched one batch later.
+  for start in range(0, len(sel_all), batch_size):
+    b_ids, b_mask = host_batch(sel_all[start:start + batch_size])
     padded += b_ids.size
     result = fn(params, jax.device_put(b_ids, rows_sharding),
                 jax.device_put(b_mask, rows_sharding))
     if pending is not None:
       _collect(out, *pending, bar)
-    pending = (sel, result)
-  _collect(out, *pending, bar)
-  bar.close()
-  return out, (padded, int(lengths.sum()), truncated)
+    pending = (slice(start, start + batch_size), result)
+  if pending is not None:
+    _collect(out, *pending, bar)
+  return out, padded
 
 
-def _collect(out, sel, result, bar):
-  out[sel] = np.asarray(result)[:len(sel)]
-  bar.update(len(sel))
+def _encode_parts(encoder: encoders.Encoder, texts: Sequence[str], *,
+                  pooling: str, layer: int, max_length: int, batch_size: int,
+                  devices, part_batches: int, progress: bool, totals: dict):
+  """Embeds `texts` (no cache) part by part.
+
+  Yields (indices into texts, vectors [k, D]) for parts of `part_batches`
+  batches each, so a caller can write every part to disk before the next
+  is encoded: memory holds one part, and a killed run keeps the parts
+  already written. Sentences are sorted by token length over all parts;
+  a part is a whole number of batches, so a rerun over the parts not yet
+  written batches them exactly as this run would have. `totals` receives
+  the token counts (padded, real, truncated).
+  """
+  n = len(texts)
+  totals.update(padded=0, real=0, truncated=0)
+  if n == 0:
+    return
+  ids = [np.asarray(x, np.int32) for x in encoder.tokenize(texts, max_length)]
+  lengths = np.array([len(x) for x in ids])
+  totals.update(real=int(lengths.sum()),
+                truncated=int((lengths >= max_length).sum()))
+  order = np.argsort(lengths, kind="stable")
+  n_dev = len(devices)
+  batch_size = -(-batch_size // n_dev) * n_dev
+  part = batch_size * part_batches
+  bar = _progress_bar(n, encoder.name, progress)
+  try:
+    for start in range(0, n, part):
+      sel = order[start:start + part]
+      vectors, padded = _encode_batches(
+          encoder, ids, lengths, sel, pooling=pooling, layer=layer,
+          batch_size=batch_size, devices=devices, bar=bar)
+      totals["padded"] += padded
+      yield sel, vectors
+  finally:
+    bar.close()
+
+
+def _collect(out, rows: slice, result, bar):
+  k = len(out[rows])
+  out[rows] = np.asarray(result)[:k]
+  bar.update(k)
 
 
 def _progress_bar(total: int, name: str, enabled: bool):
@@ -260,14 +309,24 @@ def embed_with_stats(
     cache_dir: str | None = None,
     progress: bool = True,
     devices: Sequence[Any] | None = None,
-) -> tuple[np.ndarray, EmbedStats]:
-  """`embed_sentences`, plus what it did (counts, throughput)."""
+    shard_batches: int = DEFAULT_SHARD_BATCHES,
+    return_embeddings: bool = True,
+) -> tuple[np.ndarray | None, EmbedStats]:
+  """`embed_sentences`, plus what it did (counts, throughput).
+
+  `return_embeddings=False` (with a cache_dir) only fills the cache: the
+  vectors are written shard by shard and never all held in memory, and
+  cached sentences are not even read.
+  """
   if isinstance(sentences, str):
     raise TypeError("embed_sentences takes a sequence of sentences, not a str")
   texts = list(sentences)
   for i, t in enumerate(texts):
     if not isinstance(t, str):
       raise TypeError(f"sentence {i} is a {type(t).__name__}, not a str")
+  if not return_embeddings and cache_dir is None:
+    raise ValueError("return_embeddings=False needs a cache_dir (the "
+                     "embeddings would be computed and thrown away)")
   enc, spec = _resolve(encoder, pooling, layer, max_length)
   layer_index = enc.layer_index(spec.layer)
   if spec.max_length is None:
@@ -279,43 +338,67 @@ def embed_with_stats(
         f"{enc.max_tokens} positions the model has")
   if batch_size < 1:
     raise ValueError(f"batch_size={batch_size} must be >= 1")
+  if shard_batches < 1:
+    raise ValueError(f"shard_batches={shard_batches} must be >= 1")
   devices = list(devices or jax.local_devices())
 
   distinct = list(dict.fromkeys(texts))
   hashes = [embedding_cache.text_hash(t) for t in distinct]
+  dim = enc.hidden_size
+  vectors = (np.zeros((len(distinct), dim), np.float32) if return_embeddings
+             else None)  # One row per distinct sentence.
   cache = None
-  found: dict[bytes, np.ndarray] = {}
   if cache_dir is not None:
     key = embedding_cache.cache_key(enc.identity, spec.pooling, layer_index,
                                     spec.max_length)
     cache = embedding_cache.EmbeddingCache(cache_dir, key, source=enc.name)
-    found = cache.lookup(hashes)
-  todo = [i for i, h in enumerate(hashes) if h not in found]
+    if return_embeddings:
+      found = cache.lookup(hashes)
+      row = {h: i for i, h in enumerate(hashes)}
+      for h, v in found.items():
+        vectors[row[h]] = v
+      present = set(found)
+      del found
+    else:
+      present = cache.contains(hashes)
+    todo = [i for i, h in enumerate(hashes) if h not in present]
+    if todo:
+      cache.check_writable()  # Before the encoding work, not after it.
+  else:
+    todo = list(range(len(distinct)))
 
+  totals: dict = {}
   start = time.perf_counter()
-  new, (padded, real, truncated) = _encode(
+  for sel, new in _encode_parts(
       enc, [distinct[i] for i in todo], pooling=spec.pooling,
       layer=layer_index, max_length=spec.max_length, batch_size=batch_size,
-      devices=devices, progress=progress)
+      devices=devices,
+      # Without a cache, one part: nothing is gained by cutting.
+      part_batches=shard_batches if cache is not None else len(todo),
+      progress=progress, totals=totals):
+    rows = [todo[j] for j in sel]
+    if cache is not None:
+      cache.add([hashes[i] for i in rows], new)
+    if vectors is not None:
+      vectors[rows] = new
   seconds = time.perf_counter() - start
-  if truncated:
+  if totals.get("truncated"):
     logging.warning("%d sentences reached max_length=%d tokens (cut there)",
-                    truncated, spec.max_length)
-  if cache is not None and todo:
-    cache.add([hashes[i] for i in todo], new)
+                    totals["truncated"], spec.max_length)
 
-  by_hash = dict(found)
-  by_hash.update({hashes[i]: new[j] for j, i in enumerate(todo)})
-  row_of = {t: by_hash[h] for t, h in zip(distinct, hashes)}
-  out = np.zeros((len(texts), enc.hidden_size), np.float32)
-  for r, t in enumerate(texts):
-    out[r] = row_of[t]
+  out = None
+  if vectors is not None:
+    if len(distinct) == len(texts):
+      out = vectors
+    else:
+      index = {t: i for i, t in enumerate(distinct)}
+      out = vectors[[index[t] for t in texts]] if texts else vectors[:0]
   stats = EmbedStats(
       requested=len(texts), distinct=len(distinct),
       cached=len(distinct) - len(todo), embedded=len(todo), seconds=seconds,
-      padded_tokens=padded, real_tokens=real, truncated=truncated,
-      devices=len(devices), platform=devices[0].platform,
-      max_length=spec.max_length)
+      padded_tokens=totals.get("padded", 0), real_tokens=totals.get("real", 0),
+      truncated=totals.get("truncated", 0), devices=len(devices),
+      platform=devices[0].platform, max_length=spec.max_length)
   return out, stats
 
 
@@ -330,6 +413,7 @@ def embed_sentences(
     cache_dir: str | None = None,
     progress: bool = True,
     devices: Sequence[Any] | None = None,
+    shard_batches: int = DEFAULT_SHARD_BATCHES,
 ) -> np.ndarray:
   """Frozen-encoder embeddings of `sentences`, float32 [len(sentences), D].
 
@@ -341,32 +425,53 @@ def embed_sentences(
     pooling: 'mean' | 'first' | 'last'; None means the spec's ('mean' for a
       plain name). With an EncoderSpec, a value that contradicts it raises.
     layer: hidden state to pool (-1 last, 0 embeddings); None as above (-1).
-    max_length: tokens per sentence; None as above (128, or the model's
+    max_length: tokens per sentence; None as above (64, or the model's
       limit if lower).
     batch_size: sentences per device step, over all devices together
       (rounded up to a multiple of the device count).
     cache_dir: root of the embedding cache; None computes without caching.
     progress: show a progress bar (sentences/s) on stderr.
     devices: devices to split batches over; all local devices by default.
+    shard_batches: with a cache, batches per shard written (a killed run
+      keeps every finished shard; a rerun embeds only the rest).
 
   Raises:
     encoders.EncoderUnavailableError: weights not on disk nor downloadable.
     embedding_cache.CacheMismatchError: the cache folder holds another
       encoder's files.
+    embedding_cache.CacheNotWritableError: the cache cannot be written
+      (raised before any encoding) or the disk filled up.
   """
   return embed_with_stats(
       sentences, encoder, pooling=pooling, layer=layer, max_length=max_length,
       batch_size=batch_size, cache_dir=cache_dir, progress=progress,
-      devices=devices)[0]
+      devices=devices, shard_batches=shard_batches)[0]
 
 
 # -- filling the cache for a dataset ------------------------------------------
 
 
+def from_config(encoder_cfg) -> tuple[EncoderSpec, dict]:
+  """(EncoderSpec, {batch_size, cache_dir}) of a config's `encoder` section.
+
+  Training and the command line's --config both go through here, so they
+  compute the same cache keys.
+  """
+  spec = EncoderSpec(
+      name_or_path=encoder_cfg.name or EncoderSpec.name_or_path,
+      pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
+      max_length=encoder_cfg.max_length,
+      dtype=encoder_cfg.get("dtype", "float32"))
+  return spec, {"batch_size": encoder_cfg.batch_size,
+                "cache_dir": encoder_cfg.cache_dir or DEFAULT_CACHE_DIR}
+
+
 @dataclasses.dataclass(frozen=True)
 class FillReport:
-  dataset: str
-  splits: dict[str, dict]  # split -> {instances, sentences, dedup_ratio}
+  dataset: str  # the datasets' names, comma-separated
+  # split (or 'dataset:split' for several datasets) -> {instances,
+  # sentences, dedup_ratio}
+  splits: dict[str, dict]
   sentences: int  # distinct over all splits
   references: int  # sentence slots over all splits
   stats: EmbedStats
@@ -376,45 +481,138 @@ class FillReport:
     return self.references / max(1, self.sentences)
 
 
-def fill_cache(dataset: str, encoder: Any = None, *,
+def fill_cache(dataset: str | Sequence[str], encoder: Any = None, *,
                splits: Sequence[str] | None = None,
                data_dir: str | None = None, manual_dir: str | None = None,
                cache_dir: str = DEFAULT_CACHE_DIR,
                batch_size: int = DEFAULT_BATCH_SIZE,
                progress: bool = True, **spec_overrides) -> FillReport:
-  """Embeds (into the cache) every distinct sentence of a dataset's splits."""
+  """Embeds (into the cache) every distinct sentence of a dataset's splits.
+
+  `dataset` may be several names: their sentences are embedded together,
+  each once. The embeddings are written shard by shard and not returned.
+  """
   from blm_jax import data
   from blm_jax.sentence_table import build_sentence_table
 
-  splits = list(splits or data.split_names(dataset, data_dir, manual_dir))
+  names = [dataset] if isinstance(dataset, str) else list(dataset)
   sentences: tuple[str, ...] = ()
   per_split, references = {}, 0
-  for split in splits:
-    instances = data.load_instances(dataset, split, data_dir, manual_dir)
-    alone = build_sentence_table(instances)
-    # Growing one table over the splits keeps every sentence once overall.
-    sentences = build_sentence_table(instances, sentences=sentences).sentences
-    references += alone.num_references
-    per_split[split] = {"instances": alone.num_instances,
-                        "sentences": len(alone.sentences),
-                        "dedup_ratio": round(alone.dedup_ratio, 3)}
+  for name in names:
+    for split in list(splits or data.split_names(name, data_dir,
+                                                 manual_dir)):
+      instances = data.load_instances(name, split, data_dir, manual_dir)
+      alone = build_sentence_table(instances)
+      # Growing one table over the splits keeps every sentence once overall.
+      sentences = build_sentence_table(instances,
+                                       sentences=sentences).sentences
+      references += alone.num_references
+      per_split[split if len(names) == 1 else f"{name}:{split}"] = {
+          "instances": alone.num_instances,
+          "sentences": len(alone.sentences),
+          "dedup_ratio": round(alone.dedup_ratio, 3)}
   _, stats = embed_with_stats(sentences, encoder, batch_size=batch_size,
                               cache_dir=cache_dir, progress=progress,
-                              **spec_overrides)
-  return FillReport(dataset=dataset, splits=per_split,
+                              return_embeddings=False, **spec_overrides)
+  return FillReport(dataset=", ".join(names), splits=per_split,
                     sentences=len(sentences), references=references,
                     stats=stats)
 
 
+def fill_for_run(config, progress: bool = True) -> FillReport:
+  """Embeds (into the cache) exactly the sentences a training run of
+  `config` reads: its sampled train/dev instances and its test instances,
+  under the cache key of its encoder settings."""
+  from blm_jax import input_pipeline
+
+  spec, options = from_config(config.encoder)
+  done = {}
+
+  def fill(sentences):
+    _, done["stats"] = embed_with_stats(
+        sentences, spec, progress=progress, return_embeddings=False,
+        **options)
+    # input_pipeline only checks the row count; nothing is trained here.
+    return np.zeros((len(sentences), 0), np.float32)
+
+  data = input_pipeline.load(config.data, fill,
+                             config.data.get("data_dir") or None)
+  per_split = {}
+  for split in ("train", "dev", "test"):
+    for t, table in getattr(data, split).items():
+      used = np.unique(np.concatenate([
+          table.context[table.context_mask.astype(bool)],
+          table.answers[table.answer_mask.astype(bool)]]))
+      per_split[f"{split}/{t}"] = {
+          "instances": table.num_instances, "sentences": len(used),
+          "dedup_ratio": round(table.num_references / max(1, len(used)),
+                               3)}
+  return FillReport(dataset=config.data.name, splits=per_split,
+                    sentences=len(data.table.sentences),
+                    references=data.table.num_references,
+                    stats=done["stats"])
+
+
+# Flags that --config sets; given beside it they would make the cache keys
+# differ from the training run's. flag -> the config key to override instead.
+_CONFIG_SETS = {
+    "encoder": "encoder.name", "pooling": "encoder.pooling",
+    "layer": "encoder.layer", "max_length": "encoder.max_length",
+    "dtype": "encoder.dtype", "batch_size": "encoder.batch_size",
+    "cache_dir": "encoder.cache_dir", "data_dir": "data.data_dir",
+    "manual_dir": "data.manual_dir", "revision": None,
+}
+
+
+class UsageError(ValueError):
+  """A command line that cannot run; the message says what to change."""
+
+
+def _datasets_of(config) -> list[str]:
+  from blm_jax import input_pipeline
+
+  types = dict.fromkeys(tuple(config.data.train_types)
+                        + tuple(config.data.test_types))
+  return list(dict.fromkeys(input_pipeline.dataset_name(config.data.name, t)
+                            for t in types))
+
+
 def run(f) -> FillReport:
   """The command line's work, given parsed absl flag values `f`."""
-  spec = EncoderSpec(f.encoder, pooling=f.pooling, layer=f.layer,
-                     max_length=f.max_length, revision=f.revision,
-                     dtype=f.dtype)
+  config = f["config"].value if "config" in f else None
   splits = f.split.split(",") if f.split else None
-  report = fill_cache(f.dataset, spec, splits=splits, data_dir=f.data_dir,
-                      manual_dir=f.manual_dir, cache_dir=f.cache_dir,
-                      batch_size=f.batch_size, progress=True)
+  if config is None:
+    if not f.dataset:
+      raise UsageError("give --dataset=<TFDS name> (e.g. "
+                       "--dataset=blm_spray_load/ALT-ATL_type_I) or "
+                       "--config=configs/<name>.py[:variant]")
+    spec = EncoderSpec(f.encoder, pooling=f.pooling, layer=f.layer,
+                       max_length=f.max_length, revision=f.revision,
+                       dtype=f.dtype)
+    datasets, cache_dir, batch_size = [f.dataset], f.cache_dir, f.batch_size
+    data_dir, manual_dir = f.data_dir, f.manual_dir
+  else:
+    from blm_jax import config_check
+
+    clashes = [n for n in _CONFIG_SETS if f[n].present]
+    if clashes:
+      raise UsageError("with --config, " + "; ".join(
+          f"--{n} is set by the config: use --config.{_CONFIG_SETS[n]}=..."
+          if _CONFIG_SETS[n] else
+          f"--{n} has no config key (training cannot use it)"
+          for n in clashes))
+    config_check.validate(config)
+    spec, opts = from_config(config.encoder)
+    cache_dir, batch_size = opts["cache_dir"], opts["batch_size"]
+    datasets = [f.dataset] if f.dataset else _datasets_of(config)
+    data_dir = config.data.get("data_dir") or None
+    manual_dir = config.data.get("manual_dir") or None
+  if config is not None and not (f.dataset or splits):
+    report = fill_for_run(config)  # What that training run reads.
+  else:
+    report = fill_cache(datasets, spec, splits=splits, data_dir=data_dir,
+                        manual_dir=manual_dir, cache_dir=cache_dir,
+                        batch_size=batch_size, progress=True)
   s = report.stats
   for split, row in report.splits.items():
     print(f"{split:>8}: {row['instances']} instances, {row['sentences']} "
@@ -431,26 +629,52 @@ def run(f) -> FillReport:
     head += (f" in {s.seconds:.1f}s ({s.sentences_per_s:.1f} sentences/s on "
              f"{s.devices} {s.platform} device(s); padding {pad:.0%} of "
              "tokens)")
-  print(f"{head} -> {os.path.expanduser(f.cache_dir)}")
+  print(f"{head} -> {os.path.expanduser(cache_dir)}")
   return report
 
 
 def main(argv) -> None:
   from absl import flags
 
+  from blm_jax import config_check
+
   if len(argv) > 1:
     raise SystemExit(f"unexpected arguments: {argv[1:]}")
-  run(flags.FLAGS)
+  if not flags.FLAGS["verbosity"].present:
+    # As launch.py: our progress bar and report, not absl INFO lines and
+    # TFDS generation bars (--verbosity=0 brings them back).
+    from absl import logging as absl_logging
+    import tensorflow_datasets as tfds
+
+    absl_logging.set_verbosity(absl_logging.WARNING)
+    tfds.disable_progress_bar()
+  try:
+    run(flags.FLAGS)
+  except (UsageError, config_check.ConfigError,
+          embedding_cache.CacheNotWritableError) as e:
+    raise SystemExit(f"error: {e}") from None
 
 
-def define_flags(fv=None) -> None:
-  """Defines the command line's flags (on absl's global FLAGS by default)."""
+def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
+  """Defines the command line's flags (on absl's global FLAGS by default).
+
+  `argv`: the command line to be parsed, where it is not sys.argv (the
+  --config.<key> overrides are defined from it).
+  """
   from absl import flags
+  from ml_collections import config_flags
 
   fv = flags.FLAGS if fv is None else fv
-  flags.DEFINE_string("dataset", None, "TFDS name, e.g. blm_agreement/fr.",
-                      flag_values=fv)
-  flags.mark_flag_as_required("dataset", flag_values=fv)
+  config_flags.DEFINE_config_file(
+      "config", None, "A training config (configs/<name>.py[:variant]): "
+      "take the encoder settings and datasets from it, so the cache keys "
+      "match that run's. Override its keys with --config.<key>=<value>.",
+      flag_values=fv, lock_config=True,
+      **({"sys_argv": list(argv)} if argv is not None else {}))
+  flags.DEFINE_string("dataset", None, "TFDS name, e.g. "
+                      "blm_spray_load/ALT-ATL_type_I (with --config and "
+                      "--split: default every lexical type of "
+                      "config.data.name).", flag_values=fv)
   flags.DEFINE_string("encoder", encoders.DEFAULT_ENCODER,
                       "Registry name, alias, hub id or local folder.",
                       flag_values=fv)
@@ -459,8 +683,8 @@ def define_flags(fv=None) -> None:
   flags.DEFINE_integer("layer", -1, "Hidden state (-1 last, 0 embeddings).",
                        flag_values=fv)
   flags.DEFINE_integer("max_length", None, "Tokens kept (default "
-                       f"{DEFAULT_MAX_LENGTH} or the model's limit).",
-                       flag_values=fv)
+                       f"{DEFAULT_MAX_LENGTH}, as in training, or the "
+                       "model's limit).", flag_values=fv)
   flags.DEFINE_string("revision", None, "Hub revision for hub ids.",
                       flag_values=fv)
   flags.DEFINE_enum("dtype", "float32", sorted(
@@ -469,7 +693,8 @@ def define_flags(fv=None) -> None:
                     "under its own key).", flag_values=fv)
   flags.DEFINE_integer("batch_size", DEFAULT_BATCH_SIZE,
                        "Sentences per step over all devices.", flag_values=fv)
-  flags.DEFINE_string("split", None, "Comma-separated splits (default all).",
+  flags.DEFINE_string("split", None, "Comma-separated splits (default all; "
+                      "with --config, default the run's sampled instances).",
                       flag_values=fv)
   flags.DEFINE_string("data_dir", None, "TFDS data_dir (default $BLM_DATA_DIR "
                       "or ~/tensorflow_datasets).", flag_values=fv)

@@ -14,6 +14,15 @@ a NEW shard, written to a temporary file in the same folder, fsynced, then
 renamed into place: a run killed mid-write leaves at most a `*.tmp` file that
 readers ignore, and the shards already there stay complete.
 
+Memory stays bounded by what a caller asks for, not by the cache's size:
+opening a cache reads only each shard's hashes and array headers, `lookup`
+reads the vectors of the shards that hold requested rows (one shard at a
+time) and keeps only those rows, and `add` keeps nothing but the index. So
+an embedding run can write a shard every few batches (`blm_jax.embed` does)
+without the cache growing in RAM, and a killed run keeps its finished shards.
+`check_writable` is meant to run before any encoding: a read-only or
+misplaced cache then fails at once, not after the embedding work.
+
 When reading, a shard that cannot be read whole (truncated, bad zip CRC) or
 whose arrays have the wrong shape or dtype is moved aside to `*.corrupt` and
 its sentences are embedded again (rebuilt, with a warning). A shard or a
@@ -23,6 +32,7 @@ in) is rejected with `CacheMismatchError`: the cache is never silently mixed.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -41,6 +51,10 @@ _HASH_BYTES = 32
 
 class CacheMismatchError(ValueError):
   """Cache files were written for another key (encoder, pooling, ...)."""
+
+
+class CacheNotWritableError(OSError):
+  """The cache folder cannot be created or written (read-only, full, ...)."""
 
 
 def text_hash(text: str) -> bytes:
@@ -91,7 +105,8 @@ class EmbeddingCache:
   """The cached embeddings of one key.
 
   Usage: `found = cache.lookup(hashes)` (hash -> vector for those present),
-  then `cache.add(new_hashes, new_vectors)` once for the rest.
+  `cache.check_writable()` before encoding the rest, then `cache.add(...)`
+  for each finished part (one new shard per call).
   """
 
   def __init__(self, root: str, key: Mapping, source: str = ""):
@@ -101,10 +116,14 @@ class EmbeddingCache:
     layer = self.key.get("layer")
     name = (f"{enc.get('model_type', 'encoder')}-{self.key.get('pooling')}-"
             f"L{layer}-T{self.key.get('max_length')}-{self.digest}")
-    self.dir = os.path.join(os.path.expanduser(root), name)
+    self.root = os.path.expanduser(root)
+    self.dir = os.path.join(self.root, name)
     self.source = source
+    # hash -> (shard number, row); shard number -> path. No vectors are
+    # kept: they are read from disk when looked up.
     self._index: dict[bytes, tuple[int, int]] | None = None
-    self._shards: list[np.ndarray] = []
+    self._paths: list[str | None] = []
+    self._rows: list[int] = []
     self.dim: int | None = None
     self.rebuilt: list[str] = []  # Shards moved aside as corrupt.
 
@@ -134,7 +153,7 @@ class EmbeddingCache:
   def _load(self) -> None:
     if self._index is not None:
       return
-    self._index, self._shards = {}, []
+    self._index, self._paths, self._rows = {}, [], []
     if not os.path.isdir(self.dir):
       return
     self._check_meta()
@@ -142,20 +161,30 @@ class EmbeddingCache:
       if not (fname.startswith("shard-") and fname.endswith(".npz")):
         continue  # Temp files of killed writes, quarantined shards, meta.
       path = os.path.join(self.dir, fname)
-      got = self._read_shard(path)
-      if got is None:
-        continue
-      hashes, vectors = got
-      s = len(self._shards)
-      self._shards.append(vectors)
-      for row, h in enumerate(hashes):
-        self._index[h.tobytes()] = (s, row)
+      hashes = self._read_index(path)
+      if hashes is not None:
+        self._register(path, hashes)
 
-  def _read_shard(self, path: str):
+  def _register(self, path: str, hashes) -> None:
+    s = len(self._paths)
+    self._paths.append(path)
+    self._rows.append(len(hashes))
+    for row, h in enumerate(hashes):
+      self._index[bytes(h)] = (s, row)
+
+  def _read_index(self, path: str):
+    """The hashes of one shard after checking its key and array headers
+    (the vectors themselves are not read)."""
     try:
       with np.load(path, allow_pickle=False) as z:
         key = json.loads(str(z["key"]))
-        hashes, vectors = z["hashes"], z["vectors"]
+        hashes = z["hashes"]
+      with zipfile.ZipFile(path) as zf, zf.open("vectors.npy") as f:
+        version = np.lib.format.read_magic(f)
+        read_header = (np.lib.format.read_array_header_1_0
+                       if version == (1, 0) else
+                       np.lib.format.read_array_header_2_0)
+        vshape, _, vdtype = read_header(f)
     except (zipfile.BadZipFile, ValueError, KeyError, EOFError, OSError) as e:
       return self._quarantine(path, f"unreadable ({type(e).__name__}: {e})")
     if key != self.key:
@@ -165,17 +194,28 @@ class EmbeddingCache:
           "another encoder or setting was moved in). Remove it or use "
           "another cache_dir.")
     dim = self.dim if self.dim is not None else (
-        vectors.shape[-1] if vectors.ndim == 2 else -1)
+        vshape[-1] if len(vshape) == 2 else -1)
     ok = (hashes.dtype == np.uint8 and hashes.ndim == 2
-          and hashes.shape[1] == _HASH_BYTES and vectors.dtype == np.float32
-          and vectors.ndim == 2 and vectors.shape == (hashes.shape[0], dim)
-          and np.isfinite(vectors).all())
+          and hashes.shape[1] == _HASH_BYTES and vdtype == np.float32
+          and tuple(vshape) == (hashes.shape[0], dim))
     if not ok:
       return self._quarantine(
           path, f"wrong shape or dtype: hashes {hashes.dtype}{hashes.shape}, "
-          f"vectors {vectors.dtype}{vectors.shape}, expected width {dim}")
+          f"vectors {vdtype}{tuple(vshape)}, expected width {dim}")
     self.dim = dim
-    return hashes, vectors
+    return hashes
+
+  def _read_vectors(self, path: str, rows: int):
+    """One shard's vectors, or None (quarantined) if they do not read."""
+    try:
+      with np.load(path, allow_pickle=False) as z:
+        vectors = z["vectors"]
+    except (zipfile.BadZipFile, ValueError, KeyError, EOFError, OSError) as e:
+      return self._quarantine(path, f"unreadable ({type(e).__name__}: {e})")
+    if vectors.shape != (rows, self.dim) or not np.isfinite(vectors).all():
+      return self._quarantine(path, f"damaged: vectors {vectors.shape}, "
+                              "expected finite values")
+    return vectors
 
   def _quarantine(self, path: str, why: str):
     logging.warning("embedding cache file %s is %s; moving it aside and "
@@ -188,17 +228,61 @@ class EmbeddingCache:
     self._load()
     return len(self._index)
 
-  def lookup(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
-    """The cached vector of each hash that is present."""
+  def contains(self, hashes: Iterable[bytes]) -> set[bytes]:
+    """The hashes that are cached (nothing is read but the index)."""
     self._load()
-    out = {}
-    for h in hashes:
+    return {h for h in hashes if h in self._index}
+
+  def lookup(self, hashes: Iterable[bytes]) -> dict[bytes, np.ndarray]:
+    """The cached vector of each hash that is present.
+
+    Reads only the shards holding requested rows, one at a time, and keeps
+    only those rows. A shard whose vectors turn out damaged is quarantined
+    and its sentences count as absent (they are embedded again).
+    """
+    self._load()
+    by_shard: dict[int, list[tuple[bytes, int]]] = {}
+    for h in dict.fromkeys(hashes):
       loc = self._index.get(h)
       if loc is not None:
-        out[h] = self._shards[loc[0]][loc[1]]
+        by_shard.setdefault(loc[0], []).append((h, loc[1]))
+    out = {}
+    for s, wanted in sorted(by_shard.items()):
+      vectors = self._read_vectors(self._paths[s], self._rows[s])
+      if vectors is None:
+        self._index = {h: loc for h, loc in self._index.items()
+                       if loc[0] != s}
+        self._paths[s] = None
+        continue
+      taken = vectors[[r for _, r in wanted]]  # A copy: the shard is freed.
+      del vectors
+      out.update((h, taken[j]) for j, (h, _) in enumerate(wanted))
     return out
 
   # -- writing ---------------------------------------------------------------
+
+  def _not_writable(self, e: OSError, doing: str) -> CacheNotWritableError:
+    full = e.errno == errno.ENOSPC or "No space left" in str(e)
+    why = "the disk is full" if full else f"{type(e).__name__}: {e}"
+    more = (" Free some space and rerun: the shards already written are "
+            "kept, only the rest is embedded." if full else "")
+    return CacheNotWritableError(
+        e.errno, f"embedding cache {self.dir} {doing}: {why}.{more} Set "
+        "BLM_EMBED_CACHE (or --cache_dir / config.encoder.cache_dir) to a "
+        "writable folder to cache elsewhere.")
+
+  def check_writable(self) -> None:
+    """Raises CacheNotWritableError unless a shard could be written now."""
+    try:
+      os.makedirs(self.dir, exist_ok=True)
+      fd, probe = tempfile.mkstemp(dir=self.dir, prefix=".", suffix=".tmp")
+      try:
+        os.write(fd, b"probe")
+      finally:
+        os.close(fd)
+        os.remove(probe)
+    except OSError as e:
+      raise self._not_writable(e, "is not writable") from None
 
   def add(self, hashes: Sequence[bytes], vectors: np.ndarray) -> str | None:
     """Writes one new shard atomically; returns its path (None if empty)."""
@@ -214,22 +298,22 @@ class EmbeddingCache:
                        f"cache {self.dir} holds width {self.dim}")
     if not np.isfinite(vectors).all():
       raise ValueError("add: non-finite embeddings; not caching them")
-    os.makedirs(self.dir, exist_ok=True)
-    meta = os.path.join(self.dir, "meta.json")
-    if not os.path.exists(meta):
-      body = json.dumps({"key": self.key, "dim": int(vectors.shape[1]),
-                         "source": self.source}, indent=1, sort_keys=True)
-      _atomic_write(meta, lambda f: f.write(body.encode()))
     hash_array = np.frombuffer(b"".join(hashes), np.uint8).reshape(
         len(hashes), _HASH_BYTES)
     name = f"shard-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.npz"
     path = os.path.join(self.dir, name)
     key = np.array(json.dumps(self.key, sort_keys=True))
-    _atomic_write(path, lambda f: np.savez(f, hashes=hash_array,
-                                           vectors=vectors, key=key))
-    s = len(self._shards)
-    self._shards.append(vectors)
-    for row, h in enumerate(hashes):
-      self._index[h] = (s, row)
+    try:
+      os.makedirs(self.dir, exist_ok=True)
+      meta = os.path.join(self.dir, "meta.json")
+      if not os.path.exists(meta):
+        body = json.dumps({"key": self.key, "dim": int(vectors.shape[1]),
+                           "source": self.source}, indent=1, sort_keys=True)
+        _atomic_write(meta, lambda f: f.write(body.encode()))
+      _atomic_write(path, lambda f: np.savez(f, hashes=hash_array,
+                                             vectors=vectors, key=key))
+    except OSError as e:
+      raise self._not_writable(e, "could not be written") from None
+    self._register(path, hash_array)
     self.dim = int(vectors.shape[1])
     return path

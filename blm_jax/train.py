@@ -43,14 +43,10 @@ def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
   from blm_jax import embed  # Imported lazily: loads the encoder stack.
 
   def fn(sentences):
-    spec = embed.EncoderSpec(
-        name_or_path=encoder_cfg.name or embed.EncoderSpec.name_or_path,
-        pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
-        max_length=encoder_cfg.max_length,
-        dtype=encoder_cfg.get("dtype", "float32"))
-    return embed.embed_sentences(
-        list(sentences), encoder=spec, batch_size=encoder_cfg.batch_size,
-        cache_dir=encoder_cfg.cache_dir or embed.DEFAULT_CACHE_DIR)
+    # embed.from_config: the same cache keys as `python -m blm_jax.embed
+    # --config=...` computes.
+    spec, options = embed.from_config(encoder_cfg)
+    return embed.embed_sentences(list(sentences), encoder=spec, **options)
 
   return fn
 
@@ -130,24 +126,15 @@ class RunMismatchError(ValueError):
   """A workdir holds a run that another config or other data produced."""
 
 
-def check_resume(config, workdir: str, ckpt_dir: str, identity: dict,
-                 log: logging.Logger) -> None:
-  """Refuses to resume a run of another config or data (train.resume).
+def check_resume(config, workdir: str, step: int, saved: dict,
+                 identity: dict, log: logging.Logger) -> None:
+  """Refuses to resume a checkpoint of another config or data.
 
-  'auto': resume only an identical run; 'force': resume anyway, logging
-  the differences; 'restart': discard the workdir's checkpoints first.
+  Called with the metadata of the checkpoint about to be restored.
+  train.resume 'auto': resume only an identical run; 'force': resume
+  anyway, logging the differences ('restart' never gets here: the
+  checkpoints are gone).
   """
-  mode = config.train.get("resume", "auto")
-  if mode not in run_identity.RESUME_MODES:
-    raise ValueError(f"config.train.resume={mode!r}; expected one of "
-                     f"{run_identity.RESUME_MODES}")
-  if mode == "restart" and os.path.isdir(ckpt_dir):
-    shutil.rmtree(ckpt_dir)
-    log.info("train.resume=restart: removed %s", ckpt_dir)
-  found = checkpoints.latest_meta(ckpt_dir)
-  if found is None:
-    return
-  step, saved = found
   if "identity" not in saved:
     diffs = ["the checkpoint has no run identity (written by an older "
              "version of blm_jax), so it cannot be checked"]
@@ -155,7 +142,7 @@ def check_resume(config, workdir: str, ckpt_dir: str, identity: dict,
     diffs = run_identity.differences(saved["identity"], identity)
   if not diffs:
     return
-  if mode == "force":
+  if config.train.get("resume", "auto") == "force":
     log.warning("train.resume=force: resuming epoch %d despite:\n  %s", step,
                 "\n  ".join(diffs))
     return
@@ -165,6 +152,23 @@ def check_resume(config, workdir: str, ckpt_dir: str, identity: dict,
       + "\n  ".join(diffs)
       + "\nUse a new --workdir, or --config.train.resume=restart to discard "
       "that run (--config.train.resume=force resumes it anyway).")
+
+
+def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
+                identity: dict, log: logging.Logger):
+  """(last epoch, state, meta) of this run's newest intact checkpoint, or
+  None; 'restart' discards the workdir's checkpoints first."""
+  mode = config.train.get("resume", "auto")
+  if mode not in run_identity.RESUME_MODES:
+    raise ValueError(f"config.train.resume={mode!r}; expected one of "
+                     f"{run_identity.RESUME_MODES}")
+  if mode == "restart" and os.path.isdir(ckpt_dir):
+    shutil.rmtree(ckpt_dir)
+    log.info("train.resume=restart: removed %s", ckpt_dir)
+  return checkpoints.restore_latest(
+      ckpt_dir, grid.abstract_state(),
+      check_meta=lambda step, saved: check_resume(config, workdir, step,
+                                                  saved, identity, log))
 
 
 def _setup_logging(workdir: str) -> logging.Logger:
@@ -208,8 +212,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     The results dict also written to results.json.
   """
   config_check.validate(config)  # Before any data is built or embedded.
-  os.makedirs(workdir, exist_ok=True)
-  log = _setup_logging(workdir)
 
   # ---- Data and embeddings --------------------------------------------------
   t0 = time.perf_counter()
@@ -219,15 +221,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         config.data.get("data_dir") or None)
   check_compatible(config, data)
   data_seconds = time.perf_counter() - t0
+
+  # ---- Model, optimizer and grid -------------------------------------------
+  grid = build_grid(config, data)
+  # The workdir is made only now: a run that fails to load its data (a bad
+  # name, a missing manual_dir, a build or embedding error) or to build its
+  # model leaves no half-made workdir behind.
+  os.makedirs(workdir, exist_ok=True)
+  log = _setup_logging(workdir)
   log.info("data: %d distinct sentences (dedup ratio %.2f), D=%d, %d context "
            "x %d answers, train sizes %s, test sizes %s (%.1fs)",
            len(data.table.sentences), data.table.dedup_ratio, data.embed_dim,
            data.num_context, data.num_answers,
            {t: s.num_instances for t, s in data.train.items()},
            {t: s.num_instances for t, s in data.test.items()}, data_seconds)
-
-  # ---- Model, optimizer and grid -------------------------------------------
-  grid = build_grid(config, data)
   ckpt_dir = os.path.join(workdir, "checkpoints")
   meta = {"grid": grid.spec.to_json(), "model": config.model.name,
           "embed_dim": data.embed_dim, "num_context": data.num_context,
@@ -236,18 +243,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
           "identity": run_identity.fingerprint(config, data)}
 
   # ---- Resume ---------------------------------------------------------------
-  check_resume(config, workdir, ckpt_dir, meta["identity"], log)
-  with open(os.path.join(workdir, "config.json"), "w") as f:
-    f.write(config.to_json_best_effort(indent=2, sort_keys=True))
+  # The saved identity (config + data; the grid is part of the config) is
+  # checked before any state is restored, and config.json written after.
+  restored = restore_run(config, workdir, ckpt_dir, grid, meta["identity"],
+                         log)
+  _write_text(os.path.join(workdir, "config.json"),
+              config.to_json_best_effort(indent=2, sort_keys=True))
   start_epoch = 0
   history = {"train": {}, "dev_accuracy": [], "dev_loss": []}
-  restored = checkpoints.restore_latest(ckpt_dir, grid.abstract_state())
   if restored is not None:
     last_epoch, state, saved_meta = restored
-    if saved_meta.get("grid") != meta["grid"]:
-      raise ValueError(
-          f"{ckpt_dir} holds a checkpoint of grid {saved_meta.get('grid')}, "
-          f"not {meta['grid']}: use another --workdir")
     start_epoch = last_epoch + 1
     history = saved_meta.get("history", history)
     log.info("resumed from epoch %d", last_epoch)
@@ -370,9 +375,13 @@ def _append_history(history: dict, measured: dict) -> None:
     history[name].append([float(x) for x in measured[name]])
 
 
-def _write_json(path: str, obj) -> None:
-  """Atomic write: a kill never leaves a half-written results file."""
+def _write_text(path: str, text: str) -> None:
+  """Atomic write: a kill never leaves a half-written file."""
   tmp = path + ".tmp"
   with open(tmp, "w") as f:
-    json.dump(obj, f, indent=2, sort_keys=True)
+    f.write(text)
   os.replace(tmp, path)
+
+
+def _write_json(path: str, obj) -> None:
+  _write_text(path, json.dumps(obj, indent=2, sort_keys=True))

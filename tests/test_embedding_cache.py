@@ -146,3 +146,53 @@ def test_bad_additions_are_refused(tmp_path):
   with pytest.raises(ValueError, match="non-finite embeddings"):
     cache.add(hashes, vectors)
   assert not os.path.exists(cache.dir) or not _shards(cache)
+
+
+def test_damaged_vectors_are_caught_when_read(tmp_path, caplog):
+  """Opening a cache reads only hashes and headers; bit damage inside a
+  shard's vectors is caught by lookup (zip CRC), which then treats those
+  sentences as absent, to be embedded again."""
+  cache = ec.EmbeddingCache(str(tmp_path), _key())
+  hashes, vectors = _data(["a", "b", "c", "d"], dim=256)
+  cache.add(hashes, vectors)
+  keep_h, keep_v = _data(["e"], seed=2)
+  keep_v = np.repeat(keep_v, 32, axis=1)  # width 256
+  cache.add(keep_h, keep_v)
+  victim = os.path.join(cache.dir, _shards(cache)[0])
+  raw = bytearray(open(victim, "rb").read())
+  start = raw.index(b"vectors.npy") + 200  # inside the vector data
+  for i in range(start, start + 16):
+    raw[i] ^= 0xFF
+  open(victim, "wb").write(bytes(raw))
+  fresh = ec.EmbeddingCache(str(tmp_path), _key())
+  assert len(fresh) == 5  # The index still reads.
+  assert fresh.contains(hashes + keep_h) == set(hashes + keep_h)
+  found = fresh.lookup(hashes + keep_h)
+  assert set(found) == set(keep_h)
+  np.testing.assert_array_equal(found[keep_h[0]], keep_v[0])
+  assert fresh.rebuilt == [victim] and "Bad CRC" in caplog.text
+  assert fresh.contains(hashes) == set() and len(fresh) == 1
+
+
+def test_unwritable_or_full_cache_is_one_clear_error(tmp_path, monkeypatch):
+  blocker = tmp_path / "file"
+  blocker.write_text("x")
+  cache = ec.EmbeddingCache(str(blocker / "cache"), _key())
+  with pytest.raises(ec.CacheNotWritableError,
+                     match=f"embedding cache {blocker}/cache/.* is not "
+                     "writable: NotADirectoryError.*BLM_EMBED_CACHE"):
+    cache.check_writable()
+  ok = ec.EmbeddingCache(str(tmp_path / "ok"), _key())
+  ok.check_writable()
+  assert os.listdir(ok.dir) == []  # The probe file is gone.
+
+  def full_disk(f, **arrays):
+    raise OSError(28, "No space left on device")
+
+  monkeypatch.setattr(np, "savez", full_disk)
+  with pytest.raises(ec.CacheNotWritableError,
+                     match="could not be written: the disk is full. Free "
+                     "some space and rerun: the shards already written are "
+                     "kept"):
+    ok.add(*_data(["a"]))
+  assert [f for f in os.listdir(ok.dir) if f != "meta.json"] == []

@@ -114,3 +114,17 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
   assert os.path.isdir(work / "checkpoints" / str(resume_from - 1))
   # Quiet by default: no absl INFO lines from orbax or TFDS.
   assert not re.search(r"^I\d{4} ", err, re.M), err[:3000]
+
+
+def test_ctrl_c_before_training_says_so(tmp_path):
+  import launch
+
+  work = tmp_path / "work"  # Not made yet: the data was still loading.
+  assert launch.interrupted_message(str(work)) == (
+      "interrupted before training started (while loading or embedding the "
+      f"data; {work} was not made); rerun the same command: the embedding "
+      "shards already written are reused")
+  work.mkdir()
+  (work / "log.txt").write_text("2026-01-01 epoch 0 loss 1.0\n")
+  assert launch.interrupted_message(str(work)).startswith(
+      "interrupted after epoch 1; no checkpoint was written yet")
