@@ -38,6 +38,9 @@ from configs import common
 _MODELS = flags.DEFINE_list("models", ["ffnn", "cnn", "sent_vae", "vae2"],
                            "Solvers.")
 _DIMS = flags.DEFINE_list("dims", ["384", "768"], "Embedding dimensions.")
+_MODEL = flags.DEFINE_string("model", None, "One solver (replaces --models).")
+_DIM = flags.DEFINE_integer("embed_dim", None,
+                            "One dimension (replaces --dims).")
 _FORMS = flags.DEFINE_list("forms", ["vmap", "scan", "loop"],
                            "Grid forms: vmap, scan (grid.mode) and loop.")
 _SEEDS = flags.DEFINE_integer("seeds", 3, "Seeds in the grid.")
@@ -220,7 +223,9 @@ def main(argv):
   types = tuple(["I", "II", "III", "IV", "V"][:_TYPES.value])
   seeds = tuple(range(_SEEDS.value))
   forms = list(_FORMS.value)
-  combos = [(m, int(d)) for d in _DIMS.value for m in _MODELS.value]
+  models = [_MODEL.value] if _MODEL.value else _MODELS.value
+  dims = [_DIM.value] if _DIM.value else [int(d) for d in _DIMS.value]
+  combos = [(m, d) for d in dims for m in models]
   print(f"device: {jax.devices()[0].device_kind} x {jax.device_count()} "
         f"({jax.default_backend()}); grid {len(seeds)}x{len(types)}, "
         f"train/type {_TRAIN.value}, {_ROUNDS.value} rounds x "
