@@ -8,15 +8,16 @@ cells inside one jit (`grid.mode=scan`), and as a loop of one-cell grids
 (each cell alone; the loop spends the sum of their times). Training speed
 does not depend on what the embeddings say, so the data is random with the
 paper's shapes (7 context sentences, 9 answers, D=384 as MiniLM or 768 as
-Electra). Everything is compiled first; then each round measures this
-machine's float32 (and bfloat16) matmul rate and one epoch of every form of
-every (solver, width), interleaved, so a shared, noisy machine slows all
-alike. Reported: training instances/s and the ratios grid/loop (medians of
+Electra). One (solver, width) at a time: its forms are compiled, then each
+round measures this machine's float32 (and bfloat16) matmul rate and one
+epoch of every form, interleaved (the order rotating), so a shared, noisy
+machine slows all alike. Reported: training instances/s and the ratios grid/loop (medians of
 the per-round ratios), and the efficiency: one step's FLOPs (XLA's cost
 analysis of one cell's training step) per instance times instances/s, over
 the matmul rate of the same round; a form far under the matmul rate is
 moving bytes, not computing. A JSON record goes to benchmarks/results/
-(`write_record`, also used by benchmarks/*.py), rewritten after every round.
+(`write_record`, also used by benchmarks/*.py), rewritten after every
+(solver, width).
 """
 
 from __future__ import annotations
@@ -225,59 +226,58 @@ def main(argv):
   forms = list(_FORMS.value)
   models = [_MODEL.value] if _MODEL.value else _MODELS.value
   dims = [_DIM.value] if _DIM.value else [int(d) for d in _DIMS.value]
-  combos = [(m, d) for d in dims for m in models]
+  combos = [(m, d) for m in models for d in dims]
   print(f"device: {jax.devices()[0].device_kind} x {jax.device_count()} "
         f"({jax.default_backend()}); grid {len(seeds)}x{len(types)}, "
         f"train/type {_TRAIN.value}, {_ROUNDS.value} rounds x "
         f"{_EPOCHS.value} epoch(s)", flush=True)
-  built = {}
-  for m, d in combos:
-    t = time.perf_counter()
-    built[m, d] = Forms(m, d, forms, seeds, types, _TRAIN.value,
-                        _CHANNELS.value, _HIDDEN.value)
-    print(f"compiled {m} D={d} ({time.perf_counter() - t:.0f} s; "
-          f"{built[m, d].flops / 1e9:.2f} GFLOP per step and cell)",
-          flush=True)
+  # One (solver, width) at a time, so memory is that of one (the FFNN's 27
+  # cell states at D=768 are ~5 GB); its rounds interleave the matmul rate
+  # and every form.
   matmul = {"f32": [], "bf16": []}
-  rates = {f"{m}_D{d}": {f: [] for f in forms} for m, d in combos}
-  path = ""
-  for r in range(_ROUNDS.value):
-    for k, v in matmul_gflops().items():
-      matmul[k].append(v)
-    for i, (m, d) in enumerate(combos):
+  rates, summary, path = {}, {}, ""
+  for i, (m, d) in enumerate(combos):
+    t = time.perf_counter()
+    b = Forms(m, d, forms, seeds, types, _TRAIN.value, _CHANNELS.value,
+              _HIDDEN.value)
+    print(f"compiled {m} D={d} ({time.perf_counter() - t:.0f} s; "
+          f"{b.flops / 1e9:.2f} GFLOP per step and cell)", flush=True)
+    key = f"{m}_D{d}"
+    fig = rates[key] = {f: [] for f in forms}
+    mm = []
+    for r in range(_ROUNDS.value):
+      mm.append(matmul_gflops())
       # Rotate the order of the forms from round to round.
       order = forms[(r + i) % len(forms):] + forms[:(r + i) % len(forms)]
       for f in order:
-        rates[f"{m}_D{d}"][f].append(built[m, d].rate(f, _EPOCHS.value))
+        fig[f].append(b.rate(f, _EPOCHS.value))
       print(f"round {r + 1}/{_ROUNDS.value} {m} D={d}: " + ", ".join(
-          f"{f} {rates[f'{m}_D{d}'][f][-1]:.0f}" for f in forms)
-            + f" instances/s; matmul f32 {matmul['f32'][-1]:.0f} GFLOP/s",
+          f"{f} {fig[f][-1]:.0f}" for f in forms)
+            + f" instances/s; matmul f32 {mm[-1]['f32']:.0f} GFLOP/s",
             flush=True)
-    summary = {}
-    for m, d in combos:
-      key, b = f"{m}_D{d}", built[m, d]
-      fig = rates[key]
-      s = summary[key] = {
-          "model": m, "embed_dim": d, "gflop_per_step": b.flops / 1e9,
-          "instances_per_s": {f: med(v) for f, v in fig.items()},
-          # FLOPs/s achieved over the same round's float32 matmul rate.
-          "efficiency": {f: med([b.flops / b.batch * x / (g * 1e9)
-                                 for x, g in zip(v, matmul["f32"])])
-                         for f, v in fig.items()}}
-      if "loop" in fig:
-        s["ratio_over_loop"] = {
-            f: med([x / y for x, y in zip(fig[f], fig["loop"])])
-            for f in forms if f != "loop"}
-        s["ratio_over_loop_rounds"] = {
-            f: [x / y for x, y in zip(fig[f], fig["loop"])]
-            for f in forms if f != "loop"}
+    for k in matmul:
+      matmul[k] += [x[k] for x in mm]
+    s = summary[key] = {
+        "model": m, "embed_dim": d, "gflop_per_step": b.flops / 1e9,
+        "instances_per_s": {f: med(v) for f, v in fig.items()},
+        # FLOPs/s achieved over the same round's float32 matmul rate.
+        "efficiency": {f: med([b.flops / b.batch * x / (g["f32"] * 1e9)
+                               for x, g in zip(v, mm)])
+                       for f, v in fig.items()}}
+    if "loop" in fig:
+      s["ratio_over_loop_rounds"] = {
+          f: [x / y for x, y in zip(fig[f], fig["loop"])]
+          for f in forms if f != "loop"}
+      s["ratio_over_loop"] = {f: med(v) for f, v in
+                              s["ratio_over_loop_rounds"].items()}
+    del b
     path = write_record("grid_forms", {
         "shapes": {"seeds": len(seeds), "types": len(types),
                    "num_train": _TRAIN.value, "batch_size": 100,
                    "num_context": 7, "num_answers": 9,
                    "channels": _CHANNELS.value,
                    "hidden_factor": _HIDDEN.value},
-        "forms": forms, "rounds_done": r + 1, "rounds": _ROUNDS.value,
+        "forms": forms, "done": list(summary), "rounds": _ROUNDS.value,
         "epochs_per_round": _EPOCHS.value, "matmul_gflops": matmul,
         "per_round": rates, "summary": summary}, _OUT.value)
   print(f"\nmatmul 2048^2 GFLOP/s, medians: f32 {med(matmul['f32']):.0f}, "
