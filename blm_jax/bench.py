@@ -52,6 +52,8 @@ _TRAIN = flags.DEFINE_integer("num_train", 400, "Training instances/type.")
 _CHANNELS = flags.DEFINE_integer(
     "channels", 40, "Sentence-VAE channels (vae2, sent_vae); 000 uses 40.")
 _HIDDEN = flags.DEFINE_float("hidden_factor", 3.5, "FFNN hidden width / D.")
+_TABLE = flags.DEFINE_string(
+    "table", "", "Print the markdown table of this grid_forms record and exit.")
 _OUT = flags.DEFINE_string("out", "", "JSON record path; default "
                            "benchmarks/results/grid_forms.json.")
 
@@ -218,8 +220,33 @@ class Forms:
     return sum(g.instances_per_epoch for g in grids) * epochs / dt
 
 
+def markdown_table(record: dict) -> str:
+  """The README table of a grid_forms record: per (solver, width) and form,
+  instances/s, the median and per-round ratios over the loop of cells, and
+  the efficiency (medians)."""
+  forms = record["forms"]
+  lines = ["| solver | D | form | instances/s | / loop (median) | / loop, "
+           "rounds | GFLOP per step and cell | efficiency |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+  for s in record["summary"].values():
+    for f in forms:
+      rounds = s.get("ratio_over_loop_rounds", {}).get(f)
+      ratio = s.get("ratio_over_loop", {}).get(f)
+      lines.append(
+          f"| {s['model']} | {s['embed_dim']} | {f} | "
+          f"{s['instances_per_s'][f]:.0f} | "
+          f"{'' if ratio is None else f'{ratio:.2f}'} | "
+          f"{'' if rounds is None else ', '.join(f'{x:.2f}' for x in rounds)}"
+          f" | {s['gflop_per_step']:.2f} | {s['efficiency'][f]:.0%} |")
+  return "\n".join(lines)
+
+
 def main(argv):
   del argv
+  if _TABLE.value:
+    with open(_TABLE.value) as f:
+      print(markdown_table(json.load(f)))
+    return
   med = lambda xs: float(np.median(xs))
   types = tuple(["I", "II", "III", "IV", "V"][:_TYPES.value])
   seeds = tuple(range(_SEEDS.value))

@@ -63,3 +63,15 @@ def test_forms_time_every_form_of_the_same_grid():
 def test_matmul_rate_is_positive_per_dtype():
   rates = bench.matmul_gflops(n=64, reps=2)
   assert set(rates) == {"f32", "bf16"} and min(rates.values()) > 0
+
+
+def test_markdown_table_reads_the_record():
+  record = {"forms": ["vmap", "loop"], "summary": {"vae2_D8": {
+      "model": "vae2", "embed_dim": 8, "gflop_per_step": 1.5,
+      "instances_per_s": {"vmap": 90.4, "loop": 100.0},
+      "efficiency": {"vmap": 0.25, "loop": 0.5},
+      "ratio_over_loop_rounds": {"vmap": [0.8, 1.1, 0.9]},
+      "ratio_over_loop": {"vmap": 0.9}}}}
+  lines = bench.markdown_table(record).splitlines()
+  assert lines[2] == "| vae2 | 8 | vmap | 90 | 0.90 | 0.80, 1.10, 0.90 | 1.50 | 25% |"
+  assert lines[3] == "| vae2 | 8 | loop | 100 |  |  | 1.50 | 50% |"
