@@ -69,6 +69,7 @@ def test_scanned_grid_measures_like_vmapped():
 def test_grid_mode_auto_and_errors():
   assert grid_lib.resolve_mode("auto", "vae2", "cpu") == "scan"
   assert grid_lib.resolve_mode("auto", "vae2", "gpu") == "vmap"
+  assert grid_lib.resolve_mode("auto", "sent_vae", "cpu") == "scan"
   assert grid_lib.resolve_mode("auto", "ffnn", "cpu") == "vmap"
   assert grid_lib.resolve_mode("scan", "ffnn", "gpu") == "scan"
   with pytest.raises(ValueError, match=r"grid.mode='loop': expected one of"):
