@@ -57,7 +57,7 @@ GRID_MODES = ("auto", "vmap", "scan")
 # (platform, model name) pairs for which 'auto' scans over cells: where the
 # vmapped grid trained fewer instances/s than the cells one after another
 # (`python -m blm_jax.bench`, benchmarks/README.md). Everything else vmaps.
-AUTO_SCAN = frozenset({("cpu", "vae2"), ("cpu", "sent_vae")})
+AUTO_SCAN = frozenset({("cpu", "vae2"), ("cpu", "sent_vae"), ("cpu", "cnn")})
 
 
 def resolve_mode(mode: str, model_name: str, platform: str) -> str:

@@ -70,6 +70,7 @@ def test_grid_mode_auto_and_errors():
   assert grid_lib.resolve_mode("auto", "vae2", "cpu") == "scan"
   assert grid_lib.resolve_mode("auto", "vae2", "gpu") == "vmap"
   assert grid_lib.resolve_mode("auto", "sent_vae", "cpu") == "scan"
+  assert grid_lib.resolve_mode("auto", "cnn", "cpu") == "scan"
   assert grid_lib.resolve_mode("auto", "ffnn", "cpu") == "vmap"
   assert grid_lib.resolve_mode("scan", "ffnn", "gpu") == "scan"
   with pytest.raises(ValueError, match=r"grid.mode='loop': expected one of"):
