@@ -11,8 +11,10 @@ Per round, interleaved so a shared machine slows every side alike:
   * this machine's float32 (and bfloat16) matmul rate, XLA and torch;
   * the authors' training step (model forward, their `compute_vae_loss`,
     backward, Adam) on fixed random batches, --steps steps;
-  * ours: one cell, and the 3x3 vmapped grid, one epoch each (each epoch
-    also runs the dev-accuracy pass, which the authors' timing leaves out).
+  * ours: one cell, and the 3x3 grid in the form `grid.mode='auto'` picks
+    (vmapped, or scanned over cells for vae2 on a CPU), one epoch each (each
+    epoch also runs the dev-accuracy pass, which the authors' timing leaves
+    out).
 Reported: training instances/s (medians over rounds), ratios ours/authors,
 and each step's FLOPs (XLA's cost analysis for ours, torch's FlopCounterMode
 for theirs) over the measured float32 matmul rate ("efficiency": a step far
@@ -166,22 +168,6 @@ def matmul_rates(n=2048, reps=5):
   return out
 
 
-def our_step_flops(timed) -> float:
-  """XLA's FLOP count of one training step of one cell."""
-  import jax
-  import jax.numpy as jnp
-  from blm_jax.solver import gather
-  grid = timed.grid
-  state = jax.tree.map(lambda x: x[0], timed.state)
-  split = jax.tree.map(lambda x: x[0], grid.train)
-  batch = gather(grid.emb, split, jnp.arange(grid.solver.batch_size))
-  step = jax.jit(grid.solver.train_step)
-  cost = step.lower(state, batch, jax.random.key(0)).compile().cost_analysis()
-  if isinstance(cost, list):
-    cost = cost[0]
-  return float(cost["flops"])
-
-
 def main():
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   p.add_argument("--authors", required=True,
@@ -211,7 +197,7 @@ def main():
   # One model at a time (the D=768 FFNN grid's state alone is ~1.7 GB);
   # within a model, rounds interleave the matmul rate and the three sides.
   rates = {k: [] for k in ("xla_f32", "xla_bf16", "torch_f32")}
-  figs, flops = {}, {}
+  figs, flops, grid_modes = {}, {}, {}
   for m in a.models.split(","):
     config = bench.config_for(m, dim, a.channels,
                               hidden_factor=2.0 if m == "ffnn" else 3.5)
@@ -220,8 +206,9 @@ def main():
     sides = {"cell": bench.TimedGrid(config, data)}
     config.data.train_types, config.grid.seeds = types3, (0, 1, 2)
     sides["grid"] = bench.TimedGrid(config, data)
+    grid_modes[m] = sides["grid"].grid.mode  # grid.mode='auto' resolved
     theirs = AuthorsStep(m, authors, dim, batch, n_ctx, n_ans, a.channels)
-    flops[m] = {"ours": our_step_flops(sides["cell"]),
+    flops[m] = {"ours": bench.step_flops(sides["cell"]),
                 "authors": theirs.flops()}
     figs[m] = f = {"authors": [], "cell": [], "grid": []}
     for r in range(a.rounds):
@@ -268,7 +255,7 @@ def main():
                  "grid": "3x3", "num_train_per_type": a.num_train,
                  "authors_steps_per_round": a.steps,
                  "torch_threads": a.torch_threads},
-      "torch": torch.__version__, "rounds": a.rounds,
+      "torch": torch.__version__, "rounds": a.rounds, "grid_modes": grid_modes,
       "matmul_gflops": rates, "per_round": figs, "summary": summary}, a.out)
   print(f"record: {path}")
 

@@ -163,6 +163,9 @@ def problems(config) -> list[str]:
     out.append(_number("train.keep_checkpoints", t.keep_checkpoints,
                        integer=True, low=1,
                        what="checkpoints kept; 1 suffices to resume"))
+  if "mode" in config.grid:
+    from blm_jax.grid import GRID_MODES
+    out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
   seeds = tuple(config.grid.seeds)
   if not seeds:
     out.append("config.grid.seeds=(): needs at least one seed")

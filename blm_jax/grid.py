@@ -3,7 +3,13 @@
 All vmapping lives here. The grid is flattened to cells (seed-major); each
 cell has its own parameters, optimizer state, RNG (from its seed) and shuffled
 batch stream over its own training set; the embedding table is shared. One
-`jax.jit(jax.vmap(solver.train_epoch))` compiles the whole grid's epoch.
+jit compiles the whole grid's epoch, in one of two forms (`GRID_MODES`):
+'vmap' batches the cells (`jax.vmap(solver.train_epoch)`), 'scan' runs them
+one after another inside the jit (`jax.lax.map`, vmapped only over devices).
+Both give the same numbers within float tolerance. Which is faster depends
+on the model and the device: on a CPU a vmapped convolution can cost more
+per cell than the cell alone (benchmarks/README.md), so 'auto' picks per
+model and platform from measurements (`AUTO_SCAN`).
 
 Devices: the cell axis is sharded over a 1-D mesh ('grid') of all local
 devices with `NamedSharding` (the jit + sharding form JAX recommends over
@@ -46,6 +52,23 @@ class GridSpec:
     return {"seeds": list(self.seeds), "train_types": list(self.train_types)}
 
 
+GRID_MODES = ("auto", "vmap", "scan")
+
+# (platform, model name) pairs for which 'auto' scans over cells: where the
+# vmapped grid trained fewer instances/s than the cells one after another
+# (`python -m blm_jax.bench`, benchmarks/README.md). Everything else vmaps.
+AUTO_SCAN = frozenset({("cpu", "vae2"), ("cpu", "sent_vae"), ("cpu", "cnn")})
+
+
+def resolve_mode(mode: str, model_name: str, platform: str) -> str:
+  """'vmap' or 'scan' for a configured `grid.mode`."""
+  if mode not in GRID_MODES:
+    raise ValueError(f"grid.mode={mode!r}: expected one of {GRID_MODES}")
+  if mode != "auto":
+    return mode
+  return "scan" if (platform, model_name) in AUTO_SCAN else "vmap"
+
+
 def make_mesh(devices=None) -> Mesh:
   # Mesh(...) rather than jax.make_mesh: the latter defaults to explicit axis
   # types, under which the vmapped gathers fail (JAX-NOTES.md).
@@ -56,8 +79,11 @@ class Grid:
   """Stacked cell states and the jitted grid functions for one data set."""
 
   def __init__(self, solver: Solver, spec: GridSpec, data: BLMData,
-               mesh: Mesh | None = None):
-    self.solver, self.spec, self.data = solver, spec, data
+               mesh: Mesh | None = None, mode: str = "vmap"):
+    if mode not in ("vmap", "scan"):
+      raise ValueError(f"Grid mode {mode!r}: expected 'vmap' or 'scan' "
+                       "(resolve 'auto' with grid.resolve_mode)")
+    self.solver, self.spec, self.data, self.mode = solver, spec, data, mode
     self.mesh = mesh or make_mesh()
     n_dev = self.mesh.devices.size
     self.num_cells = len(spec.cells)
@@ -73,10 +99,30 @@ class Grid:
     chunk = solver.eval_chunk
     self.dev = self._shard(_stack([data.dev[t] for t in types], chunk))
     self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
-    self._epoch = jax.jit(jax.vmap(solver.train_epoch,
-                                   in_axes=(0, 0, None, None, 0, 0)))
+    self._epoch = jax.jit(self._vmapped_epoch if mode == "vmap"
+                          else self._scanned_epoch)
     self._predict = jax.jit(jax.vmap(solver.predict, in_axes=(0, None, None)))
     self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None)))
+
+  def _vmapped_epoch(self, state, keys, epoch, emb, train, dev):
+    return jax.vmap(self.solver.train_epoch,
+                    in_axes=(0, 0, None, None, 0, 0))(
+                        state, keys, epoch, emb, train, dev)
+
+  def _scanned_epoch(self, state, keys, epoch, emb, train, dev):
+    """The cells one after another; vmapped over devices only, so each
+    device scans over its own shard of cells."""
+    def one(cell):
+      s, k, tr, dv = cell
+      return self.solver.train_epoch(s, k, epoch, emb, tr, dv)
+
+    cells = (state, keys, train, dev)
+    n_dev = self.mesh.devices.size
+    if n_dev == 1:
+      return jax.lax.map(one, cells)
+    split = lambda x: x.reshape(n_dev, x.shape[0] // n_dev, *x.shape[1:])
+    out = jax.vmap(lambda c: jax.lax.map(one, c))(jax.tree.map(split, cells))
+    return jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), out)
 
   def eval_split(self, table) -> SplitIndex:
     """A table as a replicated split padded for chunked evaluation."""

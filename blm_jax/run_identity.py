@@ -3,7 +3,8 @@
 Saved with every checkpoint and compared before anything is restored, so a
 workdir is never silently resumed by a run that another config or other data
 would have produced. Keys that only change how a run executes (epochs to go,
-checkpoint cadence, batch sizes of embedding, progress bars, paths) may
+checkpoint cadence, batch sizes of embedding, progress bars, paths, whether
+the grid's cells are vmapped or scanned) may
 differ: extending `train.epochs` resumes.
 """
 
@@ -19,7 +20,7 @@ EXECUTION_KEYS = frozenset({
     "progress", "train.epochs", "train.checkpoint_every_epochs",
     "train.eval_chunk", "train.resume", "train.keep_checkpoints",
     "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
-    "data.manual_dir",
+    "data.manual_dir", "grid.mode",
 })
 
 RESUME_MODES = ("auto", "force", "restart")

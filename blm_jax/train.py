@@ -25,7 +25,7 @@ import tqdm
 from blm_jax import (checkpoints, evaluate, input_pipeline, models, plots,
                      run_identity)
 from blm_jax import config_check
-from blm_jax.grid import Grid, GridSpec
+from blm_jax.grid import Grid, GridSpec, resolve_mode
 from blm_jax.solver import Solver
 
 
@@ -119,7 +119,10 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None) -> Grid:
       eval_chunk=config.train.eval_chunk)
   spec = GridSpec(tuple(int(s) for s in config.grid.seeds),
                   tuple(config.data.train_types))
-  return Grid(solver, spec, data, mesh)
+  mode = resolve_mode(config.grid.get("mode", "auto"), config.model.name,
+                      (mesh.devices.flat[0] if mesh is not None
+                       else jax.devices()[0]).platform)
+  return Grid(solver, spec, data, mesh, mode)
 
 
 class RunMismatchError(ValueError):

@@ -199,6 +199,10 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   # The grid: seeds x c.data.train_types.
   c.grid = ml_collections.ConfigDict()
   c.grid.seeds = (0, 1, 2)
+  # How the cells share the jitted epoch: 'vmap' (batched), 'scan' (one
+  # after another) or 'auto' (per model and platform, from measurements:
+  # blm_jax/grid.py AUTO_SCAN). Same results within float tolerance.
+  c.grid.mode = "auto"
 
   c.progress = True
   return c

@@ -7,8 +7,9 @@ import textwrap
 
 import jax
 import numpy as np
+import pytest
 
-from blm_jax import train
+from blm_jax import config_check, grid as grid_lib, train
 from tests import synthetic
 
 
@@ -21,21 +22,68 @@ def _train(config, data, epochs):
 
 
 def test_cell_equals_model_trained_alone():
+  # Both grid forms against each cell trained alone (a one-cell vmapped
+  # grid, the reference before grid.mode existed).
   data = synthetic.data(n_train=60, n_dev=20, n_test=20)
-  cfg = synthetic.config("vae2", seeds=(3, 7), types=("I", "II"))
-  grid, state = _train(cfg, data, epochs=2)
-  assert grid.num_cells == 4
+  grids = {}
+  for mode in ("vmap", "scan"):
+    cfg = synthetic.config("vae2", seeds=(3, 7), types=("I", "II"))
+    cfg.grid.mode = mode
+    grids[mode] = _train(cfg, data, epochs=2)
+    assert grids[mode][0].num_cells == 4 and grids[mode][0].mode == mode
   seen = []
-  for i, (seed, t) in enumerate(grid.spec.cells):
+  for i, (seed, t) in enumerate(grids["vmap"][0].spec.cells):
     alone_cfg = synthetic.config("vae2", seeds=(seed,), types=(t,))
+    alone_cfg.grid.mode = "vmap"
     _, alone = _train(alone_cfg, data, epochs=2)
-    cell = jax.tree.map(lambda x: np.asarray(x)[i], state.params)
     ref = jax.tree.map(lambda x: np.asarray(x)[0], alone.params)
-    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=2e-5),
-                 cell, ref)
+    for mode, (_, state) in grids.items():
+      cell = jax.tree.map(lambda x: np.asarray(x)[i], state.params)
+      jax.tree.map(lambda a, b: np.testing.assert_allclose(
+          a, b, atol=2e-5, err_msg=mode), cell, ref)
     seen.append(jax.tree.leaves(cell)[0])
   # Each seed really is a different seed: different initial parameters.
   assert not np.allclose(seen[0], seen[2])
+
+
+def test_scanned_grid_measures_like_vmapped():
+  # Not only the parameters: the per-step losses and the dev figures that
+  # pick the evaluated epoch, and the selected (best) parameters.
+  data = synthetic.data(n_train=60, n_dev=20, n_test=20)
+  out = {}
+  for mode in ("vmap", "scan"):
+    cfg = synthetic.config("ffnn", seeds=(0, 1), types=("I", "II"))
+    cfg.grid.mode = mode
+    grid = train.build_grid(cfg, data)
+    state = grid.init()
+    measured = []
+    for e in range(2):
+      state, m = grid.run_epoch(state, e)
+      measured.append(m)
+    out[mode] = (measured, state.best_params,
+                 grid.predict(state.best_params, grid.test["I"])["scores"])
+  jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, atol=2e-5),
+               out["vmap"], out["scan"])
+
+
+def test_grid_mode_auto_and_errors():
+  assert grid_lib.resolve_mode("auto", "vae2", "cpu") == "scan"
+  assert grid_lib.resolve_mode("auto", "vae2", "gpu") == "vmap"
+  assert grid_lib.resolve_mode("auto", "sent_vae", "cpu") == "scan"
+  assert grid_lib.resolve_mode("auto", "cnn", "cpu") == "scan"
+  assert grid_lib.resolve_mode("auto", "ffnn", "cpu") == "vmap"
+  assert grid_lib.resolve_mode("scan", "ffnn", "gpu") == "scan"
+  with pytest.raises(ValueError, match=r"grid.mode='loop': expected one of"):
+    grid_lib.resolve_mode("loop", "ffnn", "cpu")
+  cfg = synthetic.config("ffnn")
+  cfg.grid.mode = "vmapp"
+  found = config_check.problems(cfg)
+  assert any("config.grid.mode='vmapp' is not known (did you mean 'vmap'?)"
+             in p for p in found), found
+  cfg.grid.mode = "scan"
+  assert not config_check.problems(cfg)
+  data = synthetic.data(n_train=20, n_dev=10, n_test=10)
+  assert train.build_grid(cfg, data).mode == "scan"
 
 
 def test_sharded_grid_equals_one_device():
@@ -48,7 +96,9 @@ def test_sharded_grid_equals_one_device():
       data = synthetic.data(n_train=60, n_dev=20, n_test=20)
       cfg = synthetic.config("ffnn", seeds=(0, 1, 2), types=("I", "II"))
       out = []
-      for devices in (jax.devices(), jax.devices()[:1]):
+      for devices, mode in ((jax.devices(), "vmap"), (jax.devices(), "scan"),
+                            (jax.devices()[:1], "vmap")):
+        cfg.grid.mode = mode
         grid = train.build_grid(cfg, data, mesh=make_mesh(devices))
         state = grid.init()
         for e in range(2):
@@ -58,7 +108,8 @@ def test_sharded_grid_equals_one_device():
           assert grid.padded_cells == 8, grid.padded_cells
           shard = state.params["params"]["layer1"]["kernel"].sharding
           assert len(shard.device_set) == 4, shard
-      np.testing.assert_allclose(out[0], out[1], atol=1e-5)
+      np.testing.assert_allclose(out[0], out[2], atol=1e-5)
+      np.testing.assert_allclose(out[1], out[2], atol=1e-5)
       print("OK", out[0].shape)
       """)
   env = dict(os.environ,
