@@ -64,6 +64,10 @@ class EncoderSpec:
     dtype: compute dtype, 'float32' or 'bfloat16' (faster on accelerators;
       embeddings differ from float32 by about 1%, so they are cached under
       their own key).
+    random_weights_seed: None for the published weights; a seed for the
+      same architecture and tokenizer with freshly initialised weights (the
+      random-encoder control, `encoders.randomized`), cached under its own
+      key.
   """
 
   name_or_path: str = encoders.DEFAULT_ENCODER
@@ -72,6 +76,7 @@ class EncoderSpec:
   max_length: int | None = None
   revision: str | None = None
   dtype: str = "float32"
+  random_weights_seed: int | None = None
 
   def __post_init__(self):
     if self.pooling not in encoders.POOLINGS:
@@ -86,6 +91,11 @@ class EncoderSpec:
     if self.dtype not in transformer_blocks.COMPUTE_DTYPES:
       raise ValueError(f"EncoderSpec.dtype={self.dtype!r} is not one of "
                        f"{sorted(transformer_blocks.COMPUTE_DTYPES)}")
+    if self.random_weights_seed is not None and (
+        not isinstance(self.random_weights_seed, int)
+        or isinstance(self.random_weights_seed, bool)):
+      raise ValueError(f"EncoderSpec.random_weights_seed="
+                       f"{self.random_weights_seed!r} is not None or an int")
 
   @classmethod
   def parse(cls, value: Any) -> "EncoderSpec":
@@ -151,12 +161,14 @@ def _rows_for(n: int, batch_size: int, n_dev: int) -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
+def _compiled(encoder: encoders.Encoder, pooling: str, layers: tuple,
               devices: tuple):
   """(jitted pooled forward, params replicated on the mesh, row sharding).
 
-  Cached so that repeated calls (one per split, say) reuse the compilation
-  and the parameters already on the devices.
+  The forward returns [B, len(layers), D]: one pass gives every requested
+  hidden state (the layer sweep). Cached so that repeated calls (one per
+  split, say) reuse the compilation and the parameters already on the
+  devices.
   """
   mesh = Mesh(np.array(devices), ("data",))
   replicated = NamedSharding(mesh, P())
@@ -164,19 +176,21 @@ def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
 
   def f(params, ids, mask):
     # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
-    hidden = encoder.hidden_states(params, ids, mask)[layer]
-    return encoders.pool(hidden.astype(jnp.float32), mask, pooling)
+    hidden = encoder.hidden_states(params, ids, mask)
+    return jnp.stack([encoders.pool(hidden[k].astype(jnp.float32), mask,
+                                    pooling) for k in layers], axis=1)
 
   fn = jax.jit(f, in_shardings=(replicated, rows, rows), out_shardings=rows)
   return fn, jax.device_put(encoder.params, replicated), rows
 
 
 def _encode(encoder: encoders.Encoder, texts: Sequence[str], *, pooling: str,
-            layer: int, max_length: int, batch_size: int, devices,
-            progress: bool):
-  """Embeds `texts` (no cache); returns (vectors [n, D], token counts)."""
+            layers: tuple[int, ...], max_length: int, batch_size: int,
+            devices, progress: bool):
+  """Embeds `texts` (no cache) at every hidden state of `layers` in one
+  pass; returns (vectors [n, len(layers), D], token counts)."""
   n = len(texts)
-  out = np.zeros((n, encoder.hidden_size), np.float32)
+  out = np.zeros((n, len(layers), encoder.hidden_size), np.float32)
   if n == 0:
     return out, (0, 0, 0)
   ids = encoder.tokenize(texts, max_length)
@@ -185,7 +199,7 @@ def _encode(encoder: encoders.Encoder, texts: Sequence[str], *, pooling: str,
   order = np.argsort(lengths, kind="stable")
   n_dev = len(devices)
   batch_size = -(-batch_size // n_dev) * n_dev
-  fn, params, rows_sharding = _compiled(encoder, pooling, layer,
+  fn, params, rows_sharding = _compiled(encoder, pooling, tuple(layers),
                                         tuple(devices))
 
   def host_batch(sel):
@@ -246,6 +260,8 @@ def _resolve(encoder, pooling, layer, max_length):
   else:
     loaded = encoders.load_encoder(spec.name_or_path, spec.revision,
                                    spec.dtype)
+  if spec.random_weights_seed is not None:
+    loaded = encoders.randomized(loaded, spec.random_weights_seed)
   return loaded, spec
 
 
@@ -262,14 +278,48 @@ def embed_with_stats(
     devices: Sequence[Any] | None = None,
 ) -> tuple[np.ndarray, EmbedStats]:
   """`embed_sentences`, plus what it did (counts, throughput)."""
+  enc, spec = _resolve(encoder, pooling, layer, max_length)
+  k = enc.layer_index(spec.layer)
+  by_layer, stats = _embed_layers(sentences, enc, spec, (k,), batch_size,
+                                  cache_dir, progress, devices)
+  return by_layer[k], stats
+
+
+def embed_layers(
+    sentences: Sequence[str],
+    encoder: Any = None,
+    layers: Sequence[int] | None = None,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    cache_dir: str | None = None,
+    progress: bool = True,
+    devices: Sequence[Any] | None = None,
+) -> tuple[dict[int, np.ndarray], EmbedStats]:
+  """Embeddings at several hidden states, from ONE encoder pass.
+
+  For the layer sweep: each layer is cached under its own key (the same key
+  `embed_sentences(..., layer=k)` uses), and a sentence runs through the
+  encoder once, for all the requested layers together, when any of them
+  lacks it. `layers`: hidden-state indices (negative from the last; None =
+  all, 0 = embeddings). Returns ({non-negative layer: [n, D]}, stats).
+  """
+  enc, spec = _resolve(encoder, None, None, None)
+  if layers is None:
+    layers = range(enc.num_layers + 1)
+  ks = tuple(dict.fromkeys(enc.layer_index(int(k)) for k in layers))
+  return _embed_layers(sentences, enc, spec, ks, batch_size, cache_dir,
+                       progress, devices)
+
+
+def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], batch_size,
+                  cache_dir, progress, devices):
+  """The cached embedding of `sentences` at hidden states `ks`."""
   if isinstance(sentences, str):
     raise TypeError("embed_sentences takes a sequence of sentences, not a str")
   texts = list(sentences)
   for i, t in enumerate(texts):
     if not isinstance(t, str):
       raise TypeError(f"sentence {i} is a {type(t).__name__}, not a str")
-  enc, spec = _resolve(encoder, pooling, layer, max_length)
-  layer_index = enc.layer_index(spec.layer)
   if spec.max_length is None:
     spec = dataclasses.replace(
         spec, max_length=min(DEFAULT_MAX_LENGTH, enc.max_tokens))
@@ -283,33 +333,41 @@ def embed_with_stats(
 
   distinct = list(dict.fromkeys(texts))
   hashes = [embedding_cache.text_hash(t) for t in distinct]
-  cache = None
-  found: dict[bytes, np.ndarray] = {}
+  caches: dict[int, embedding_cache.EmbeddingCache] = {}
+  found: dict[int, dict[bytes, np.ndarray]] = {k: {} for k in ks}
   if cache_dir is not None:
-    key = embedding_cache.cache_key(enc.identity, spec.pooling, layer_index,
-                                    spec.max_length)
-    cache = embedding_cache.EmbeddingCache(cache_dir, key, source=enc.name)
-    found = cache.lookup(hashes)
-  todo = [i for i, h in enumerate(hashes) if h not in found]
+    for k in ks:
+      key = embedding_cache.cache_key(enc.identity, spec.pooling, k,
+                                      spec.max_length)
+      caches[k] = embedding_cache.EmbeddingCache(cache_dir, key,
+                                                 source=enc.name)
+      found[k] = caches[k].lookup(hashes)
+  # A sentence any layer lacks runs once, for every layer.
+  todo = [i for i, h in enumerate(hashes)
+          if any(h not in found[k] for k in ks)]
 
   start = time.perf_counter()
   new, (padded, real, truncated) = _encode(
-      enc, [distinct[i] for i in todo], pooling=spec.pooling,
-      layer=layer_index, max_length=spec.max_length, batch_size=batch_size,
-      devices=devices, progress=progress)
+      enc, [distinct[i] for i in todo], pooling=spec.pooling, layers=ks,
+      max_length=spec.max_length, batch_size=batch_size, devices=devices,
+      progress=progress)
   seconds = time.perf_counter() - start
   if truncated:
     logging.warning("%d sentences reached max_length=%d tokens (cut there)",
                     truncated, spec.max_length)
-  if cache is not None and todo:
-    cache.add([hashes[i] for i in todo], new)
-
-  by_hash = dict(found)
-  by_hash.update({hashes[i]: new[j] for j, i in enumerate(todo)})
-  row_of = {t: by_hash[h] for t, h in zip(distinct, hashes)}
-  out = np.zeros((len(texts), enc.hidden_size), np.float32)
-  for r, t in enumerate(texts):
-    out[r] = row_of[t]
+  out = {}
+  for j, k in enumerate(ks):
+    if k in caches:
+      missing = [r for r, i in enumerate(todo) if hashes[i] not in found[k]]
+      if missing:
+        caches[k].add([hashes[todo[r]] for r in missing], new[missing, j])
+    by_hash = dict(found[k])
+    by_hash.update({hashes[i]: new[r, j] for r, i in enumerate(todo)})
+    row_of = {t: by_hash[h] for t, h in zip(distinct, hashes)}
+    vectors = np.zeros((len(texts), enc.hidden_size), np.float32)
+    for r, t in enumerate(texts):
+      vectors[r] = row_of[t]
+    out[k] = vectors
   stats = EmbedStats(
       requested=len(texts), distinct=len(distinct),
       cached=len(distinct) - len(todo), embedded=len(todo), seconds=seconds,
