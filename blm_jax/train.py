@@ -302,7 +302,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         config.data, embed_fn or default_embed_fn(config.encoder),
         config.data.get("data_dir") or None)
   check_compatible(config, data)
+  t1 = time.perf_counter()
   sources = (sources_fn or default_sources)(config, data.table.sentences)
+  if sources.tables:
+    log.info("variant embeddings %s (%.1fs)", sorted(sources.tables),
+             time.perf_counter() - t1)
   data_seconds = time.perf_counter() - t0
   log.info("data: %d distinct sentences (dedup ratio %.2f), D=%d, %d context "
            "x %d answers, train sizes %s, test sizes %s (%.1fs)",
