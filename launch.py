@@ -205,7 +205,19 @@ def main(argv):
     print(f"train {t}: " + "  ".join(
         f"test {u} F1 {v['f1_mean']:.3f}±{v['f1_std']:.3f}"
         for u, v in row.items()))
-  print(f"wrote {workdir}/results.json, heatmap.png, errors.png")
+  for name, c in results.get("controls", {}).items():
+    for t, row in c["selectivity"].items():
+      print(f"control {name}, train {t}: " + "  ".join(
+          f"test {u} F1 {c['summary'][t][u]['f1_mean']:.3f} selectivity "
+          f"{v:+.3f}" for u, v in row.items()))
+  sweep = results.get("layer_sweep")
+  if sweep:
+    for t, row in sweep["f1_mean"].items():
+      for u, f1 in row.items():
+        print(f"layer sweep, train {t} test {u}: F1 by layer "
+              f"{sweep['layers']}: " + " ".join(f"{x:.3f}" for x in f1))
+  print(f"wrote {workdir}/results.json, heatmap.png, errors.png"
+        + (", layers.png" if sweep else ""))
 
 
 if __name__ == "__main__":

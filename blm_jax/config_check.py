@@ -83,6 +83,20 @@ def _encoder_error(name) -> str | None:
           "existing model folder")
 
 
+def _variants_error(key: str, value) -> str | None:
+  """A bad `controls` or `encoder.layer_sweep` (variants.py's message)."""
+  from blm_jax import variants
+
+  try:
+    if key == "controls":
+      variants.parse_controls(value)
+    else:
+      variants.parse_layer_sweep(value)
+  except ValueError as e:
+    return str(e)
+  return None
+
+
 def _resume_modes():
   """The trainer's accepted `train.resume` values, where it defines them."""
   try:
@@ -166,6 +180,9 @@ def problems(config) -> list[str]:
   if "mode" in config.grid:
     from blm_jax.grid import GRID_MODES
     out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
+  out.append(_variants_error("controls", config.get("controls", "")))
+  out.append(_variants_error("encoder.layer_sweep",
+                             config.encoder.get("layer_sweep", "")))
   seeds = tuple(config.grid.seeds)
   if not seeds:
     out.append("config.grid.seeds=(): needs at least one seed")

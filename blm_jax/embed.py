@@ -83,6 +83,10 @@ class EncoderSpec:
     dtype: compute dtype, 'float32' or 'bfloat16' (faster on accelerators;
       embeddings differ from float32 by about 1%, so they are cached under
       their own key).
+    random_weights_seed: None for the published weights; a seed for the
+      same architecture and tokenizer with freshly initialised weights (the
+      random-encoder control, `encoders.randomized`), cached under its own
+      key.
   """
 
   name_or_path: str = encoders.DEFAULT_ENCODER
@@ -91,6 +95,7 @@ class EncoderSpec:
   max_length: int | None = None
   revision: str | None = None
   dtype: str = "float32"
+  random_weights_seed: int | None = None
 
   def __post_init__(self):
     if self.pooling not in encoders.POOLINGS:
@@ -105,6 +110,11 @@ class EncoderSpec:
     if self.dtype not in transformer_blocks.COMPUTE_DTYPES:
       raise ValueError(f"EncoderSpec.dtype={self.dtype!r} is not one of "
                        f"{sorted(transformer_blocks.COMPUTE_DTYPES)}")
+    if self.random_weights_seed is not None and (
+        not isinstance(self.random_weights_seed, int)
+        or isinstance(self.random_weights_seed, bool)):
+      raise ValueError(f"EncoderSpec.random_weights_seed="
+                       f"{self.random_weights_seed!r} is not None or an int")
 
   @classmethod
   def parse(cls, value: Any) -> "EncoderSpec":
@@ -170,12 +180,14 @@ def _rows_for(n: int, batch_size: int, n_dev: int) -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
+def _compiled(encoder: encoders.Encoder, pooling: str, layers: tuple,
               devices: tuple):
   """(jitted pooled forward, params replicated on the mesh, row sharding).
 
-  Cached so that repeated calls (one per split, say) reuse the compilation
-  and the parameters already on the devices.
+  The forward returns [B, len(layers), D]: one pass gives every requested
+  hidden state (the layer sweep). Cached so that repeated calls (one per
+  split, say) reuse the compilation and the parameters already on the
+  devices.
   """
   mesh = Mesh(np.array(devices), ("data",))
   replicated = NamedSharding(mesh, P())
@@ -183,21 +195,23 @@ def _compiled(encoder: encoders.Encoder, pooling: str, layer: int,
 
   def f(params, ids, mask):
     # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
-    hidden = encoder.hidden_states(params, ids, mask)[layer]
-    return encoders.pool(hidden.astype(jnp.float32), mask, pooling)
+    hidden = encoder.hidden_states(params, ids, mask)
+    return jnp.stack([encoders.pool(hidden[k].astype(jnp.float32), mask,
+                                    pooling) for k in layers], axis=1)
 
   fn = jax.jit(f, in_shardings=(replicated, rows, rows), out_shardings=rows)
   return fn, jax.device_put(encoder.params, replicated), rows
 
 
 def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
-                    pooling: str, layer: int, batch_size: int, devices,
-                    bar) -> tuple[np.ndarray, int]:
+                    pooling: str, layers: tuple[int, ...], batch_size: int,
+                    devices, bar) -> tuple[np.ndarray, int]:
   """Embeds the sentences `sel_all` (indices into `ids`, sorted by length):
-  (vectors [len(sel_all), D], padded tokens)."""
-  out = np.zeros((len(sel_all), encoder.hidden_size), np.float32)
+  (vectors [len(sel_all), len(layers), D], padded tokens)."""
+  out = np.zeros((len(sel_all), len(layers), encoder.hidden_size),
+                 np.float32)
   n_dev = len(devices)
-  fn, params, rows_sharding = _compiled(encoder, pooling, layer,
+  fn, params, rows_sharding = _compiled(encoder, pooling, tuple(layers),
                                         tuple(devices))
 
   def host_batch(sel):
@@ -227,17 +241,19 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
 
 
 def _encode_parts(encoder: encoders.Encoder, texts: Sequence[str], *,
-                  pooling: str, layer: int, max_length: int, batch_size: int,
-                  devices, part_batches: int, progress: bool, totals: dict):
-  """Embeds `texts` (no cache) part by part.
+                  pooling: str, layers: tuple[int, ...], max_length: int,
+                  batch_size: int, devices, part_batches: int, progress: bool,
+                  totals: dict):
+  """Embeds `texts` (no cache) part by part, every layer of `layers` in one
+  encoder pass.
 
-  Yields (indices into texts, vectors [k, D]) for parts of `part_batches`
-  batches each, so a caller can write every part to disk before the next
-  is encoded: memory holds one part, and a killed run keeps the parts
-  already written. Sentences are sorted by token length over all parts;
-  a part is a whole number of batches, so a rerun over the parts not yet
-  written batches them exactly as this run would have. `totals` receives
-  the token counts (padded, real, truncated).
+  Yields (indices into texts, vectors [k, len(layers), D]) for parts of
+  `part_batches` batches each, so a caller can write every part to disk
+  before the next is encoded: memory holds one part, and a killed run keeps
+  the parts already written. Sentences are sorted by token length over all
+  parts; a part is a whole number of batches, so a rerun over the parts not
+  yet written batches them exactly as this run would have. `totals`
+  receives the token counts (padded, real, truncated).
   """
   n = len(texts)
   totals.update(padded=0, real=0, truncated=0)
@@ -256,7 +272,7 @@ def _encode_parts(encoder: encoders.Encoder, texts: Sequence[str], *,
     for start in range(0, n, part):
       sel = order[start:start + part]
       vectors, padded = _encode_batches(
-          encoder, ids, lengths, sel, pooling=pooling, layer=layer,
+          encoder, ids, lengths, sel, pooling=pooling, layers=layers,
           batch_size=batch_size, devices=devices, bar=bar)
       totals["padded"] += padded
       yield sel, vectors
@@ -295,6 +311,8 @@ def _resolve(encoder, pooling, layer, max_length):
   else:
     loaded = encoders.load_encoder(spec.name_or_path, spec.revision,
                                    spec.dtype)
+  if spec.random_weights_seed is not None:
+    loaded = encoders.randomized(loaded, spec.random_weights_seed)
   return loaded, spec
 
 
@@ -318,6 +336,49 @@ def embed_with_stats(
   vectors are written shard by shard and never all held in memory, and
   cached sentences are not even read.
   """
+  enc, spec = _resolve(encoder, pooling, layer, max_length)
+  k = enc.layer_index(spec.layer)
+  by_layer, stats = _embed_layers(
+      sentences, enc, spec, (k,), batch_size=batch_size, cache_dir=cache_dir,
+      progress=progress, devices=devices, shard_batches=shard_batches,
+      return_embeddings=return_embeddings)
+  return (by_layer[k] if by_layer is not None else None), stats
+
+
+def embed_layers(
+    sentences: Sequence[str],
+    encoder: Any = None,
+    layers: Sequence[int] | None = None,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    cache_dir: str | None = None,
+    progress: bool = True,
+    devices: Sequence[Any] | None = None,
+    shard_batches: int = DEFAULT_SHARD_BATCHES,
+) -> tuple[dict[int, np.ndarray], EmbedStats]:
+  """Embeddings at several hidden states, from ONE encoder pass.
+
+  For the layer sweep: each layer is cached under its own key (the same key
+  `embed_sentences(..., layer=k)` uses), and a sentence runs through the
+  encoder once, for all the requested layers together, when any of them
+  lacks it. `layers`: hidden-state indices (negative from the last; None =
+  all, 0 = embeddings). Returns ({non-negative layer: [n, D]}, stats).
+  """
+  enc, spec = _resolve(encoder, None, None, None)
+  if layers is None:
+    layers = range(enc.num_layers + 1)
+  ks = tuple(dict.fromkeys(enc.layer_index(int(k)) for k in layers))
+  return _embed_layers(sentences, enc, spec, ks, batch_size=batch_size,
+                       cache_dir=cache_dir, progress=progress,
+                       devices=devices, shard_batches=shard_batches)
+
+
+def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
+                  cache_dir, progress, devices, shard_batches,
+                  return_embeddings=True):
+  """The cached embedding of `sentences` at hidden states `ks`: ({k: [n, D]}
+  or None without return_embeddings, stats). The cache of every layer is
+  written part by part as the encoder goes."""
   if isinstance(sentences, str):
     raise TypeError("embed_sentences takes a sequence of sentences, not a str")
   texts = list(sentences)
@@ -327,8 +388,6 @@ def embed_with_stats(
   if not return_embeddings and cache_dir is None:
     raise ValueError("return_embeddings=False needs a cache_dir (the "
                      "embeddings would be computed and thrown away)")
-  enc, spec = _resolve(encoder, pooling, layer, max_length)
-  layer_index = enc.layer_index(spec.layer)
   if spec.max_length is None:
     spec = dataclasses.replace(
         spec, max_length=min(DEFAULT_MAX_LENGTH, enc.max_tokens))
@@ -345,42 +404,48 @@ def embed_with_stats(
   distinct = list(dict.fromkeys(texts))
   hashes = [embedding_cache.text_hash(t) for t in distinct]
   dim = enc.hidden_size
-  vectors = (np.zeros((len(distinct), dim), np.float32) if return_embeddings
-             else None)  # One row per distinct sentence.
-  cache = None
+  vectors = ({k: np.zeros((len(distinct), dim), np.float32) for k in ks}
+             if return_embeddings else None)  # One row per distinct sentence.
+  caches: dict[int, embedding_cache.EmbeddingCache] = {}
+  present: dict[int, set] = {k: set() for k in ks}
   if cache_dir is not None:
-    key = embedding_cache.cache_key(enc.identity, spec.pooling, layer_index,
-                                    spec.max_length)
-    cache = embedding_cache.EmbeddingCache(cache_dir, key, source=enc.name)
-    if return_embeddings:
-      found = cache.lookup(hashes)
-      row = {h: i for i, h in enumerate(hashes)}
-      for h, v in found.items():
-        vectors[row[h]] = v
-      present = set(found)
-      del found
-    else:
-      present = cache.contains(hashes)
-    todo = [i for i, h in enumerate(hashes) if h not in present]
-    if todo:
+    row = {h: i for i, h in enumerate(hashes)}
+    for k in ks:
+      key = embedding_cache.cache_key(enc.identity, spec.pooling, k,
+                                      spec.max_length)
+      caches[k] = embedding_cache.EmbeddingCache(cache_dir, key,
+                                                 source=enc.name)
+      if return_embeddings:
+        found = caches[k].lookup(hashes)
+        for h, v in found.items():
+          vectors[k][row[h]] = v
+        present[k] = set(found)
+        del found
+      else:
+        present[k] = set(caches[k].contains(hashes))
+  # A sentence any layer lacks runs once, for every layer.
+  todo = [i for i, h in enumerate(hashes)
+          if any(h not in present[k] for k in ks)]
+  if todo:
+    for cache in caches.values():
       cache.check_writable()  # Before the encoding work, not after it.
-  else:
-    todo = list(range(len(distinct)))
 
   totals: dict = {}
   start = time.perf_counter()
   for sel, new in _encode_parts(
-      enc, [distinct[i] for i in todo], pooling=spec.pooling,
-      layer=layer_index, max_length=spec.max_length, batch_size=batch_size,
-      devices=devices,
+      enc, [distinct[i] for i in todo], pooling=spec.pooling, layers=ks,
+      max_length=spec.max_length, batch_size=batch_size, devices=devices,
       # Without a cache, one part: nothing is gained by cutting.
-      part_batches=shard_batches if cache is not None else len(todo),
+      part_batches=shard_batches if caches else len(todo),
       progress=progress, totals=totals):
     rows = [todo[j] for j in sel]
-    if cache is not None:
-      cache.add([hashes[i] for i in rows], new)
-    if vectors is not None:
-      vectors[rows] = new
+    for j, k in enumerate(ks):
+      if k in caches:
+        lacking = [p for p, r in enumerate(rows) if hashes[r] not in present[k]]
+        if lacking:
+          caches[k].add([hashes[rows[p]] for p in lacking], new[lacking, j])
+      if vectors is not None:
+        vectors[k][rows] = new[:, j]
   seconds = time.perf_counter() - start
   if totals.get("truncated"):
     logging.warning("%d sentences reached max_length=%d tokens (cut there)",
@@ -391,8 +456,8 @@ def embed_with_stats(
     if len(distinct) == len(texts):
       out = vectors
     else:
-      index = {t: i for i, t in enumerate(distinct)}
-      out = vectors[[index[t] for t in texts]] if texts else vectors[:0]
+      index = [{t: i for i, t in enumerate(distinct)}[t] for t in texts]
+      out = {k: (v[index] if texts else v[:0]) for k, v in vectors.items()}
   stats = EmbedStats(
       requested=len(texts), distinct=len(distinct),
       cached=len(distinct) - len(todo), embedded=len(todo), seconds=seconds,

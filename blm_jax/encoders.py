@@ -378,3 +378,39 @@ def load_encoder(name_or_path: str | None = None,
   name = canonical_name(name_or_path)
   transformer_blocks.compute_dtype(dtype)  # Fail before any loading.
   return _load_cached(name, resolve_model_dir(name, revision), dtype)
+
+
+# The initialiser of BERT-family models (initializer_range in their
+# config.json, 0.02 for every encoder of the registry).
+RANDOM_INIT_STD = 0.02
+
+
+@functools.lru_cache(maxsize=2)
+def randomized(encoder: Encoder, seed: int) -> Encoder:
+  """The same architecture and tokenizer with freshly initialised weights.
+
+  The random-encoder control (Hewitt and Liang's question: how much of a
+  probe's score comes from pretraining?). Initialised as Hugging Face
+  initialises these models: every weight matrix and embedding N(0, 0.02),
+  biases 0, layer-norm scales 1. The identity carries the new weights'
+  digest and the seed, so the embedding cache keys it apart from the
+  pretrained encoder.
+  """
+  leaves, treedef = jax.tree_util.tree_flatten_with_path(encoder.params)
+  keys = jax.random.split(jax.random.key(seed), len(leaves))
+  new = []
+  for (path, leaf), key in zip(leaves, keys):
+    name = str(getattr(path[-1], "key", path[-1]))
+    if name == "scale":
+      new.append(jnp.ones_like(leaf))
+    elif name == "bias":
+      new.append(jnp.zeros_like(leaf))
+    else:
+      new.append((RANDOM_INIT_STD * jax.random.normal(
+          key, leaf.shape, jnp.float32)).astype(leaf.dtype))
+  params = jax.tree_util.tree_unflatten(treedef, new)
+  identity = {**encoder.identity, "weights_sha256": params_sha256(params),
+              "random_weights_seed": int(seed)}
+  return dataclasses.replace(encoder, name=f"{encoder.name} (random weights, "
+                             f"seed {seed})", params=params,
+                             identity=identity)

@@ -56,3 +56,25 @@ def summarize(spec: GridSpec, per_cell: list[dict],
                    "accuracy_mean": float(acc.mean()),
                    "accuracy_std": sample_std(acc), "chosen_total": chosen}
   return out
+
+
+def selectivity(real: dict, control: dict) -> dict:
+  """Real minus control mean F1 per (train type, test type) pair.
+
+  Hewitt and Liang's selectivity: what the embeddings add beyond what a
+  control (no context, shuffled context, random encoder) already gets.
+  """
+  return {t: {u: real[t][u]["f1_mean"] - control[t][u]["f1_mean"]
+              for u in row} for t, row in real.items()}
+
+
+def layer_sweep(by_layer: dict[int, dict], main_layer: int | None) -> dict:
+  """The layer-sweep section of results.json: per hidden state k the
+  summary, and per (train, test) pair the F1 mean and std by layer."""
+  layers = sorted(by_layer)
+  first = by_layer[layers[0]]
+  curve = lambda stat: {t: {u: [by_layer[k][t][u][stat] for k in layers]
+                            for u in row} for t, row in first.items()}
+  return {"layers": layers, "main_layer": main_layer,
+          "f1_mean": curve("f1_mean"), "f1_std": curve("f1_std"),
+          "summary": {str(k): by_layer[k] for k in layers}}

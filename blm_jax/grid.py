@@ -2,7 +2,7 @@
 
 All vmapping lives here. The grid is flattened to cells (seed-major); each
 cell has its own parameters, optimizer state, RNG (from its seed) and shuffled
-batch stream over its own training set; the embedding table is shared. One
+batch stream over its own training set; the embedding table is shared.
 jit compiles the whole grid's epoch, in one of two forms (`GRID_MODES`):
 'vmap' batches the cells (`jax.vmap(solver.train_epoch)`), 'scan' runs them
 one after another inside the jit (`jax.lax.map`, vmapped only over devices).
@@ -14,7 +14,16 @@ model and platform from measurements (`AUTO_SCAN`).
 Devices: the cell axis is sharded over a 1-D mesh ('grid') of all local
 devices with `NamedSharding` (the jit + sharding form JAX recommends over
 pmap); the cell count is padded to a multiple of the device count with copies
-of the last cell, whose results are dropped. Multi-host: call
+of the last cell, whose results are dropped.
+
+Variants (controls and the layer sweep): more cells of the same grid. Every
+variant reads the same index arrays through a per-cell view: an offset that
+picks its block of the stacked embedding table (the real embeddings, a
+random encoder's, one layer's) and a context mode (as is, all contexts
+pointing to an all-zero row, or each instance's context permuted). A real
+cell is computed exactly as without variants (`variants.py`).
+
+Multi-host: call
 `jax.distributed.initialize()` before anything else on every host (the
 launcher's --distributed flag does it); `jax.devices()` then spans all hosts
 and the same mesh shards cells across them.
@@ -29,27 +38,64 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+from blm_jax import variants as variants_lib
 from blm_jax.input_pipeline import BLMData
 from blm_jax.solver import CellState, Solver, SplitIndex, eval_rows, gather
 
 
 @dataclasses.dataclass(frozen=True)
 class GridSpec:
-  """The grid's axes; cells are seed-major."""
+  """The grid's axes; cells are variant-major, then seed-major.
+
+  `variants`: '' (the real run) first, then controls ('answer_only', ...)
+  and layer-sweep cells ('layer=3'), see `variants.py`.
+  """
 
   seeds: tuple[int, ...]
   train_types: tuple[str, ...]
+  variants: tuple[str, ...] = ("",)
+
+  def __post_init__(self):
+    if not self.variants or self.variants[0] != "":
+      raise ValueError(f"GridSpec.variants={self.variants!r} must start "
+                       "with '' (the real cells)")
 
   @property
   def cells(self) -> tuple[tuple[int, str], ...]:
-    return tuple((s, t) for s in self.seeds for t in self.train_types)
+    """(seed, train type) of every cell, variants included."""
+    return tuple((s, t) for _ in self.variants for s in self.seeds
+                 for t in self.train_types)
+
+  @property
+  def cell_variants(self) -> tuple[str, ...]:
+    per = len(self.seeds) * len(self.train_types)
+    return tuple(v for v in self.variants for _ in range(per))
+
+  def variant_cells(self, variant: str) -> range:
+    """Indices of one variant's cells."""
+    per = len(self.seeds) * len(self.train_types)
+    k = self.variants.index(variant)
+    return range(k * per, (k + 1) * per)
 
   def cell_name(self, i: int) -> str:
     seed, t = self.cells[i]
-    return f"seed={seed},train={t}"
+    v = self.cell_variants[i]
+    name = f"seed={seed},train={t}"
+    if not v:
+      return name
+    return f"{v if '=' in v else 'control=' + v},{name}"
 
   def to_json(self) -> dict:
-    return {"seeds": list(self.seeds), "train_types": list(self.train_types)}
+    out = {"seeds": list(self.seeds), "train_types": list(self.train_types)}
+    if self.variants != ("",):  # Runs without variants keep their old meta.
+      out["variants"] = list(self.variants)
+    return out
+
+
+def make_mesh(devices=None) -> Mesh:
+  # Mesh(...) rather than jax.make_mesh: the latter defaults to explicit axis
+  # types, under which the vmapped gathers fail (JAX-NOTES.md).
+  return Mesh(np.array(devices or jax.devices()), ("grid",))
 
 
 GRID_MODES = ("auto", "vmap", "scan")
@@ -79,7 +125,12 @@ class Grid:
   """Stacked cell states and the jitted grid functions for one data set."""
 
   def __init__(self, solver: Solver, spec: GridSpec, data: BLMData,
-               mesh: Mesh | None = None, mode: str = "vmap"):
+               mesh: Mesh | None = None,
+               sources: dict[str, np.ndarray] | None = None,
+               mode: str = "vmap"):
+    """`sources`: the extra embedding tables the variants need, keyed by
+    `variants.source_of` (same rows as `data.embeddings`); `mode`: 'vmap' or
+    'scan' (resolve 'auto' with `resolve_mode`)."""
     if mode not in ("vmap", "scan"):
       raise ValueError(f"Grid mode {mode!r}: expected 'vmap' or 'scan' "
                        "(resolve 'auto' with grid.resolve_mode)")
@@ -93,30 +144,68 @@ class Grid:
     types = [spec.cells[i][1] for i in cell_ids]
     self._cell_sharding = NamedSharding(self.mesh, P("grid"))
     self._replicated = NamedSharding(self.mesh, P())
-    self.emb = jax.device_put(jnp.asarray(data.embeddings), self._replicated)
+    table, views = variants_lib.stack_sources(
+        data.embeddings, sources or {}, spec.variants)
+    self.emb = jax.device_put(jnp.asarray(table), self._replicated)
+    self.views = self._shard(variants_lib.stack_views(
+        [views[spec.cell_variants[i]] for i in cell_ids]))
+    self._shuffles = any(variants_lib.shuffles(v) for v in spec.variants)
     self.keys = self._shard(jax.vmap(jax.random.key)(seeds))
-    self.train = self._shard(_stack([data.train[t] for t in types], 1))
+    self.train = self._shard(self._stack([data.train[t] for t in types], 1))
     chunk = solver.eval_chunk
-    self.dev = self._shard(_stack([data.dev[t] for t in types], chunk))
+    self.dev = self._shard(self._stack([data.dev[t] for t in types], chunk))
     self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
     self._epoch = jax.jit(self._vmapped_epoch if mode == "vmap"
                           else self._scanned_epoch)
-    self._predict = jax.jit(jax.vmap(solver.predict, in_axes=(0, None, None)))
-    self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None)))
+    self._predict = jax.jit(jax.vmap(self._predict_cell,
+                                     in_axes=(0, None, None, 0)))
+    self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None, 0)))
 
-  def _vmapped_epoch(self, state, keys, epoch, emb, train, dev):
-    return jax.vmap(self.solver.train_epoch,
-                    in_axes=(0, 0, None, None, 0, 0))(
-                        state, keys, epoch, emb, train, dev)
+  def eval_split(self, table) -> SplitIndex:
+    """A table as a replicated split padded for chunked evaluation."""
+    rows = eval_rows(table.num_instances, self.solver.eval_chunk)
+    return jax.device_put(self._split(table, rows), self._replicated)
 
-  def _scanned_epoch(self, state, keys, epoch, emb, train, dev):
+  def _split(self, table, rows: int) -> SplitIndex:
+    """Host index arrays; with the per-instance context permutations only
+    when a variant shuffles (they cost a hash per instance)."""
+    split = SplitIndex.from_table(table, rows)
+    if not self._shuffles:
+      return split
+    perm = variants_lib.context_permutations(table)
+    return split.replace(context_perm=_pad_rows(perm, rows))
+
+  def _stack(self, tables, chunk: int) -> SplitIndex:
+    """Per-cell splits stacked on a leading axis, rows padded to the longest
+    (and to a multiple of the evaluation chunk)."""
+    rows = eval_rows(max(t.num_instances for t in tables), chunk)
+    parts = [self._split(t, rows) for t in tables]
+    return jax.tree.map(lambda *xs: np.stack(xs), *parts)
+
+  def _shard(self, tree):
+    return jax.device_put(tree, self._cell_sharding)
+
+  def _init_cell(self, key, train: SplitIndex, emb, view) -> CellState:
+    train = variants_lib.apply_view(train, view)
+    return self.solver.init(key, gather(emb, train, jnp.arange(1)))
+
+  def _epoch_cell(self, state, key, epoch, emb, train, dev, view):
+    return self.solver.train_epoch(state, key, epoch, emb,
+                                   variants_lib.apply_view(train, view),
+                                   variants_lib.apply_view(dev, view))
+
+  def _vmapped_epoch(self, state, keys, epoch, emb, train, dev, views):
+    return jax.vmap(self._epoch_cell, in_axes=(0, 0, None, None, 0, 0, 0))(
+        state, keys, epoch, emb, train, dev, views)
+
+  def _scanned_epoch(self, state, keys, epoch, emb, train, dev, views):
     """The cells one after another; vmapped over devices only, so each
     device scans over its own shard of cells."""
     def one(cell):
-      s, k, tr, dv = cell
-      return self.solver.train_epoch(s, k, epoch, emb, tr, dv)
+      s, k, tr, dv, vw = cell
+      return self._epoch_cell(s, k, epoch, emb, tr, dv, vw)
 
-    cells = (state, keys, train, dev)
+    cells = (state, keys, train, dev, views)
     n_dev = self.mesh.devices.size
     if n_dev == 1:
       return jax.lax.map(one, cells)
@@ -124,21 +213,13 @@ class Grid:
     out = jax.vmap(lambda c: jax.lax.map(one, c))(jax.tree.map(split, cells))
     return jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), out)
 
-  def eval_split(self, table) -> SplitIndex:
-    """A table as a replicated split padded for chunked evaluation."""
-    rows = eval_rows(table.num_instances, self.solver.eval_chunk)
-    return jax.device_put(SplitIndex.from_table(table, rows),
-                          self._replicated)
-
-  def _shard(self, tree):
-    return jax.device_put(tree, self._cell_sharding)
-
-  def _init_cell(self, key, train: SplitIndex, emb) -> CellState:
-    return self.solver.init(key, gather(emb, train, jnp.arange(1)))
+  def _predict_cell(self, params, emb, split, view):
+    return self.solver.predict(params, emb,
+                               variants_lib.apply_view(split, view))
 
   def init(self) -> CellState:
     """The stacked initial state, sharded over the cell axis."""
-    return self._init(self.keys, self.train, self.emb)
+    return self._init(self.keys, self.train, self.emb, self.views)
 
   def abstract_state(self):
     """Shapes and shardings of the state, the target of a restore."""
@@ -155,18 +236,19 @@ class Grid:
     'dev_loss': [cells]}.
     """
     return self._epoch(state, self.keys, jnp.int32(epoch), self.emb,
-                       self.train, self.dev)
+                       self.train, self.dev, self.views)
 
   def predict(self, params, split: SplitIndex):
     """Per-cell predictions on one split (padding cells and rows dropped)."""
-    out = self._predict(params, self.emb, split)
+    out = self._predict(params, self.emb, split, self.views)
     n = int(split.size)
     return jax.tree.map(lambda x: np.asarray(x)[:self.num_cells, :n], out)
 
 
-def _stack(tables, chunk: int) -> SplitIndex:
-  """Per-cell splits stacked on a leading axis, rows padded to the longest
-  (and to a multiple of the evaluation chunk)."""
-  rows = eval_rows(max(t.num_instances for t in tables), chunk)
-  parts = [SplitIndex.from_table(t, rows) for t in tables]
-  return jax.tree.map(lambda *xs: np.stack(xs), *parts)
+def _pad_rows(a: np.ndarray, rows: int) -> np.ndarray:
+  """`a` with rows up to `rows` (identity permutations on padding rows)."""
+  if rows <= a.shape[0]:
+    return a
+  fill = np.broadcast_to(np.arange(a.shape[1], dtype=a.dtype),
+                         (rows - a.shape[0], a.shape[1]))
+  return np.concatenate([a, fill])

@@ -71,6 +71,104 @@ def heatmap(summary: dict, train_types, test_types, path: str,
   plt.close(fig)
 
 
+def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
+           diverging: bool, fig):
+  """One annotated train x test matrix; F1 on [0, 1] or a difference on
+  [-1, 1] (red: the control is better, blue: the real run is)."""
+  if diverging:
+    im = ax.imshow(m, vmin=-1.0, vmax=1.0, cmap="RdBu")
+    dark = lambda v: abs(v) > 0.5
+    fmt = lambda v: f"{v:+.3f}"
+  else:
+    im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
+    dark = lambda v: v < 0.6
+    fmt = lambda v: f"{v:.3f}"
+  for i in range(m.shape[0]):
+    for j in range(m.shape[1]):
+      ax.text(j, i, fmt(m[i, j]), ha="center", va="center", fontsize=8,
+              color="white" if dark(m[i, j]) else "black")
+  ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types],
+                fontsize=8)
+  ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types],
+                fontsize=8)
+  ax.set_title(title, fontsize=9)
+  return fig.colorbar(im, ax=ax, fraction=0.046)
+
+
+def heatmap_with_controls(summary: dict, controls: dict, train_types,
+                          test_types, path: str, title: str = "", *,
+                          encoder: str = "", num_answers: int = 0) -> None:
+  """The real F1 heatmap beside, per control, its F1 and the selectivity
+  (real minus control F1): one row per control, the real heatmap first.
+
+  `controls`: {name: {'summary': ..., 'selectivity': {t: {u: float}}}}
+  (the `controls` section of results.json).
+  """
+  mat = lambda f: np.array([[f(t, u) for u in test_types]
+                            for t in train_types])
+  rows = len(controls)
+  w = max(3.2, 0.9 * len(test_types) + 1.8)
+  h = max(2.6, 0.6 * len(train_types) + 1.6)
+  fig, axes = plt.subplots(rows, 3, figsize=(3 * w, rows * h + 1.2),
+                           layout="constrained", squeeze=False)
+  real = mat(lambda t, u: summary[t][u]["f1_mean"])
+  for r, (name, c) in enumerate(controls.items()):
+    if r:  # The real heatmap once, top left.
+      axes[r, 0].axis("off")
+    else:
+      bar = _panel(axes[r, 0], real, train_types, test_types, "real F1",
+                   diverging=False, fig=fig)
+      if num_answers:
+        bar.ax.axhline(1 / num_answers, color="red", linewidth=2)
+    _panel(axes[r, 1], mat(lambda t, u: c["summary"][t][u]["f1_mean"]),
+           train_types, test_types, f"control {name}: F1", diverging=False,
+           fig=fig)
+    _panel(axes[r, 2], mat(lambda t, u: c["selectivity"][t][u]),
+           train_types, test_types, f"selectivity vs {name}\n(real - "
+           "control F1)", diverging=True, fig=fig)
+  fig.suptitle(_title(title or "F1 (mean over seeds)", encoder, num_answers,
+                      width=90), fontsize=10)
+  fig.savefig(path, dpi=120)
+  plt.close(fig)
+
+
+def layer_sweep(sweep: dict, train_types, test_types, path: str,
+                title: str = "", *, encoder: str = "",
+                num_answers: int = 0) -> None:
+  """Mean F1 (± std over seeds) by encoder layer: one panel per train type,
+  one line per test type; the run's own layer is marked.
+
+  `sweep`: the `layer_sweep` section of results.json.
+  """
+  layers = sweep["layers"]
+  fig, axes = plt.subplots(1, len(train_types),
+                           figsize=(max(4.5, 3.6 * len(train_types)), 3.8),
+                           layout="constrained", squeeze=False,
+                           sharey=True)
+  for ax, t in zip(axes[0], train_types):
+    for u in test_types:
+      m = np.array(sweep["f1_mean"][t][u])
+      s = np.array(sweep["f1_std"][t][u])
+      ax.errorbar(layers, m, yerr=s, marker="o", markersize=3, capsize=2,
+                  label=f"test {u}")
+    if num_answers:
+      ax.axhline(1 / num_answers, color="red", linestyle="--", linewidth=1,
+                 label="chance")
+    if sweep.get("main_layer") is not None:
+      ax.axvline(sweep["main_layer"], color="gray", linestyle=":",
+                 linewidth=1, label="config layer")
+    ax.set_xticks(layers)
+    ax.set_xlabel("hidden state (0 = embeddings)")
+    ax.set_title(f"train {t}", fontsize=9)
+    ax.set_ylim(0, 1)
+  axes[0, 0].set_ylabel("F1")
+  axes[0, -1].legend(fontsize=7, loc="best")
+  fig.suptitle(_title(title or "F1 by layer", encoder, num_answers,
+                      width=80), fontsize=10)
+  fig.savefig(path, dpi=120)
+  plt.close(fig)
+
+
 def occurring_labels(summary: dict, label_names) -> list[str]:
   """The labels chosen at least once in some (train, test) pair."""
   seen = set()

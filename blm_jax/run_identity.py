@@ -25,6 +25,11 @@ EXECUTION_KEYS = frozenset({
 
 RESUME_MODES = ("auto", "force", "restart")
 
+# Keys added after runs were saved, left out of the identity while at this
+# (neutral) value, so those runs still resume; any other value is part of
+# the identity like every key (a changed controls list refuses to resume).
+NEUTRAL_DEFAULTS = {"controls": "", "encoder.layer_sweep": ""}
+
 
 def flatten(cfg, prefix: str = "") -> dict:
   out = {}
@@ -47,7 +52,8 @@ def _digest(*parts) -> str:
 def fingerprint(config, data) -> dict:
   """JSON-ready identity of a run: its config and its data."""
   cfg = {k: v for k, v in flatten(config.to_dict()).items()
-         if k not in EXECUTION_KEYS}
+         if k not in EXECUTION_KEYS
+         and not (k in NEUTRAL_DEFAULTS and v == NEUTRAL_DEFAULTS[k])}
   splits = {}
   for split in ("train", "dev", "test"):
     for t, table in getattr(data, split).items():

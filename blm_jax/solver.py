@@ -32,6 +32,9 @@ class SplitIndex:
   correct: jax.Array  # [N] int32
   labels: jax.Array  # [N, A] int32
   size: jax.Array  # [] int32
+  # [N, C] int32 per-instance context permutations; only grids with a
+  # shuffled-context control set it (`variants.py`).
+  context_perm: Any = None
 
   @classmethod
   def from_table(cls, table: SentenceTable, rows: int | None = None):

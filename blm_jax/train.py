@@ -9,12 +9,14 @@ vmapping in `grid.py`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
 import os
 import shutil
 import time
+from typing import Callable, Sequence
 
 import jax
 import ml_collections
@@ -23,7 +25,7 @@ import optax
 import tqdm
 
 from blm_jax import (checkpoints, evaluate, input_pipeline, models, plots,
-                     run_identity)
+                     run_identity, variants)
 from blm_jax import config_check
 from blm_jax.grid import Grid, GridSpec, resolve_mode
 from blm_jax.solver import Solver
@@ -38,17 +40,88 @@ def create_optimizer(train_cfg) -> optax.GradientTransformation:
                    "known; expected 'adam' or 'adamw'")
 
 
-def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
-  """Embeds with the configured frozen encoder (cached on disk)."""
+def encoder_spec(encoder_cfg, **overrides):
+  """The `embed.EncoderSpec` of a config's encoder section."""
   from blm_jax import embed  # Imported lazily: loads the encoder stack.
+
+  spec, _ = embed.from_config(encoder_cfg)
+  return dataclasses.replace(spec, **overrides)
+
+
+def _cache_dir(encoder_cfg) -> str:
+  from blm_jax import embed
+
+  return embed.from_config(encoder_cfg)[1]["cache_dir"]
+
+
+def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
+  """Embeds with the configured frozen encoder (cached on disk).
+
+  With `encoder.layer_sweep` set, the one encoder pass also fills the cache
+  of every swept layer, which `default_sources` then only reads.
+  """
+  from blm_jax import embed, encoders
 
   def fn(sentences):
     # embed.from_config: the same cache keys as `python -m blm_jax.embed
     # --config=...` computes.
     spec, options = embed.from_config(encoder_cfg)
-    return embed.embed_sentences(list(sentences), encoder=spec, **options)
+    sweep = encoder_cfg.get("layer_sweep", "")
+    if not variants.parse_layer_sweep(sweep):
+      return embed.embed_sentences(list(sentences), encoder=spec, **options)
+    enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
+    main = enc.layer_index(spec.layer)
+    layers = variants.parse_layer_sweep(sweep, enc.num_layers) + (main,)
+    by_layer, _ = embed.embed_layers(list(sentences), spec, layers,
+                                     **options)
+    return by_layer[main]
 
   return fn
+
+
+@dataclasses.dataclass(frozen=True)
+class Sources:
+  """The embedding tables the grid's variants read besides the real one.
+
+  tables: {'random_encoder' | 'layer=k': [S, D]}, rows as the real table's.
+  sweep_layers: the swept hidden states (non-negative), () without a sweep.
+  main_layer: the hidden state of the real cells (non-negative).
+  """
+
+  tables: dict
+  sweep_layers: tuple[int, ...] = ()
+  main_layer: int | None = None
+
+
+SourcesFn = Callable[[ml_collections.ConfigDict, Sequence[str]], Sources]
+RANDOM_ENCODER_SEED = 0  # The random encoder's weights: one fixed draw.
+
+
+def default_sources(config, sentences: Sequence[str]) -> Sources:
+  """The random encoder's and every swept layer's embeddings (cached)."""
+  controls = variants.parse_controls(config.get("controls", ""))
+  sweep = config.encoder.get("layer_sweep", "")
+  if "random_encoder" not in controls and not variants.parse_layer_sweep(
+      sweep):
+    return Sources({})
+  from blm_jax import embed, encoders
+
+  enc_cfg = config.encoder
+  spec = encoder_spec(enc_cfg)
+  enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
+  main = enc.layer_index(spec.layer)
+  tables, layers = {}, variants.parse_layer_sweep(sweep, enc.num_layers)
+  if layers:
+    by_layer, _ = embed.embed_layers(
+        list(sentences), spec, layers + (main,),
+        batch_size=enc_cfg.batch_size, cache_dir=_cache_dir(enc_cfg))
+    tables.update({variants.layer_variant(k): by_layer[k] for k in layers})
+  if "random_encoder" in controls:
+    tables["random_encoder"] = embed.embed_sentences(
+        list(sentences), encoder_spec(
+            enc_cfg, random_weights_seed=RANDOM_ENCODER_SEED),
+        batch_size=enc_cfg.batch_size, cache_dir=_cache_dir(enc_cfg))
+  return Sources(tables, layers, main)
 
 
 def check_compatible(config, data: input_pipeline.BLMData) -> None:
@@ -102,7 +175,11 @@ def loss_weights(config, embed_dim: int) -> tuple[tuple[str, float], ...]:
       for name in models.LOSS_TERMS)
 
 
-def build_grid(config, data: input_pipeline.BLMData, mesh=None) -> Grid:
+def build_grid(config, data: input_pipeline.BLMData, mesh=None,
+               sources: Sources | None = None) -> Grid:
+  """The grid of `config` on `data`: seeds x train types, times the real
+  run, every control of `config.controls` and the swept layers of
+  `sources` (`variants.py`)."""
   model = models.create_model(config.model, embed_dim=data.embed_dim,
                               num_context=data.num_context,
                               score=config.train.score, loss_cfg=config.loss)
@@ -117,12 +194,16 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None) -> Grid:
       steps_per_epoch=max(1, math.ceil(largest / config.train.batch_size)),
       select_by=config.train.select_by,
       eval_chunk=config.train.eval_chunk)
+  sources = sources or Sources({})
   spec = GridSpec(tuple(int(s) for s in config.grid.seeds),
-                  tuple(config.data.train_types))
+                  tuple(config.data.train_types),
+                  variants.grid_variants(
+                      variants.parse_controls(config.get("controls", "")),
+                      sources.sweep_layers, sources.main_layer))
   mode = resolve_mode(config.grid.get("mode", "auto"), config.model.name,
                       (mesh.devices.flat[0] if mesh is not None
                        else jax.devices()[0]).platform)
-  return Grid(solver, spec, data, mesh, mode)
+  return Grid(solver, spec, data, mesh, sources.tables, mode)
 
 
 class RunMismatchError(ValueError):
@@ -201,7 +282,8 @@ def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                        embed_fn: input_pipeline.EmbedFn | None = None,
-                       data: input_pipeline.BLMData | None = None) -> dict:
+                       data: input_pipeline.BLMData | None = None,
+                       sources_fn: SourcesFn | None = None) -> dict:
   """Trains every grid cell, evaluates it on every test type, writes outputs.
 
   Args:
@@ -210,6 +292,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       workdir resumes from the last checkpoint.
     embed_fn: sentences -> [n, D] embeddings; default: config.encoder.
     data: already loaded data (tests and benchmarks); default: config.data.
+    sources_fn: (config, sentences) -> the `Sources` of the random-encoder
+      control and the layer sweep; default: `default_sources`.
 
   Returns:
     The results dict also written to results.json.
@@ -223,10 +307,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         config.data, embed_fn or default_embed_fn(config.encoder),
         config.data.get("data_dir") or None)
   check_compatible(config, data)
+  t1 = time.perf_counter()
+  sources = (sources_fn or default_sources)(config, data.table.sentences)
+  variant_seconds = time.perf_counter() - t1
   data_seconds = time.perf_counter() - t0
 
   # ---- Model, optimizer and grid -------------------------------------------
-  grid = build_grid(config, data)
+  grid = build_grid(config, data, sources=sources)
   # The workdir is made only now: a run that fails to load its data (a bad
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
@@ -238,6 +325,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
            data.num_context, data.num_answers,
            {t: s.num_instances for t, s in data.train.items()},
            {t: s.num_instances for t, s in data.test.items()}, data_seconds)
+  if sources.tables:
+    log.info("variant embeddings %s (%.1fs)", sorted(sources.tables),
+             variant_seconds)
   ckpt_dir = os.path.join(workdir, "checkpoints")
   meta = {"grid": grid.spec.to_json(), "model": config.model.name,
           "embed_dim": data.embed_dim, "num_context": data.num_context,
@@ -320,13 +410,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
             "dev_accuracy": [e[i] for e in history["dev_accuracy"]],
             "dev_loss": [e[i] for e in history["dev_loss"]]},
         "test": {}})
+    if grid.spec.cell_variants[i]:
+      per_cell[-1]["variant"] = grid.spec.cell_variants[i]
   for u in test_types:
     table = data.test[u]
     out = grid.predict(params, grid.test[u])
     for i, cell in enumerate(per_cell):
       cell["test"][u] = evaluate.cell_metrics(
           out["pred"][i], table.correct, table.labels, data.label_names)
-  summary = evaluate.summarize(grid.spec, per_cell, test_types)
+  by_variant = {v: [per_cell[i] for i in grid.spec.variant_cells(v)]
+                for v in grid.spec.variants}
+  summaries = {v: evaluate.summarize(grid.spec, cells, test_types)
+               for v, cells in by_variant.items()}
+  summary = summaries[""]
+  per_cell = by_variant[""]
   throughput = per_epoch * trained_epochs / train_seconds if train_seconds else None
   results = {
       "config": {"model": config.model.name, "dataset": config.data.name,
@@ -352,19 +449,43 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                      "devices": [str(d) for d in grid.mesh.devices.flat],
                      "data_and_embedding_s": data_seconds},
   }
+  controls = [v for v in grid.spec.variants if v in variants.CONTROLS]
+  if controls:
+    results["controls"] = {
+        c: {"summary": summaries[c], "cells": by_variant[c],
+            "selectivity": evaluate.selectivity(summary, summaries[c])}
+        for c in controls}
+  if sources.sweep_layers:
+    results["layer_sweep"] = evaluate.layer_sweep(
+        {k: summaries[variants.layer_variant(k)]
+         if k != sources.main_layer else summary
+         for k in sources.sweep_layers}, sources.main_layer)
   _write_json(os.path.join(workdir, "results.json"), results)
   title = f"{config.model.name} on {config.data.name}"
-  plots.heatmap(summary, grid.spec.train_types, test_types,
-                os.path.join(workdir, "heatmap.png"), title=f"F1: {title}",
-                encoder=config.encoder.name, num_answers=data.num_answers)
+  if controls:
+    plots.heatmap_with_controls(
+        summary, results["controls"], grid.spec.train_types, test_types,
+        os.path.join(workdir, "heatmap.png"), title=f"F1: {title}",
+        encoder=config.encoder.name, num_answers=data.num_answers)
+  else:
+    plots.heatmap(summary, grid.spec.train_types, test_types,
+                  os.path.join(workdir, "heatmap.png"), title=f"F1: {title}",
+                  encoder=config.encoder.name, num_answers=data.num_answers)
+  if sources.sweep_layers:
+    plots.layer_sweep(results["layer_sweep"], grid.spec.train_types,
+                      test_types, os.path.join(workdir, "layers.png"),
+                      title=f"F1 by layer: {title}",
+                      encoder=config.encoder.name,
+                      num_answers=data.num_answers)
   plots.error_bars(summary, grid.spec.train_types, test_types,
                    data.label_names, os.path.join(workdir, "errors.png"),
                    title=f"Chosen answers: {title}",
                    encoder=config.encoder.name, num_answers=data.num_answers)
-  for t in grid.spec.train_types:
-    log.info("train %s: %s", t, "  ".join(
-        f"test {u} F1 {summary[t][u]['f1_mean']:.3f}±"
-        f"{summary[t][u]['f1_std']:.3f}" for u in test_types))
+  for v in grid.spec.variants:
+    for t in grid.spec.train_types:
+      log.info("%strain %s: %s", f"[{v}] " if v else "", t, "  ".join(
+          f"test {u} F1 {summaries[v][t][u]['f1_mean']:.3f}±"
+          f"{summaries[v][t][u]['f1_std']:.3f}" for u in test_types))
   return results
 
 

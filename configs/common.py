@@ -138,6 +138,10 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   c.encoder.batch_size = 128
   c.encoder.dtype = "float32"  # or 'bfloat16' (about 1% off; own cache key)
   c.encoder.cache_dir = ""  # '' = the embedding module's default
+  # Layer sweep: '' = off; 'all' = every hidden state (0 = embeddings); or
+  # '0,3,6'. One encoder pass embeds them all; each layer is a block of grid
+  # cells beside the real ones; results.json 'layer_sweep', layers.png.
+  c.encoder.layer_sweep = ""
 
   # Solver.
   c.model = ml_collections.ConfigDict()
@@ -203,6 +207,10 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   # after another) or 'auto' (per model and platform, from measurements:
   # blm_jax/grid.py AUTO_SCAN). Same results within float tolerance.
   c.grid.mode = "auto"
+  # Control baselines, more cells of the same grid (blm_jax/variants.py):
+  # comma-separated subset of 'answer_only,shuffled_context,random_encoder';
+  # results.json 'controls' (with selectivity), heatmap.png shows them.
+  c.controls = ""
 
   c.progress = True
   return c

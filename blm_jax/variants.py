@@ -1,0 +1,212 @@
+"""Control baselines and layer-sweep cells: what a grid cell reads, per cell.
+
+A heatmap alone does not say whether an F1 comes from the embeddings, from
+the solver's capacity or from a cue in the candidates (Hewitt and Liang's
+point about probes). The controls answer that, each as more cells of the
+same grid, trained and evaluated exactly as the real cells are:
+
+  answer_only       every context sentence is an all-zero vector: a solver
+                    that beats chance then reads a cue in the candidates;
+  shuffled_context  each instance's context sentences in a fixed random
+                    order (seeded by the instance id): how much the
+                    sequence matters;
+  random_encoder    the same encoder architecture with random weights (its
+                    own embedding-cache key): how much comes from the
+                    pretraining.
+
+A layer-sweep cell 'layer=k' reads hidden state k of the encoder (0 = the
+embedding layer) instead of `config.encoder.layer`.
+
+How: the embedding tables of every source (the real one, the random
+encoder's, each layer's) are stacked into one table, followed by one zero
+row, and a cell's `View` says which block it reads (an index offset) and how
+its context is read (as is, the zero row, or permuted). The index arrays and
+the solver code are shared: a real cell computes exactly what it computes
+in a grid without variants.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+CONTROLS = ("answer_only", "shuffled_context", "random_encoder")
+AS_IS, ZERO_CONTEXT, SHUFFLED_CONTEXT = 0, 1, 2
+# Part of every instance's permutation seed: change it and every shuffled
+# context changes.
+SHUFFLE_SEED = 0
+_LAYER = re.compile(r"^layer=(\d+)$")
+
+
+@flax.struct.dataclass
+class View:
+  """How one cell reads the shared index arrays (all int32 scalars)."""
+
+  offset: jax.Array  # added to every sentence index: the source's block
+  ctx_mode: jax.Array  # AS_IS, ZERO_CONTEXT or SHUFFLED_CONTEXT
+  zero_row: jax.Array  # index of the all-zero row
+
+
+def layer_variant(k: int) -> str:
+  return f"layer={int(k)}"
+
+
+def variant_layer(variant: str) -> int | None:
+  """k of 'layer=k'; None for the real cells and the controls."""
+  m = _LAYER.match(variant)
+  return int(m.group(1)) if m else None
+
+
+def source_of(variant: str) -> str:
+  """The embedding table a variant reads: '' (the real one),
+  'random_encoder' or 'layer=k'."""
+  if variant == "random_encoder" or variant_layer(variant) is not None:
+    return variant
+  if variant in ("", "answer_only", "shuffled_context"):
+    return ""
+  raise ValueError(f"grid variant {variant!r} is not known; expected '', "
+                   f"one of {CONTROLS} or 'layer=<k>'")
+
+
+def ctx_mode(variant: str) -> int:
+  return {"answer_only": ZERO_CONTEXT,
+          "shuffled_context": SHUFFLED_CONTEXT}.get(variant, AS_IS)
+
+
+def shuffles(variant: str) -> bool:
+  return ctx_mode(variant) == SHUFFLED_CONTEXT
+
+
+def parse_controls(value) -> tuple[str, ...]:
+  """'answer_only,random_encoder' (or a tuple) -> the controls, in order.
+
+  Raises ValueError naming `config.controls`, the bad name and the
+  accepted ones.
+  """
+  names = [s.strip() for s in (value.split(",") if isinstance(value, str)
+                               else value)]
+  names = [n for n in names if n]
+  bad = [n for n in names if n not in CONTROLS]
+  if bad:
+    raise ValueError(f"config.controls={value!r}: {', '.join(map(repr, bad))}"
+                     f" is not a control; expected a comma-separated subset "
+                     f"of {', '.join(CONTROLS)}")
+  if len(set(names)) != len(names):
+    raise ValueError(f"config.controls={value!r}: a control is repeated")
+  return tuple(names)
+
+
+def parse_layer_sweep(value: str, num_layers: int | None = None
+                      ) -> tuple[int, ...] | str:
+  """`config.encoder.layer_sweep` -> hidden-state indices, in order.
+
+  '' = no sweep, 'all' = every hidden state 0..num_layers (the embedding
+  layer and each block), or a comma-separated list such as '0,3,6'
+  (negative indices count from the last layer). Without `num_layers` (the
+  encoder is not loaded yet) only the syntax is checked and 'all' is
+  returned as is.
+  """
+  key = "config.encoder.layer_sweep"
+  if not isinstance(value, str):
+    raise ValueError(f"{key}={value!r}: expected a string: '', 'all' or "
+                     "comma-separated layer indices such as '0,3,6'")
+  value = value.strip()
+  if not value:
+    return ()
+  if value == "all":
+    return "all" if num_layers is None else tuple(range(num_layers + 1))
+  try:
+    layers = [int(s) for s in value.split(",")]
+  except ValueError:
+    raise ValueError(f"{key}={value!r}: expected '', 'all' or comma-separated"
+                     " layer indices such as '0,3,6'") from None
+  if num_layers is None:
+    return tuple(layers)
+  n = num_layers + 1
+  bad = [k for k in layers if not -n <= k < n]
+  if bad:
+    raise ValueError(f"{key}={value!r}: layer(s) {bad} out of range; the "
+                     f"encoder has hidden states 0..{num_layers} (0 = "
+                     "embeddings, -1 = last)")
+  out = tuple(dict.fromkeys(k % n for k in layers))
+  return out
+
+
+def grid_variants(controls=(), sweep_layers=(), main_layer: int | None = None
+                  ) -> tuple[str, ...]:
+  """'' then the controls, then one 'layer=k' per swept layer other than
+  `main_layer` (the real cells already are that layer)."""
+  layers = tuple(layer_variant(k) for k in sweep_layers if k != main_layer)
+  return ("",) + tuple(controls) + layers
+
+
+def stack_sources(embeddings: np.ndarray, sources: dict[str, np.ndarray],
+                  variants) -> tuple[np.ndarray, dict[str, View]]:
+  """(the stacked table [(blocks) * S + 1, D], a View per variant)."""
+  s, d = embeddings.shape
+  blocks = [""]
+  for v in variants:
+    src = source_of(v)
+    if src not in blocks:
+      if src not in sources:
+        raise ValueError(f"grid variant {v!r} needs the embedding table "
+                         f"{src!r}, which was not given")
+      if sources[src].shape != (s, d):
+        raise ValueError(f"embedding table {src!r} has shape "
+                         f"{sources[src].shape}, not {(s, d)}")
+      blocks.append(src)
+  tables = [embeddings] + [sources[b] for b in blocks[1:]]
+  table = np.concatenate(
+      [np.asarray(t, np.float32) for t in tables]
+      + [np.zeros((1, d), np.float32)])
+  zero_row = len(blocks) * s
+  views = {v: View(offset=np.int32(blocks.index(source_of(v)) * s),
+                   ctx_mode=np.int32(ctx_mode(v)),
+                   zero_row=np.int32(zero_row)) for v in variants}
+  return table, views
+
+
+def stack_views(views) -> View:
+  return jax.tree.map(lambda *xs: np.stack(xs), *views)
+
+
+def apply_view(split, view: View):
+  """The split as one cell reads it (traced; a real cell's view leaves the
+  indices unchanged)."""
+  ctx = split.context
+  if split.context_perm is not None:
+    shuffled = jnp.take_along_axis(ctx, split.context_perm, axis=-1)
+    ctx = jnp.where(view.ctx_mode == SHUFFLED_CONTEXT, shuffled, ctx)
+  ctx = jnp.where(view.ctx_mode == ZERO_CONTEXT, view.zero_row,
+                  ctx + view.offset)
+  return split.replace(context=ctx.astype(split.context.dtype),
+                       answers=(split.answers + view.offset).astype(
+                           split.answers.dtype))
+
+
+def instance_permutation(instance_id: str, mask: np.ndarray) -> np.ndarray:
+  """A permutation of the context positions of one instance.
+
+  Only the real (unmasked) positions move; padding stays in place. Seeded by
+  SHUFFLE_SEED and the instance id, so it does not depend on the split, the
+  sampling or the row order.
+  """
+  digest = hashlib.sha256(f"{SHUFFLE_SEED}:{instance_id}".encode()).digest()
+  rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+  perm = np.arange(len(mask), dtype=np.int32)
+  real = np.flatnonzero(mask)
+  perm[real] = real[rng.permutation(len(real))]
+  return perm
+
+
+def context_permutations(table) -> np.ndarray:
+  """[N, C] int32: each instance's context permutation (`SentenceTable`)."""
+  if not table.num_instances:
+    return np.zeros((0, table.context.shape[1]), np.int32)
+  return np.stack([instance_permutation(i, m) for i, m in
+                   zip(table.instance_ids, table.context_mask)])
