@@ -177,14 +177,17 @@ def projections(run: probe.Restored, out: dict, table: SentenceTable,
 # ---- Figures (matplotlib object API: no global state) ---------------------
 
 def _matrix(ax, m, names, title, labels=True):
-  rowsum = np.maximum(m.sum(axis=1, keepdims=True), 1)
-  ax.imshow(m / rowsum, vmin=0, vmax=1, cmap="viridis")
+  """Row-normalised; rows no instance has (every label but the correct
+  one, at the label level) are left out."""
+  keep = np.flatnonzero(m.sum(axis=1) > 0)
+  m = m[keep]
+  ax.imshow(m / np.maximum(m.sum(axis=1, keepdims=True), 1), vmin=0, vmax=1,
+            cmap="viridis")
   ax.set_title(title, fontsize=7)
   if labels:
-    ticks = np.arange(len(names))
-    ax.set_xticks(ticks, [str(n)[:18] for n in names], rotation=90,
-                  fontsize=5)
-    ax.set_yticks(ticks, [str(n)[:18] for n in names], fontsize=5)
+    short = [str(n)[:18] for n in names]
+    ax.set_xticks(np.arange(len(names)), short, rotation=90, fontsize=5)
+    ax.set_yticks(np.arange(len(keep)), [short[i] for i in keep], fontsize=5)
   else:
     ax.set_xticks([])
     ax.set_yticks([])
@@ -196,7 +199,9 @@ def plot_confusions(panels: list[tuple[str, list, np.ndarray]], path: str,
   cols = min(3, len(panels))
   rows = -(-len(panels) // cols)
   size = 1.2 + 0.35 * max(len(p[1]) for p in panels)
-  fig = Figure(figsize=(cols * size + 1, rows * size + 1), layout="constrained")
+  height = 1.2 + 0.35 * max(int((p[2].sum(axis=1) > 0).sum()) for p in panels)
+  fig = Figure(figsize=(cols * size + 1, rows * height + 1),
+               layout="constrained")
   axes = fig.subplots(rows, cols, squeeze=False)
   for ax in axes.flat[len(panels):]:
     ax.axis("off")
@@ -222,9 +227,12 @@ def plot_traversal(names, matrices: np.ndarray, values: np.ndarray,
   fig.savefig(path, dpi=110)
 
 
-def plot_projections(panels: list[dict], path: str, title: str) -> None:
-  fig = Figure(figsize=(4.2 * len(panels), 4), layout="constrained")
-  axes = fig.subplots(1, len(panels), squeeze=False)[0]
+def plot_projections(panels: list[dict], path: str, title: str,
+                     cols: int = 1) -> None:
+  """Scatter plots, `cols` panels per row (one row per train type)."""
+  rows = -(-len(panels) // cols)
+  fig = Figure(figsize=(4.6 * cols, 4 * rows), layout="constrained")
+  axes = fig.subplots(rows, cols, squeeze=False).flat
   for ax, p in zip(axes, panels):
     groups = np.asarray(p["groups"], dtype=object)
     for g in sorted(set(groups)):
@@ -300,8 +308,8 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
             "dataset": config.data.name, "checkpoint_epoch": run.step,
             "level": level(model), "split": split,
             "probe_sets": {k: {"dataset": dataset or input_pipeline.dataset_name(
-                config.data.name, k) if k in config.data.test_types or dataset
-                else k, "n": t.num_instances} for k, (_, t) in sets.items()},
+                config.data.name, k), "n": t.num_instances}
+                for k, (_, t) in sets.items()},
             "files": {}}
   title = f"{model} on {config.data.name}"
 
@@ -388,7 +396,8 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
                      "groups": len(set(s["groups"]))}
         panels.append({**s, "title": f"{key}\ncoloured by {s['colour']}"})
     path = os.path.join(out_dir, "projection.png")
-    plot_projections(panels, path, f"Latent projections: {title}")
+    plot_projections(panels, path, f"Latent projections: {title}",
+                     cols=len(panels) // len(types))
     result["projection"] = proj
     result["files"]["projection"] = "projection.png"
 
