@@ -286,16 +286,16 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
     raise ValueError(f"unknown --analysis {unknown}; expected some of "
                      f"{list(ANALYSES)}")
   config = probe.load_config(workdir)
+  model = config.model.name
+  if "traversal" in analyses and model not in probe.DECODABLE:
+    raise ValueError(f"--analysis=traversal needs a run of {probe.DECODABLE}"
+                     f"; {workdir} holds a {model!r} run")
   data_dir = data_dir or config.data.get("data_dir") or None
   manual_dir = config.data.get("manual_dir") or None
   embed_fn = embed_fn or train.default_embed_fn(config.encoder)
   if data is None:
     data = input_pipeline.load(config.data, embed_fn, data_dir)
   run = probe.restore(workdir, data)
-  model = run.model_name
-  if "traversal" in analyses and model not in probe.DECODABLE:
-    raise ValueError(f"--analysis=traversal needs a run of {probe.DECODABLE}"
-                     f"; {workdir} holds a {model!r} run")
   sets = _probe_sets(config, data, dataset, split, embed_fn, data_dir,
                      manual_dir)
   out_dir = os.path.join(workdir, "probe")

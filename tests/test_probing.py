@@ -216,13 +216,14 @@ def test_cli_writes_three_figures_and_json(sent_vae_run, monkeypatch):
 
 
 def test_traversal_refuses_models_without_a_decoder(tmp_path):
-  d = synthetic.data(n_train=20, n_dev=10, n_test=10)
-  train.train_and_evaluate(synthetic.config("ffnn", epochs=1, seeds=(0,)),
-                           str(tmp_path), data=d)
-  with pytest.raises(ValueError, match="traversal needs a run of"):
-    probing.analyze(str(tmp_path), ("traversal",), data=d)
+  # Refused from config.json alone, before any data is loaded.
+  with open(tmp_path / "config.json", "w") as f:
+    f.write(synthetic.config("ffnn").to_json())
+  with pytest.raises(ValueError, match="traversal needs a run of .* holds a "
+                     "'ffnn' run"):
+    probing.analyze(str(tmp_path), ("traversal",))
   with pytest.raises(ValueError, match=r"unknown --analysis \['tsne'\]"):
-    probing.analyze(str(tmp_path), ("tsne",), data=d)
+    probing.analyze(str(tmp_path), ("tsne",))
 
 
 def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
