@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from typing import Sequence
 
 import numpy as np
@@ -185,7 +186,7 @@ def _matrix(ax, m, names, title, labels=True):
             cmap="viridis")
   ax.set_title(title, fontsize=7)
   if labels:
-    short = [str(n)[:18] for n in names]
+    short = [str(n)[:40] for n in names]
     ax.set_xticks(np.arange(len(names)), short, rotation=90, fontsize=5)
     ax.set_yticks(np.arange(len(keep)), [short[i] for i in keep], fontsize=5)
   else:
@@ -198,8 +199,8 @@ def plot_confusions(panels: list[tuple[str, list, np.ndarray]], path: str,
   """One row-normalised matrix per (title, names, counts) panel."""
   cols = min(3, len(panels))
   rows = -(-len(panels) // cols)
-  size = 1.2 + 0.35 * max(len(p[1]) for p in panels)
-  height = 1.2 + 0.35 * max(int((p[2].sum(axis=1) > 0).sum()) for p in panels)
+  size = 2.0 + 0.35 * max(len(p[1]) for p in panels)
+  height = 2.0 + 0.35 * max(int((p[2].sum(axis=1) > 0).sum()) for p in panels)
   fig = Figure(figsize=(cols * size + 1, rows * height + 1),
                layout="constrained")
   axes = fig.subplots(rows, cols, squeeze=False)
@@ -207,7 +208,7 @@ def plot_confusions(panels: list[tuple[str, list, np.ndarray]], path: str,
     ax.axis("off")
   for ax, (t, names, m) in zip(axes.flat, panels):
     _matrix(ax, m, names, t)
-  fig.suptitle(title, fontsize=8)
+  fig.suptitle(textwrap.fill(title, 110), fontsize=8)
   fig.savefig(path, dpi=120)
 
 
@@ -223,7 +224,7 @@ def plot_traversal(names, matrices: np.ndarray, values: np.ndarray,
       _matrix(axes[u, j], matrices[u, j], names,
               f"u{u} {values[u, j]:+.2f}\nacc {accuracy[u, j]:.2f}",
               labels=False)
-  fig.suptitle(title, fontsize=8)
+  fig.suptitle(textwrap.fill(title, 110), fontsize=8)
   fig.savefig(path, dpi=110)
 
 
@@ -243,7 +244,7 @@ def plot_projections(panels: list[dict], path: str, title: str,
                  f"{p['nearest_centroid_accuracy']:.2f}", fontsize=7)
     if len(set(groups)) <= 16:
       ax.legend(fontsize=5, markerscale=2)
-  fig.suptitle(title, fontsize=8)
+  fig.suptitle(textwrap.fill(title, 110), fontsize=8)
   fig.savefig(path, dpi=120)
 
 
