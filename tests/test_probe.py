@@ -27,6 +27,7 @@ def test_probe_reproduces_results(tmp_path, monkeypatch):
     acc = float(np.mean(got["pred"] == got["correct"]))
     assert acc == pytest.approx(c["test"]["II"]["accuracy"])
     assert got["latent"].shape == (30, 5)
+    assert got["sentence_latent"].shape == (30, 4, 5)  # [N, C, latent]
     assert got["scores"].shape == (30, 4)
 
 
