@@ -266,6 +266,31 @@ def _probe_sets(config, data: input_pipeline.BLMData, dataset, split,
   return sets
 
 
+def _traversal_cell(model: str, table: SentenceTable, names, tr: dict,
+                    i: int) -> dict:
+  """One cell's traversal: matrices [L, steps, K, K], accuracy and the
+  fraction of choices changed [L, steps], per-unit extremes."""
+  units, steps = tr["pred"].shape[1:3]
+  mats = np.zeros((units, steps, len(names), len(names)), np.int64)
+  acc, changed = np.zeros((units, steps)), np.zeros((units, steps))
+  base = tr["base_pred"][i]
+  for u in range(units):
+    for j in range(steps):
+      p = tr["pred"][i, u, j]
+      mats[u, j] = confusion_matrix(*confusion_keys(model, table, p),
+                                    names)[1]
+      acc[u, j] = np.mean(p == table.correct)
+      changed[u, j] = np.mean(p != base)
+  return {"values": tr["values"][i].tolist(),
+          "base_accuracy": float(np.mean(base == table.correct)),
+          "accuracy": acc.tolist(), "changed": changed.tolist(),
+          "matrices": mats.tolist(),
+          "units": [{"unit": u, "min_accuracy": float(acc[u].min()),
+                     "max_accuracy": float(acc[u].max()),
+                     "max_changed": float(changed[u].max())}
+                    for u in range(units)]}
+
+
 def _own_set(train_type: str, sets: dict) -> str:
   return train_type if train_type in sets else next(iter(sets))
 
@@ -342,7 +367,10 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
   if "traversal" in analyses:
     trav = {"held": "the other units keep the instance's own latent values",
             "range": "min..max of each unit over the cell's training "
-                     "instances", "steps": steps, "train_types": {}}
+                     "instances", "steps": steps,
+            "note": "unit u of one seed need not encode what unit u of "
+                    "another does: read the cells; seeds_summed only "
+                    "averages the size of the effects", "train_types": {}}
     figure = None
     for t in types:
       own = _own_set(t, sets)
@@ -350,37 +378,26 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
       idx = [i for i, ct in enumerate(cell_type) if ct == t]
       tr = traverse(run, data.embeddings, data.train[t], emb, table, steps)
       names = key_names(model, table)
-      units = tr["pred"].shape[1]
-      mats = np.zeros((units, steps, len(names), len(names)), np.int64)
-      acc = np.zeros((units, steps))
-      changed = np.zeros((units, steps))
-      base = tr["base_pred"]
-      for u in range(units):
-        for j in range(steps):
-          for i in idx:
-            p = tr["pred"][i, u, j]
-            mats[u, j] += confusion_matrix(
-                *confusion_keys(model, table, p), names)[1]
-            acc[u, j] += np.mean(p == table.correct) / len(idx)
-            changed[u, j] += np.mean(p != base[i]) / len(idx)
-      base_acc = float(np.mean([np.mean(base[i] == table.correct)
-                                for i in idx]))
-      trav["train_types"][t] = {
-          "probe_set": own, "names": names, "base_accuracy": base_acc,
-          "values": {cells[i]: tr["values"][i].tolist() for i in idx},
-          "accuracy": acc.tolist(), "changed": changed.tolist(),
-          "matrices": mats.tolist(),
-          "units": [{"unit": u, "min_accuracy": float(acc[u].min()),
-                     "max_accuracy": float(acc[u].max()),
-                     "max_changed": float(changed[u].max())}
-                    for u in range(units)]}
+      per_cell = {}
+      for i in idx:
+        per_cell[cells[i]] = _traversal_cell(model, table, names, tr, i)
+      summed = {
+          "matrices": sum(np.asarray(c["matrices"])
+                          for c in per_cell.values()).tolist(),
+          **{k: np.mean([c[k] for c in per_cell.values()], axis=0).tolist()
+             for k in ("accuracy", "changed")},
+          "base_accuracy": float(np.mean(
+              [c["base_accuracy"] for c in per_cell.values()]))}
+      trav["train_types"][t] = {"probe_set": own, "names": names,
+                                "cells": per_cell, "seeds_summed": summed}
       if figure is None:
-        figure = (t, own, names, mats, tr["values"][idx[0]], acc)
-    t, own, names, mats, values, acc = figure
+        figure = (t, own, names, cells[idx[0]], per_cell[cells[idx[0]]])
+    t, own, names, cell, c = figure
     path = os.path.join(out_dir, "traversal.png")
-    plot_traversal(names, mats, values, acc, path,
-                   f"Latent traversal, train {t} -> {own} (values of "
-                   f"{cells[cell_type.index(t)]}; seeds summed): {title}")
+    plot_traversal(names, np.asarray(c["matrices"]), np.asarray(c["values"]),
+                   np.asarray(c["accuracy"]), path,
+                   f"Latent traversal, {cell} -> {own} (untouched accuracy "
+                   f"{c['base_accuracy']:.3f}): {title}")
     result["traversal"] = trav
     result["files"]["traversal"] = "traversal.png"
 
@@ -420,11 +437,12 @@ def summary_text(result: dict) -> str:
                    f"{v['diagonal_fraction']:.3f}, accuracy "
                    f"{v['accuracy_mean']:.3f}")
   for t, v in result.get("traversal", {}).get("train_types", {}).items():
-    lines.append(f"traversal train {t} -> {v['probe_set']} (base "
-                 f"{v['base_accuracy']:.3f}): " + ", ".join(
-                     f"u{u['unit']} acc {u['min_accuracy']:.2f}-"
-                     f"{u['max_accuracy']:.2f} changed<={u['max_changed']:.2f}"
-                     for u in v["units"]))
+    for cell, c in v["cells"].items():
+      lines.append(f"traversal {cell} -> {v['probe_set']} (untouched "
+                   f"{c['base_accuracy']:.3f}): " + ", ".join(
+                       f"u{u['unit']} acc {u['min_accuracy']:.2f}-"
+                       f"{u['max_accuracy']:.2f} changed<="
+                       f"{u['max_changed']:.2f}" for u in c["units"]))
   for k, v in result.get("projection", {}).items():
     lines.append(f"projection {k}: nearest-centroid "
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "

@@ -162,8 +162,8 @@ def test_vae2_sentence_latents_and_traversal_range(vae2_run):
     lat = run.apply(d.embeddings, d.train[t])["latent"]
     for i, name in enumerate(run.cell_names):
       if name.endswith(f"train={t}"):
-        values = np.asarray(result["traversal"]["train_types"][t]["values"]
-                            [name])
+        values = np.asarray(result["traversal"]["train_types"][t]["cells"]
+                            [name]["values"])
         assert values.shape == (5, 4)
         np.testing.assert_allclose(values[:, 0], lat[i].min(axis=0),
                                    rtol=1e-6)
@@ -208,9 +208,16 @@ def test_cli_writes_three_figures_and_json(sent_vae_run, monkeypatch):
   acc = res["summary"]["chunks"]["chunks"]["accuracy_mean"]
   assert np.trace(agg) / agg.sum() == pytest.approx(acc)
   trav = result["traversal"]["train_types"]["chunks"]
-  assert np.asarray(trav["matrices"]).shape == (5, 10, 4, 4)
-  assert np.asarray(trav["matrices"]).sum(axis=(2, 3)).tolist() == [[80] * 10] * 5
-  assert trav["base_accuracy"] == pytest.approx(acc)
+  summed = np.asarray(trav["seeds_summed"]["matrices"])
+  assert summed.shape == (5, 10, 4, 4)
+  assert summed.sum(axis=(2, 3)).tolist() == [[80] * 10] * 5
+  assert trav["seeds_summed"]["base_accuracy"] == pytest.approx(acc)
+  for c in res["cells"]:
+    cell = trav["cells"][f"seed={c['seed']},train=chunks"]
+    assert cell["base_accuracy"] == pytest.approx(
+        c["test"]["chunks"]["accuracy"])
+    assert np.asarray(cell["matrices"]).sum(axis=(2, 3)).tolist() == (
+        [[40] * 10] * 5)
   (key, proj), = result["projection"].items()
   assert proj["groups"] == 4 and proj["points"] == 40
 
