@@ -108,7 +108,10 @@ def traverse(run: probe.Restored, train_emb, train_table: SentenceTable,
   """Predictions with each unit set to each traversal value, every cell.
 
   Returns {'values' [cells, L, steps], 'pred' [cells, L, steps, N],
-  'base_pred' [cells, N]}.
+  'base_pred' [cells, N], 'mean_pred' [cells, N]}. 'mean_pred' decodes
+  the same latent (the training mean) for every instance: the answer the
+  model gives without looking at the context; if it scores like
+  'base_pred', the latent carries nothing the choice uses.
   """
   train_latent = run.apply(train_emb, train_table)["latent"]
   out = run.apply(emb, table)
@@ -121,7 +124,9 @@ def traverse(run: probe.Restored, train_emb, train_table: SentenceTable,
       z = z0.copy()
       z[:, :, u] = values[:, u, j][:, None]
       preds[:, u, j] = run.decode(z, emb, table)
-  return {"values": values, "pred": preds, "base_pred": out["pred"]}
+  mean = np.broadcast_to(train_latent.mean(axis=1)[:, None], z0.shape)
+  return {"values": values, "pred": preds, "base_pred": out["pred"],
+          "mean_pred": run.decode(np.ascontiguousarray(mean), emb, table)}
 
 
 # ---- Projections -----------------------------------------------------------
@@ -283,6 +288,8 @@ def _traversal_cell(model: str, table: SentenceTable, names, tr: dict,
       changed[u, j] = np.mean(p != base)
   return {"values": tr["values"][i].tolist(),
           "base_accuracy": float(np.mean(base == table.correct)),
+          "mean_latent_accuracy": float(np.mean(
+              tr["mean_pred"][i] == table.correct)),
           "accuracy": acc.tolist(), "changed": changed.tolist(),
           "matrices": mats.tolist(),
           "units": [{"unit": u, "min_accuracy": float(acc[u].min()),
@@ -385,7 +392,7 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
           "matrices": sum(np.asarray(c["matrices"])
                           for c in per_cell.values()).tolist(),
           **{k: np.mean([c[k] for c in per_cell.values()], axis=0).tolist()
-             for k in ("accuracy", "changed")},
+             for k in ("accuracy", "changed", "mean_latent_accuracy")},
           "base_accuracy": float(np.mean(
               [c["base_accuracy"] for c in per_cell.values()]))}
       trav["train_types"][t] = {"probe_set": own, "names": names,
@@ -439,7 +446,8 @@ def summary_text(result: dict) -> str:
   for t, v in result.get("traversal", {}).get("train_types", {}).items():
     for cell, c in v["cells"].items():
       lines.append(f"traversal {cell} -> {v['probe_set']} (untouched "
-                   f"{c['base_accuracy']:.3f}): " + ", ".join(
+                   f"{c['base_accuracy']:.3f}, one mean latent for all "
+                   f"{c['mean_latent_accuracy']:.3f}): " + ", ".join(
                        f"u{u['unit']} acc {u['min_accuracy']:.2f}-"
                        f"{u['max_accuracy']:.2f} changed<="
                        f"{u['max_changed']:.2f}" for u in c["units"]))

@@ -169,6 +169,14 @@ def test_vae2_sentence_latents_and_traversal_range(vae2_run):
                                    rtol=1e-6)
         np.testing.assert_allclose(values[:, -1], lat[i].max(axis=0),
                                    rtol=1e-6)
+        # The context-free answer: every instance decodes the mean latent.
+        z = np.broadcast_to(lat.mean(axis=1)[:, None], (4, 30, 5))
+        own = "I" if t == "I" else "II"
+        table = d.test[own]
+        expect = np.mean(run.decode(np.ascontiguousarray(z), d.embeddings,
+                                    table)[i] == table.correct)
+        assert result["traversal"]["train_types"][t]["cells"][name][
+            "mean_latent_accuracy"] == pytest.approx(expect)
 
 
 def test_probing_never_mutates_the_workdir(vae2_run):
