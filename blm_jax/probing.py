@@ -182,6 +182,13 @@ def projections(run: probe.Restored, out: dict, table: SentenceTable,
 
 # ---- Figures (matplotlib object API: no global state) ---------------------
 
+def _suptitle(fig, title: str) -> None:
+  """A title wrapped to the figure's width (about 13 characters per inch)."""
+  width = max(30, int(13 * fig.get_figwidth()))
+  fig.suptitle(textwrap.fill(title, width, break_long_words=False),
+               fontsize=8)
+
+
 def _matrix(ax, m, names, title, labels=True):
   """Row-normalised; rows no instance has (every label but the correct
   one, at the label level) are left out."""
@@ -213,7 +220,7 @@ def plot_confusions(panels: list[tuple[str, list, np.ndarray]], path: str,
     ax.axis("off")
   for ax, (t, names, m) in zip(axes.flat, panels):
     _matrix(ax, m, names, t)
-  fig.suptitle(textwrap.fill(title, 110), fontsize=8)
+  _suptitle(fig, title)
   fig.savefig(path, dpi=120)
 
 
@@ -229,7 +236,7 @@ def plot_traversal(names, matrices: np.ndarray, values: np.ndarray,
       _matrix(axes[u, j], matrices[u, j], names,
               f"u{u} {values[u, j]:+.2f}\nacc {accuracy[u, j]:.2f}",
               labels=False)
-  fig.suptitle(textwrap.fill(title, 110), fontsize=8)
+  _suptitle(fig, title)
   fig.savefig(path, dpi=110)
 
 
@@ -249,7 +256,7 @@ def plot_projections(panels: list[dict], path: str, title: str,
                  f"{p['nearest_centroid_accuracy']:.2f}", fontsize=7)
     if len(set(groups)) <= 16:
       ax.legend(fontsize=5, markerscale=2)
-  fig.suptitle(textwrap.fill(title, 110), fontsize=8)
+  _suptitle(fig, title)
   fig.savefig(path, dpi=120)
 
 
