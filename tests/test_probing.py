@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 
+import jax
 import numpy as np
 import pytest
 from absl import flags
@@ -152,6 +153,13 @@ def test_vae2_sentence_latents_and_traversal_range(vae2_run):
   # Sentence latents are per sentence: different sentences, different rows.
   assert np.abs(out["sentence_latent"][0, 0, 0]
                 - out["sentence_latent"][0, 0, 1]).max() > 1e-4
+  # encode_latent is the latent evaluation decodes (the task latent mean).
+  table = d.test["II"]
+  emb = d.embeddings
+  cell0 = jax.tree.map(lambda x: x[0], run.params)
+  z = run.model.apply(cell0, emb[table.context], table.context_mask,
+                      method="encode_latent")
+  np.testing.assert_allclose(z, out["latent"][0], rtol=1e-5, atol=1e-6)
   res = json.load(open(os.path.join(workdir, "results.json")))
   for i, c in enumerate(res["cells"]):
     if c["train_type"] == "II":
