@@ -34,12 +34,15 @@ class CheckpointMismatchError(ValueError):
   """The checkpoint holds a state of another structure than this run's."""
 
 
-def manager(directory: str, max_to_keep: int = 1) -> ocp.CheckpointManager:
+def manager(directory: str, max_to_keep: int = 1,
+            read_only: bool = False) -> ocp.CheckpointManager:
+  """A manager that may create the folder and clean up killed saves, or,
+  `read_only` (probing), one that changes nothing on disk."""
   return ocp.CheckpointManager(
       os.path.abspath(directory),
       options=ocp.CheckpointManagerOptions(
-          max_to_keep=max_to_keep, create=True,
-          cleanup_tmp_directories=True),
+          max_to_keep=max_to_keep, create=not read_only,
+          cleanup_tmp_directories=not read_only, read_only=read_only),
       item_names=("state", "meta"))
 
 
@@ -113,9 +116,9 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
       absl_logger.handle(record)
 
 
-def read_meta(directory: str, step: int) -> dict:
+def read_meta(directory: str, step: int, read_only: bool = False) -> dict:
   """The JSON metadata saved with one step (the state is not read)."""
-  mgr = manager(directory)
+  mgr = manager(directory, read_only=read_only)
   try:
     return mgr.restore(step, args=ocp.args.Composite(
         meta=ocp.args.JsonRestore()))["meta"]
@@ -123,10 +126,10 @@ def read_meta(directory: str, step: int) -> dict:
     mgr.close()
 
 
-def _steps(directory: str) -> list[int]:
+def _steps(directory: str, read_only: bool = False) -> list[int]:
   if not os.path.isdir(directory):
     return []
-  mgr = manager(directory)
+  mgr = manager(directory, read_only=read_only)
   try:
     return sorted(mgr.all_steps(), reverse=True)
   finally:
@@ -145,9 +148,10 @@ def quarantine(directory: str, step: int, why: str) -> str:
   return dest
 
 
-def restore_state(directory: str, step: int, abstract_state):
+def restore_state(directory: str, step: int, abstract_state,
+                  read_only: bool = False):
   """The state of one step; `abstract_state` carries shapes + shardings."""
-  mgr = manager(directory)
+  mgr = manager(directory, read_only=read_only)
   try:
     return mgr.restore(step, args=ocp.args.Composite(
         state=ocp.args.StandardRestore(abstract_state)))["state"]
@@ -160,11 +164,12 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
   """(step, state, meta) of the newest intact step, or None if none.
 
   Damaged steps are quarantined, or only skipped with `move_damaged=False`
-  (probing never changes a workdir). `check_meta(step, meta)`, if given, is
-  called with each candidate step's metadata before its state is read (the
-  trainer refuses another run's checkpoint there); each step's metadata is
-  read once. Raises CheckpointMismatchError if a readable step has another
-  structure.
+  (probing never changes a workdir: its managers are then read-only, so
+  not even a killed save's tmp folder is cleaned up). `check_meta(step,
+  meta)`, if given, is called with each candidate step's metadata before
+  its state is read (the trainer refuses another run's checkpoint there);
+  each step's metadata is read once. Raises CheckpointMismatchError if a
+  readable step has another structure.
   """
   want = shapes(abstract_state)
 
@@ -176,9 +181,10 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
           "checkpoint step %d in %s is damaged (%s); skipped", step,
           directory, why)
 
-  for step in _steps(directory):
+  read_only = not move_damaged
+  for step in _steps(directory, read_only):
     try:
-      meta = read_meta(directory, step)
+      meta = read_meta(directory, step, read_only)
     except Exception as e:
       damaged(step, f"unreadable metadata: {e}")
       continue
@@ -195,7 +201,7 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
           + "; ".join(diff[:3]) + ". Use a new --workdir or "
           "--config.train.resume=restart.")
     try:
-      state = restore_state(directory, step, abstract_state)
+      state = restore_state(directory, step, abstract_state, read_only)
     except Exception as e:
       damaged(step, f"unreadable state: {e}")
       continue

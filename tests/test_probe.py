@@ -27,9 +27,24 @@ def test_probe_reproduces_results(tmp_path, monkeypatch):
     acc = float(np.mean(got["pred"] == got["correct"]))
     assert acc == pytest.approx(c["test"]["II"]["accuracy"])
     assert got["latent"].shape == (30, 5)
+    assert got["sentence_latent"].shape == (30, 4, 5)  # [N, C, latent]
     assert got["scores"].shape == (30, 4)
 
 
 def test_probe_missing_workdir(tmp_path):
   with pytest.raises(FileNotFoundError, match="is not a workdir written by"):
     probe.predict(str(tmp_path / "nothing"), "x")
+
+
+def test_probe_refuses_a_run_with_variant_cells(tmp_path):
+  """Control and layer-sweep cells read other embedding tables: probing
+  them through the real table would be silently wrong."""
+  import json
+
+  from configs import ffnn
+  c = ffnn.get_config("cpu")
+  c.controls = "answer_only"
+  (tmp_path / "config.json").write_text(json.dumps(c.to_dict()))
+  with pytest.raises(ValueError, match=r"config\.controls: probing reads "
+                     r"the real cells of runs without variant cells"):
+    probe.restore(str(tmp_path), data=None)  # refused before data is read

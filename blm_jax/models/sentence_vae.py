@@ -100,3 +100,15 @@ class SentenceVAESolver(nn.Module):
     return SolverOutput(
         pred=decoded, latent=z,
         terms={"sentence_kl": losses.kl_to_standard_normal(mean, logvar)})
+
+  # Probing entry points (`model.apply(params, ..., method=...)`): the latent
+  # the solver decodes at test time, and the decoder from any latent
+  # (latent traversal, 000 sec. 7).
+  def encode_latent(self, ctx, ctx_mask):
+    """[B, 1, D] -> [B, latent]: the latent mean (what evaluation decodes)."""
+    del ctx_mask
+    return self.sentence.encode(ctx[:, 0])[0]
+
+  def decode_latent(self, z):
+    """[B, latent] -> [B, D]: the answer embedding decoded from `z`."""
+    return self.sentence.decode(z)

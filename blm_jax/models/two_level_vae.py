@@ -119,8 +119,7 @@ class TwoLevelVAE(nn.Module):
       return total
     return total / jnp.maximum(1, jnp.sum(ctx_mask, axis=-1))
 
-  @nn.compact
-  def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
+  def setup(self):
     if self.task_level not in TASK_LEVELS:
       raise ValueError(f"config.model.task_level={self.task_level!r}; "
                        f"expected one of {TASK_LEVELS}")
@@ -131,28 +130,57 @@ class TwoLevelVAE(nn.Module):
       raise ValueError(
           f"config.loss.sentence_reduction={self.sentence_reduction!r}; "
           f"expected one of {SENTENCE_REDUCTIONS}")
-    b = ctx.shape[0]
-    margin, sent_kl, z = self.sentence_level(ctx, ctx_mask, train)
-    # Task level, eq. (5): the latent sequence -> task latent -> answer.
+    # Attribute names are the parameter names (task_enc, task_stats,
+    # task_dec, task_out), as the checkpoints hold them.
+    s = self.sentence
+    if self.task_level == "mlp":
+      self.task_enc = nn.Dense(self.task_hidden)
+      self.task_stats = nn.Dense(2 * self.task_latent)
+      self.task_dec = nn.Dense(self.task_hidden)
+      self.task_out = nn.Dense(s.embed_dim)
+    else:
+      self.task_enc = ConvTaskEncoder(self.task_latent, self.task_channels,
+                                      self.task_kernel)
+      self.task_dec = ConvAnswerDecoder(
+          s.embed_dim, s.grid_shape, self.task_channels, s.kernel,
+          hidden_relu=s.decoder_hidden_relu,
+          output_relu=s.decoder_output_relu)
+
+  def task_statistics(self, z, ctx_mask):
+    """Sentence latents [B, C, L] -> task mean, logvar [B, task_latent]."""
     seq = z * ctx_mask[..., None]  # [B, C, L]
     if self.task_level == "mlp":
-      h = nn.relu(nn.Dense(self.task_hidden, name="task_enc")(
-          seq.reshape(b, -1)))
-      stats = nn.Dense(2 * self.task_latent, name="task_stats")(h)
+      h = nn.relu(self.task_enc(seq.reshape(seq.shape[0], -1)))
+      stats = self.task_stats(h)
     else:
-      stats = ConvTaskEncoder(self.task_latent, self.task_channels,
-                              self.task_kernel, name="task_enc")(seq)
-    t_mean, t_logvar = jnp.split(stats, 2, axis=-1)
-    zt = sample(self, t_mean, t_logvar) if train else t_mean
+      stats = self.task_enc(seq)
+    return jnp.split(stats, 2, axis=-1)
+
+  def decode_latent(self, zt):
+    """[B, task_latent] -> [B, D]: the answer decoded from a task latent
+    (also a probing entry point: latent traversal)."""
     if self.task_level == "mlp":
-      h = nn.relu(nn.Dense(self.task_hidden, name="task_dec")(zt))
-      pred = nn.Dense(ctx.shape[-1], name="task_out")(h)
-    else:
-      s = self.sentence
-      pred = ConvAnswerDecoder(
-          ctx.shape[-1], s.grid_shape, self.task_channels, s.kernel,
-          hidden_relu=s.decoder_hidden_relu,
-          output_relu=s.decoder_output_relu, name="task_dec")(zt)
+      return self.task_out(nn.relu(self.task_dec(zt)))
+    return self.task_dec(zt)
+
+  # Probing entry points (`model.apply(params, ..., method=...)`).
+  def sentence_latent(self, ctx, ctx_mask):
+    """[B, C, D] -> [B, C, latent]: each context sentence's latent mean."""
+    del ctx_mask
+    return self.sentence.encode(ctx)[0]
+
+  def encode_latent(self, ctx, ctx_mask):
+    """[B, C, D] -> [B, task_latent]: the task latent mean (what evaluation
+    decodes)."""
+    return self.task_statistics(self.sentence_latent(ctx, ctx_mask),
+                                ctx_mask)[0]
+
+  def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
+    margin, sent_kl, z = self.sentence_level(ctx, ctx_mask, train)
+    # Task level, eq. (5): the latent sequence -> task latent -> answer.
+    t_mean, t_logvar = self.task_statistics(z, ctx_mask)
+    zt = sample(self, t_mean, t_logvar) if train else t_mean
+    pred = self.decode_latent(zt)
     return SolverOutput(
         pred=pred, latent=zt,
         terms={"task_kl": losses.kl_to_standard_normal(t_mean, t_logvar),
