@@ -12,9 +12,9 @@ context says which it is.
   adjectives and incidental clause; the answer set shares one draw.
 - Type III: each context sentence also draws its person.
 
-Type I instances are split by their adjective pair (`group_of`): sentences
-1-4, which hold no incidental, recur across the instances of a pair, and so
-never cross splits. Types II and III are split by context.
+Type I instances are split by their adjective pair (`group_of`): the
+sentences without an incidental recur across the instances of a pair, and
+so never cross splits. Types II and III are split by context.
 """
 
 from __future__ import annotations
