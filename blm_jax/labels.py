@@ -44,8 +44,10 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # the verb agreeing with no noun (000 Figure 3's AEV).
     "agreement6": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE"),
     # Italian sequence of tense (000 sec. 3.2.5; our template, see
-    # data_builders/blm_sequence_of_tense/README.md).
-    "sequence_of_tense": ("CORRECT", "WCT", "WCM", "WPT", "WPM", "AGR"),
+    # data_builders/blm_sequence_of_tense/README.md): each wrong answer breaks
+    # one clause of the context's progression (number, anteriority, reality,
+    # person, gender).
+    "sequence_of_tense": ("CORRECT", "WNUM", "WANT", "WREAL", "WPER", "WGEN"),
     # Mixture of sequence of tense and agreement (000 appendix 11.1): answer A
     # is correct, B-F break the rules listed there.
     "mixture": ("A", "B", "C", "D", "E", "F"),

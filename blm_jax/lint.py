@@ -2,7 +2,7 @@
 without the linguistics it is meant to test.
 
     python -m blm_jax.lint <folder, file or TFDS name> [--strict]
-        [--data_dir DIR] [--manual_dir DIR]
+        [--answers_only] [--data_dir DIR] [--manual_dir DIR]
 
 A path is read with the release reader (a folder: every .tsv file below it,
 one report per file); anything else is a TFDS name such as
@@ -10,7 +10,10 @@ one report per file); anything else is a TFDS name such as
 It prints, per rule, how many instances break it and a few examples (sentence
 and candidate numbers count from 1, in the instance's stored order), and exits
 1 when an error rule fires (with --strict, also a warning rule), 2 when the
-input cannot be read.
+input cannot be read. `--answers_only` adds the answers-only cue check
+(`blm_jax.answers_only`: a model that never sees the context must stay near
+chance); it is opt-in because it fits a model per subset (seconds) and
+several older templates carry documented local cues.
 
 Builders call `lint(instances)` on their own output in their tests.
 """
@@ -23,6 +26,7 @@ import os
 import sys
 from typing import Callable, Iterable, Sequence
 
+from blm_jax import answers_only as answers_only_lib
 from blm_jax import labels as labels_lib
 from blm_jax.schema import BLMInstance
 
@@ -54,6 +58,9 @@ RULES = (
     Rule("copy_cue", WARNING,
          "no wrong candidate repeats a context sentence verbatim (a cue a "
          "solver can exploit without learning the rule)"),
+    Rule("answers_only_cue", WARNING,
+         "with --answers_only: a conditional logit on each candidate's own "
+         "words, never seeing the context, stays near chance per subset"),
 )
 RULES_BY_NAME = {r.name: r for r in RULES}
 
@@ -74,6 +81,9 @@ class LintReport:
       default_factory=lambda: {r.name: 0 for r in RULES})
   examples: dict[str, list[Finding]] = dataclasses.field(
       default_factory=lambda: {r.name: [] for r in RULES})
+  # Per subset: the answers-only scores (with answers_only=True).
+  cue_scores: dict[str, answers_only_lib.CueScore] = dataclasses.field(
+      default_factory=dict)
 
   def add(self, finding: Finding):
     self.counts[finding.rule] += 1
@@ -103,6 +113,8 @@ class LintReport:
                    f"({r.description})")
       for f in self.examples[r.name]:
         lines.append(f"            e.g. {f.instance_id}: {f.message}")
+    for subset, cue in self.cue_scores.items():
+      lines.append(f"  {subset}: {cue}")
     return "\n".join(lines)
 
 
@@ -188,8 +200,10 @@ def subset_key(x: BLMInstance) -> tuple[str, str, str, str]:
   return (x.family, x.language, x.subset, x.lexical_type)
 
 
-def lint(instances: Sequence[BLMInstance]) -> LintReport:
-  """Applies every rule in `RULES`; counts instances, not occurrences."""
+def lint(instances: Sequence[BLMInstance],
+         answers_only: bool = False) -> LintReport:
+  """Applies every rule in `RULES` (`answers_only_cue` only when asked);
+  counts instances, not occurrences."""
   report = LintReport(n_instances=len(instances))
   for x in instances:
     for rule, check in _PER_INSTANCE.items():
@@ -208,6 +222,17 @@ def lint(instances: Sequence[BLMInstance]) -> LintReport:
             "answer_count", x.id,
             f"{len(x.answers)} candidates where subset {'/'.join(key)} "
             f"mostly has {usual} ({dict(counts)})"))
+    if answers_only:
+      cue = answers_only_lib.score(
+          [x for x in members if len(x.answers) == usual])
+      if cue is None:
+        continue
+      report.cue_scores["/".join(key)] = cue
+      if cue.cue:
+        report.counts["answers_only_cue"] += cue.n
+        if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
+          report.examples["answers_only_cue"].append(Finding(
+              "answers_only_cue", "/".join(key), str(cue)))
   return report
 
 
@@ -253,6 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "name such as blm_published/agreement_fr_type_I")
   parser.add_argument("--strict", action="store_true",
                       help="also exit non-zero on warnings")
+  parser.add_argument("--answers_only", action="store_true",
+                      help="also check that the answers alone do not solve "
+                      "the puzzle (blm_jax.answers_only)")
   parser.add_argument("--data_dir", default=None,
                       help="TFDS data_dir (default: $BLM_DATA_DIR or "
                       "~/tensorflow_datasets)")
@@ -264,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
   try:
     for title, instances in _sources(args.target, args.data_dir,
                                      args.manual_dir):
-      report = lint(instances)
+      report = lint(instances, answers_only=args.answers_only)
       print(report.format(title))
       total.n_instances += report.n_instances
       for rule, n in report.counts.items():

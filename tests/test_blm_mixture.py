@@ -1,16 +1,20 @@
-"""The Mixture builder: 000 appendix 11.1's table verbatim, the named rules
-behind answers B-F, agreement morphology of the clauses and the attractor,
-lexical types, strict lint, splits and lexicon errors."""
+"""The Mixture builder: 000 appendix 11.1's table verbatim, its rotations
+(each instance's table is the appendix's with number, gender, mood and
+anteriority swapped and the attractor moved, derived here by rewriting the
+appendix's codes), the named rules behind answers B-F, the answers-only
+scores, agreement morphology of the clauses and the attractor, lexical
+types, strict lint, splits and lexicon errors."""
 
-import pathlib
+import collections
 import re
-import shutil
 
 import pytest
 
-from blm_jax import data, labels, lint
+from blm_jax import answers_only, labels, lint
 from data_builders.blm_mixture import blm_mixture_dataset_builder as bmix
 from data_builders.blm_mixture import generate, lexicon, templates
+from tests.builder_checks import (assert_disjoint, build_twice_identical,
+                                  copy_lexicon, edit, line_of, split_items)
 
 # 000 appendix 11.1, transcribed ("PI" read as "Pl", "CTrpas" as "CTrPas").
 APPENDIX_CONTEXT = [
@@ -34,6 +38,9 @@ AUX = {"CTrPas": "CPas", "CnPas": "CnPr", "IFutAnt": "IFut"}
 PN = ("1sg", "2sg", "3sg", "1pl", "2pl", "3pl")
 STATO = {("m", "sg"): "stato", ("f", "sg"): "stata", ("m", "pl"): "stati",
          ("f", "pl"): "state"}
+CYCLE = [("IFut", "IFut"), ("IFutAnt", "IFut"), ("CPas", "CnPr"),
+         ("CTrPas", "CnPas")]
+SWAP = {"Sg": "Pl", "Pl": "Sg", "M": "F", "F": "M"}
 
 
 @pytest.fixture(scope="module")
@@ -118,20 +125,105 @@ def test_each_answer_breaks_the_rules_it_names():
                     .set("ConsA", gen="m"))
 
 
+def _rotate(code: str, swap_number, swap_gender, tense_xor, move) -> str:
+  """An appendix code ("SgM-IFut attractorPlF SgM-IFut") rotated: number
+  and/or gender swapped everywhere, canonical pairs moved in the cycle by
+  XOR (2: the other mood, 1: the other anteriority); `move`: None, "drop"
+  the attractor, or "add" one of the other number (and the gender given
+  by the position: "other" or "same")."""
+  toks = code.split()
+  feats = lambda t: t.replace("attractor", "")[:3]
+
+  def sw(f):
+    n, g = f[:2], f[2]
+    return (SWAP[n] if swap_number else n) + (SWAP[g] if swap_gender else g)
+
+  prem, cons = toks[0].split("-"), toks[-1].split("-")
+  pair = (prem[1], cons[1])
+  if pair in CYCLE:
+    pair = CYCLE[CYCLE.index(pair) ^ tense_xor]
+  out = [f"{sw(prem[0])}-{pair[0]}"]
+  if len(toks) == 3 and move != "drop":
+    out.append("attractor" + sw(feats(toks[1])))
+  if move in ("other", "same"):
+    n, g = sw(prem[0])[:2], sw(prem[0])[2]
+    out.append("attractor" + SWAP[n] + (SWAP[g] if move == "other" else g))
+  out.append(f"{sw(cons[0])}-{pair[1]}")
+  return " ".join(out)
+
+
+def expected_table(x):
+  """The instance's table, from its first sentence's features and where
+  its attractors are, by rewriting the appendix's."""
+  first = _code(x.context[0].pattern).split()
+  swap_number = first[0].startswith("Pl")
+  swap_gender = first[0][2] == "F"
+  pair = (first[0].split("-")[1], first[-1].split("-")[1])
+  tense_xor = CYCLE.index(pair) ^ CYCLE.index(("CPas", "CnPr"))
+  first_half = len(first) == 3
+  ctx = []
+  for i, code in enumerate(APPENDIX_CONTEXT):
+    move = None
+    if first_half:
+      move = "drop" if i >= 4 else ("other" if i % 2 == 0 else "same")
+    ctx.append(_rotate(code, swap_number, swap_gender, tense_xor, move))
+  ans = {}
+  for label, code in APPENDIX_ANSWERS.items():
+    move = None
+    if first_half:  # A and E (which keeps A's) lose it, B-D, F gain it
+      move = "drop" if label in ("A", "E") else "same"
+    ans[label] = _rotate(code, swap_number, swap_gender, tense_xor, move)
+  return ctx, ans
+
+
 @pytest.mark.parametrize("ltype", ["I", "II", "III"])
-def test_instances_follow_the_appendix_and_read_back(samples, lex, ltype):
+def test_instances_are_rotations_of_the_appendix_and_read_back(
+    samples, lex, ltype):
   xs = samples[ltype]
   assert len(xs) == 300 and len({x.id for x in xs}) == len(xs)
-  for x in xs[:100]:
-    assert [_code(s.pattern) for s in x.context] == APPENDIX_CONTEXT
+  rotations = collections.Counter()
+  for x in xs:
+    ctx, ans = expected_table(x)
+    assert [_code(s.pattern) for s in x.context] == ctx
     by = dict(zip(x.labels, x.answers))
-    assert {k: _code(s.pattern) for k, s in by.items()} == APPENDIX_ANSWERS
+    assert {k: _code(s.pattern) for k, s in by.items()} == ans
     assert x.labels[x.correct] == "A"
+    rotations[tuple(ctx)] += 1
     for s in x.context + x.answers:
       read_back(s, lex)
-  assert lint.lint(xs).ok(strict=True)
+  assert len(rotations) == 32 and tuple(APPENDIX_CONTEXT) in rotations
+  report = lint.lint(xs, answers_only=True)
+  assert report.ok(strict=True), report.format()
   positions = [x.correct for x in xs]
   assert set(positions) == set(range(6))
+
+
+def _grammatical_with_incidental(x, incidental: bool = True) -> float:
+  """The answers-only rule the appendix's answer set leaves: E is the only
+  subjunctive consequent, and A alone shares its attractor status (the
+  expected accuracy of picking a grammatical candidate with, or without,
+  an incidental clause)."""
+  keep = [i for i, s in enumerate(x.answers)
+          if ("Inc" in s.pattern) == incidental
+          and "Cons-CTrPas" not in s.pattern]
+  return (x.correct in keep) / len(keep) if keep else 1 / len(x.answers)
+
+
+def test_answers_only_scores(samples, lex, monkeypatch):
+  for ltype in ("I", "II", "III"):
+    cue = answers_only.score(samples[ltype])
+    assert not cue.cue, str(cue)
+    rule = sum(map(_grammatical_with_incidental, samples[ltype])) / 300
+    assert 0.4 < rule < 0.6, rule
+    # One bit of the context (does sentence 7 carry an attractor?) decides.
+    assert all(_grammatical_with_incidental(x, "Inc" in x.context[6].pattern)
+               == 1 for x in samples[ltype])
+  # The appendix's table alone (version 1.0.0) is solved from the answers.
+  monkeypatch.setattr(generate, "draw_rotation",
+                      lambda rng: templates.APPENDIX)
+  fixed = generate.generate("II", lex, size=200)
+  assert answers_only.score(fixed).logit > 0.9
+  assert sum(map(_grammatical_with_incidental, fixed)) == 200
 
 
 def test_lexical_types(samples, lex):
@@ -159,81 +251,52 @@ def test_lexical_types(samples, lex):
 
 class SmallMixture(bmix.Builder):
   name = "small_mixture"
-  BUILDER_CONFIGS = [bmix.MixtureConfig(name="type_I", lexical_type="I")]
 
   def generate(self, config):
-    return generate.generate("I", lexicon.load(), size=600)
+    return generate.generate(config.lexical_type, lexicon.load(), size=600)
 
 
 def test_splits_leak_free_and_rebuild_byte_identical(tmp_path):
-  digests = []
-  for d in ("a", "b"):
-    b = SmallMixture(config="type_I", data_dir=str(tmp_path / d),
-                     file_format="array_record")
-    b.download_and_prepare()
-    files = sorted(pathlib.Path(b.data_dir).glob("*array_record*"))
-    digests.append([p.read_bytes() for p in files])
-  assert digests[0] == digests[1] and digests[0]
-  ctx = {}
-  for split in ("train", "dev", "test"):
-    insts = data.load_instances("small_mixture/type_I", split,
-                                str(tmp_path / "a"))
-    assert insts
-    # Sentences without an incidental (1-4 and the short answers).
-    ctx[split] = {s.text for x in insts for s in x.context[:4]}
-  assert not (ctx["train"] & ctx["dev"] or ctx["train"] & ctx["test"]
-              or ctx["dev"] & ctx["test"])
-
-
-def _copy(tmp_path):
-  shutil.copytree(lexicon.LEXICON_DIR, tmp_path / "lex")
-  return tmp_path / "lex"
-
-
-def _edit(path, old, new):
-  text = path.read_text(encoding="utf-8")
-  assert old in text
-  path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def _line(path, start):
-  lines = path.read_text(encoding="utf-8").splitlines()
-  return next(i for i, l in enumerate(lines, 1) if l.startswith(start))
+  data_dir = build_twice_identical(SmallMixture, "type_I", tmp_path)
+  # Type I is split by adjective pair, which every sentence holds.
+  assert_disjoint(split_items(
+      "small_mixture/type_I", data_dir,
+      lambda x: {s.text for s in x.context + x.answers}))
 
 
 def test_incidental_with_unknown_adjective_or_gender(tmp_path):
-  folder = _copy(tmp_path)
+  folder = copy_lexicon(lexicon.LEXICON_DIR, tmp_path)
   path = folder / "incidentals.tsv"
-  line = _line(path, "nonostante\tproblema")
-  _edit(path, "problema\tproblemi\tm\ttecnico", "problema\tproblemi\tm\ttecnica")
+  line = line_of(path, "nonostante\tproblema")
+  edit(path, "problema\tproblemi\tm\ttecnico", "problema\tproblemi\tm\ttecnica")
   with pytest.raises(lexicon.LexiconError, match=re.escape(
       f"{path}:{line}: entry 'problema': adjective 'tecnica' is not in "
       f"{folder / 'adjectives.tsv'}")):
     lexicon.load(folder)
-  folder = _copy(tmp_path / "b")
+  folder = copy_lexicon(lexicon.LEXICON_DIR, tmp_path / "b")
   path = folder / "incidentals.tsv"
-  _edit(path, "crisi\tcrisi\tf", "crisi\tcrisi\tn")
-  line = _line(path, "a causa di\tcrisi")
+  edit(path, "crisi\tcrisi\tf", "crisi\tcrisi\tn")
+  line = line_of(path, "a causa di\tcrisi")
   with pytest.raises(lexicon.LexiconError, match=re.escape(
       f"{path}:{line}: entry 'crisi': gender 'n' is not one of ['m', 'f']")):
     lexicon.load(folder)
 
 
 def test_attractor_adjective_with_wrong_plural(tmp_path):
-  folder = _copy(tmp_path)
+  folder = copy_lexicon(lexicon.LEXICON_DIR, tmp_path)
   path = folder / "adjectives.tsv"
-  line = _line(path, "severo\t")
-  _edit(path, "severi\tsevere", "severe\tseveri")
+  line = line_of(path, "severo\t")
+  edit(path, "severi\tsevere", "severe\tseveri")
   with pytest.raises(lexicon.LexiconError, match=re.escape(
       f"{path}:{line}: entry 'severo': masculine plural 'severe'")):
     lexicon.load(folder)
 
 
 def test_bad_header(tmp_path):
-  folder = _copy(tmp_path)
+  folder = copy_lexicon(lexicon.LEXICON_DIR, tmp_path)
   path = folder / "incidentals.tsv"
-  _edit(path, "prep\tsg\tpl\tgender\tadjective", "prep\tsg\tpl\tadjective")
+  edit(path, "prep\tsg\tpl\tgender\tadjective", "prep\tsg\tpl\tadjective")
   with pytest.raises(lexicon.LexiconError, match=re.escape(
-      f"{path}:{_line(path, 'prep')}: header ['prep', 'sg', 'pl', "
+      f"{path}:{line_of(path, 'prep')}: header ['prep', 'sg', 'pl', "
       "'adjective'] should be")):
     lexicon.load(folder)

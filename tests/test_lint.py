@@ -2,12 +2,13 @@
 
 import dataclasses
 import pathlib
+import random
 import subprocess
 import sys
 
 import tensorflow_datasets as tfds
 
-from blm_jax import lint
+from blm_jax import answers_only, lint
 from blm_jax.schema import BLMInstance, Sentence
 from tests.release_fixtures import release_rows, write_release
 
@@ -209,4 +210,53 @@ def test_the_rules_are_the_issues_list():
       ("one_correct", "error"), ("duplicate_candidate", "error"),
       ("empty_sentence", "error"), ("correct_in_context", "error"),
       ("answer_count", "error"), ("unknown_label", "error"),
-      ("copy_cue", "warning")]
+      ("copy_cue", "warning"), ("answers_only_cue", "warning")]
+
+
+def _no_cue(i: int) -> BLMInstance:
+  """Candidates of random words; the correct one is just one of them."""
+  rng = random.Random(i)
+  words = [" ".join(rng.choice("abcdefgh") for _ in range(4)) + f" {k} ."
+           for k in range(3)]
+  rng.shuffle(words)
+  return _clean(i, answers=tuple(Sentence(w) for w in words),
+                labels=("AEV", "Corr", "WN1"))
+
+
+def test_answers_only_cue_fires_on_a_local_cue_only():
+  cued = [_clean(i) for i in range(100)]  # "right" marks the answer
+  report = lint.lint(cued, answers_only=True)
+  assert report.warnings == {"answers_only_cue": 100}
+  assert not report.ok(strict=True) and report.ok()
+  cue = report.cue_scores["agreement/en//I"]
+  assert cue.logit == 1.0 and abs(cue.chance - 1 / 3) < 1e-9
+  assert "answers-only accuracy over 100 instances: logit 1.000" in (
+      report.format())
+  # Off by default; fair candidates pass; too few instances get no score.
+  assert lint.lint(cued).ok(strict=True)
+  fair = lint.lint([_no_cue(i) for i in range(200)], answers_only=True)
+  assert fair.ok(strict=True), fair.format()
+  assert abs(fair.cue_scores["agreement/en//I"].logit - 1 / 3) < 0.1
+  assert lint.lint(cued[:20], answers_only=True).cue_scores == {}
+
+
+def test_odd_one_in_finds_the_centre_of_a_minimal_answer_set():
+  def centred(i):
+    """Each wrong answer is the correct one with one word changed."""
+    a, b, c, d = random.Random(i).sample("abcdefgh", 4)
+    return _clean(i, answers=(Sentence(f"{c} {b} x ."),
+                              Sentence(f"{a} {b} x ."),
+                              Sentence(f"{a} {d} x .")))
+
+  xs = [centred(i) for i in range(60)]
+  assert answers_only.odd_one_in_accuracy(xs) == 1.0
+  assert not answers_only.score(xs).cue  # no local cue
+  assert answers_only.odd_one_in_accuracy([_no_cue(i) for i in range(60)]) < 0.6
+
+
+def test_cli_answers_only(tmp_path, capsys):
+  # The fixture rows' correct answer is the only grammatical candidate.
+  path = write_release(tmp_path / "cued.tsv", release_rows(60))
+  assert lint.main([path, "--strict"]) == 0
+  assert lint.main([path, "--strict", "--answers_only"]) == 1
+  assert "WARNING answers_only_cue: 60/60" in capsys.readouterr().out

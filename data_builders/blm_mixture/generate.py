@@ -1,5 +1,9 @@
 """Generating Mixture instances of lexical types I, II and III.
 
+Every instance draws its `templates.Rotation` of the appendix's table
+(seeded by its id), so sentence 8 differs between instances and only the
+context says which it is.
+
 - Type I: one person, one premise and one consequent adjective and one
   incidental clause per gender throughout the instance (the attractor's
   number and gender are the template's); a seeded sample of `TYPE_I_SIZE`
@@ -8,9 +12,9 @@
   adjectives and incidental clause; the answer set shares one draw.
 - Type III: each context sentence also draws its person.
 
-Type I instances are split by their adjective pair (`group_of`): sentences
-1-4, which hold no incidental, recur across the instances of a pair, and so
-never cross splits. Types II and III are split by context.
+Type I instances are split by their adjective pair (`group_of`): the
+sentences without an incidental recur across the instances of a pair, and
+so never cross splits. Types II and III are split by context.
 """
 
 from __future__ import annotations
@@ -24,13 +28,13 @@ from data_builders.blm_mixture import lexicon as lexicon_lib
 from data_builders.blm_mixture import templates
 from data_builders.blm_sequence_of_tense import italian, realise
 from data_builders.common import splits
-from data_builders.common.instances import make_instance, rng_for, stable_seed
+from data_builders.common.instances import (make_instance, rng_for,
+                                            stable_seed, unique_draws)
 
 LANGUAGE = "it"
 LEXICAL_TYPES = ("I", "II", "III")
 TYPE_I_SIZE = 3000
 VARIED_SIZE = 3000
-_MAX_RETRIES = 100
 
 
 def _filler(prem, cons, incidentals: dict) -> realise.Filler:
@@ -39,15 +43,25 @@ def _filler(prem, cons, incidentals: dict) -> realise.Filler:
                         lambda g, n: incidentals[g].text(g, n))
 
 
+def draw_rotation(rng: random.Random) -> templates.Rotation:
+  return templates.Rotation(
+      first_number=rng.choice(italian.NUMBERS),
+      first_gender=rng.choice(italian.GENDERS),
+      attractor_half=rng.randrange(2),
+      counterfactual_first=rng.random() < 0.5,
+      simple_first=rng.random() < 0.5)
+
+
 def instance(id_: str, lexical_type: str, seed, persons: Sequence[str],
              fillers: Sequence[realise.Filler],
-             answer_filler: realise.Filler) -> BLMInstance:
+             answer_filler: realise.Filler,
+             rot: templates.Rotation = templates.APPENDIX) -> BLMInstance:
   """persons/fillers: one per context sentence; persons[-1] is the
   answers' person."""
-  ctx = templates.context_patterns(persons)
+  ctx = templates.context_patterns(persons, rot)
   context = [realise.sentence(p, f) for p, f in zip(ctx, fillers)]
   candidates = [(label, realise.sentence(p, answer_filler))
-                for label, p in templates.answers(persons[-1]).items()]
+                for label, p in templates.answers(persons[-1], rot).items()]
   return make_instance(
       id=id_, family=templates.FAMILY, language=LANGUAGE,
       lexical_type=lexical_type, subset="mixture", context=context,
@@ -81,30 +95,25 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       prem, cons = lex.premise[p], lex.consequent[c]
       f = _filler(prem, cons, {"m": lex.incidentals["m"][im],
                                "f": lex.incidentals["f"][if_]})
-      out.append(instance(f"I/{prem.ms}-{cons.ms}/{person}/m{im}f{if_}", "I",
-                          seed, [person] * n, [f] * (n - 1), f))
+      id_ = f"I/{prem.ms}-{cons.ms}/{person}/m{im}f{if_}"
+      rot = draw_rotation(random.Random(stable_seed(templates.FAMILY, seed,
+                                                    id_)))
+      out.append(instance(id_, "I", seed, [person] * n, [f] * (n - 1), f,
+                          rot))
     return out
-  size = size or VARIED_SIZE
-  out, seen = [], set()
-  for i in range(size):
-    id_ = f"{lexical_type}/{i:05d}"
-    for retry in range(_MAX_RETRIES):
-      rng = random.Random(stable_seed(templates.FAMILY, seed, id_, retry))
-      if lexical_type == "II":
-        persons = [rng.choice(italian.PERSONS)] * n
-      else:
-        persons = [rng.choice(italian.PERSONS) for _ in range(n)]
-      fillers = [_draw(rng, lex) for _ in range(n)]
-      inst = instance(id_, lexical_type, seed, persons, fillers[:-1],
-                      fillers[-1])
-      key = tuple(s.text for s in inst.context)
-      if key not in seen and not set(key) & {s.text for s in inst.answers}:
-        seen.add(key)
-        out.append(inst)
-        break
+
+  def draw(id_: str, rng: random.Random) -> BLMInstance:
+    rot = draw_rotation(rng)
+    if lexical_type == "II":
+      persons = [rng.choice(italian.PERSONS)] * n
     else:
-      raise RuntimeError(f"{id_}: no new context in {_MAX_RETRIES} draws")
-  return out
+      persons = [rng.choice(italian.PERSONS) for _ in range(n)]
+    fillers = [_draw(rng, lex) for _ in range(n)]
+    return instance(id_, lexical_type, seed, persons, fillers[:-1],
+                    fillers[-1], rot)
+
+  return unique_draws(templates.FAMILY, lexical_type, seed,
+                      size or VARIED_SIZE, draw)
 
 
 def group_of(inst: BLMInstance) -> str:

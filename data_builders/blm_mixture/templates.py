@@ -1,31 +1,43 @@
-"""The Mixture BLM of 000 sec. 3.2.5 and appendix 11.1, exactly.
+"""The Mixture BLM of 000 sec. 3.2.5 and appendix 11.1.
 
 Sequence of tense plus number and gender agreement, in Italian se-allora
-hypotheticals with null subjects. The context (sentences 1-7) and the answer
-(8) follow the appendix's table: number alternates every sentence (Sg, Pl),
-gender every two (M, M, F, F), an incidental clause holding an attractor
-noun (whose number and gender agree with nothing in the main clauses) is
-absent in sentences 1-4 and present in 5-8, and the tense pairs are
-CPas-CnPr (1-2), CTrPas-CnPas (3-4), IFut-IFut (5, 7) and IFutAnt-IFut
-(6, 8):
+hypotheticals with null subjects. The appendix's table (sentences 1-7, the
+answer 8, answers A-F) is the `APPENDIX` rotation of the template:
 
     1 SgM-CPas               SgM-CnPr       5 SgM-IFut    attractorPlF SgM-IFut
     2 PlM-CPas               PlM-CnPr       6 PlM-IFutAnt attractorSgM PlM-IFut
     3 SgF-CTrPas             SgF-CnPas      7 SgF-IFut    attractorPlM SgF-IFut
     4 PlF-CTrPas             PlF-CnPas      8 ???
 
-Answers, each as the appendix's pattern, built from A by named rules:
-
     A PlF-IFutAnt attractorSgF PlF-IFut     correct
-    B SgF-IFut                 SgF-IFut     attractor, number (+ premise tense)
-    C SgM-CTrPas               SgM-CnPas    number, gender, tense, attractor
+    B SgF-IFut                 SgF-IFut     number, sentence 7's pair, attractor
+    C SgM-CTrPas               SgM-CnPas    number, gender, sentence 4's pair,
+                                            attractor
     D PlM-IFutAnt              PlM-IFut     gender, attractor
-    E SgF-CTrPas attractorSgF  PlM-CTrPas   agreement, number, tense (+ mood)
+    E SgF-CTrPas attractorSgF  PlM-CTrPas   agreement, subjunctive
     F PlF-IFutAnt              PlF-IFut     attractor
+
+Its progression, as rules: the number alternates every sentence; the
+gender every two sentences; an incidental clause holds an attractor noun
+in one half (5-8), whose number is never the subject's and whose gender
+is not the subject's in the half's odd sentences and is in its even ones;
+the first half goes through one mood's two tense pairs in blocks of two
+(CPas-CnPr, CTrPas-CnPas), the second half alternates the other mood's two
+pairs every sentence (IFut-IFut, IFutAnt-IFut).
+
+With one fixed table, answer A is always the same pattern and a solver that
+never reads the context learns it (version 1.0.0: answers-only logit 1.000).
+So each instance draws a `Rotation` of the table's free values (first number,
+first gender, which half holds the attractor, which mood comes first, simple
+or anterior pair first): 32 rotations, the appendix's among them; sentence 8
+and the answers follow from the same rules and violations, now relative to
+the context (B takes sentence 7's pair, C sentence 4's; "attractor" toggles
+it). E remains locally detectable (a subjunctive consequent, disagreeing
+clauses): the appendix's own cue, documented in README.md.
 
 The appendix lists B's violations as "attractor: no, Agr: Pl" and E's as
 "Agr: no, Number: Sg, tense: CtrPas"; its patterns also change B's premise
-tense (IFut, as sentence 7) and put E's consequent in the subjunctive: we
+tense (IFut, sentence 7's) and put E's consequent in the subjunctive: we
 follow the patterns and name those changes as rules too. Its example
 sentences stray from its own patterns in places (C "allora fossi felice",
 E's attractor "tanti altri fattori", PlM for SgF): the patterns win.
@@ -36,10 +48,13 @@ per sentence (type III); E's consequent keeps its premise's person.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from data_builders.blm_sequence_of_tense import italian
 from data_builders.blm_sequence_of_tense.realise import (CONS, CONS_A, INC,
                                                          PREM, PREM_A)
-from data_builders.blm_sequence_of_tense.templates import hypothetical
+from data_builders.blm_sequence_of_tense.templates import (
+    TENSE_PAIRS, hypothetical, other, other_gender)
 from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
                                            answer_patterns, slot)
 
@@ -47,30 +62,54 @@ FAMILY = "mixture"
 CORRECT = "A"
 N_CONTEXT = 7
 
-# (number, gender, premise tense, consequent tense, attractor (number,
-# gender) or None): sentences 1-8 of appendix 11.1.
-ROWS = (
-    ("sg", "m", "CPas", "CnPr", None),
-    ("pl", "m", "CPas", "CnPr", None),
-    ("sg", "f", "CTrPas", "CnPas", None),
-    ("pl", "f", "CTrPas", "CnPas", None),
-    ("sg", "m", "IFut", "IFut", ("pl", "f")),
-    ("pl", "m", "IFutAnt", "IFut", ("sg", "m")),
-    ("sg", "f", "IFut", "IFut", ("pl", "m")),
-    ("pl", "f", "IFutAnt", "IFut", ("sg", "f")),
-)
+
+class Rotation(NamedTuple):
+  """The free values of the appendix's table: sentence 1's number and
+  gender, the half (0: 1-4, 1: 5-8) holding the attractor, whether the
+  first half is counterfactual and whether a half starts with its simple
+  pair."""
+
+  first_number: str
+  first_gender: str
+  attractor_half: int
+  counterfactual_first: bool
+  simple_first: bool
 
 
-def row(i: int, person: str) -> Pattern:
-  number, gender, premise, consequent, attractor = ROWS[i]
-  p = hypothetical(premise, consequent, person, number, gender)
-  if attractor:
-    p = p.insert_after(PREM_A, slot(INC, gen=attractor[1], num=attractor[0]))
+APPENDIX = Rotation("sg", "m", 1, True, True)
+
+
+def _pair(rot: Rotation, i: int) -> tuple[str, str]:
+  half = i // 4
+  reality = int(rot.counterfactual_first) ^ half  # 1 = counterfactual
+  anterior = (i // 2) % 2 if half == 0 else i % 2
+  anterior ^= int(not rot.simple_first)
+  return TENSE_PAIRS[2 * reality + anterior]
+
+
+def _attractor(p: Pattern, odd: bool) -> Pattern:
+  """p with the incidental clause whose attractor takes the number the
+  subject lacks, and the other gender in a half's odd sentences (1st, 3rd),
+  the subject's in its even ones."""
+  num, gen = p.slot(PREM_A).get("num"), p.slot(PREM_A).get("gen")
+  return p.insert_after(PREM_A, slot(
+      INC, gen=other_gender(gen) if odd else gen, num=other(num)))
+
+
+def row(i: int, person: str, rot: Rotation = APPENDIX) -> Pattern:
+  """Sentence i (0-based) of the rotated table."""
+  number = rot.first_number if i % 2 == 0 else other(rot.first_number)
+  gender = (rot.first_gender if (i // 2) % 2 == 0
+            else other_gender(rot.first_gender))
+  p = hypothetical(*_pair(rot, i), person, number, gender)
+  if i // 4 == rot.attractor_half:
+    p = _attractor(p, odd=i % 2 == 0)
   return p
 
 
-def context_patterns(persons) -> tuple[Pattern, ...]:
-  return tuple(row(i, persons[i]) for i in range(N_CONTEXT))
+def context_patterns(persons, rot: Rotation = APPENDIX
+                     ) -> tuple[Pattern, ...]:
+  return tuple(row(i, persons[i], rot) for i in range(N_CONTEXT))
 
 
 def _clause_number(roles, number):
@@ -84,42 +123,58 @@ def _clause_number(roles, number):
   return corrupt
 
 
-def _both(*fns):
-  def corrupt(p: Pattern) -> Pattern:
-    for fn in fns:
-      p = fn(p)
-    return p
-  return corrupt
+def _flip_number(p: Pattern) -> Pattern:
+  number = other(p.slot(PREM_A).get("num"))
+  return _clause_number(_CONSEQUENT, number)(
+      _clause_number(_PREMISE, number)(p))
+
+
+def _flip_gender(p: Pattern) -> Pattern:
+  gender = other_gender(p.slot(PREM_A).get("gen"))
+  return p.set(PREM_A, gen=gender).set(CONS_A, gen=gender)
+
+
+def _toggle_attractor(p: Pattern) -> Pattern:
+  return p.drop(INC) if p.has(INC) else _attractor(p, odd=False)
+
+
+def _set_pair(pair: tuple[str, str]):
+  return lambda p: p.set(PREM, tense=pair[0]).set(CONS, tense=pair[1])
 
 
 _PREMISE, _CONSEQUENT = (PREM, PREM_A), (CONS, CONS_A)
 
-RULES: dict[str, Rule] = {r.name: r for r in (
-    Rule("attractor", "sentences 5-8 carry the incidental attractor: broken "
-         "by leaving it out", lambda p: p.drop(INC)),
-    Rule("number", "number alternates every sentence (8 is Pl): broken by "
-         "Sg in both clauses", _both(_clause_number(_PREMISE, "sg"),
-                                     _clause_number(_CONSEQUENT, "sg"))),
-    Rule("gender", "gender alternates every two sentences (8 is F): broken "
-         "by M in both clauses", lambda p: p.set(PREM_A, gen="m")
-         .set(CONS_A, gen="m")),
-    Rule("premise_tense", "premises 5-8 alternate IFut, IFutAnt: broken by "
-         "IFut in 8", lambda p: p.set(PREM, tense="IFut")),
-    Rule("tense", "sentences 5-8 are indicative futures: broken by the "
-         "counterfactual pair CTrPas-CnPas", lambda p: p.set(
-             PREM, tense="CTrPas").set(CONS, tense="CnPas")),
-    Rule("agreement", "premise and consequent share the subject's number "
-         "and gender: broken by a Sg premise and an M consequent",
-         lambda p: _clause_number(_PREMISE, "sg")(p).set(CONS_A, gen="m")),
-    Rule("subjunctive", "a future premise takes a future consequent: "
-         "broken by CTrPas in both clauses (a subjunctive consequent)",
-         lambda p: p.set(PREM, tense="CTrPas").set(CONS, tense="CTrPas")),
-)}
+
+def rules(rot: Rotation = APPENDIX) -> dict[str, Rule]:
+  """The rules behind B-F, relative to the rotation's context."""
+  return {r.name: r for r in (
+      Rule("attractor", "one half carries the incidental attractor: broken "
+           "by toggling it (leaving it out in the appendix)",
+           _toggle_attractor),
+      Rule("number", "number alternates every sentence: broken by the other "
+           "number in both clauses", _flip_number),
+      Rule("gender", "gender alternates every two sentences: broken by the "
+           "other gender in both clauses", _flip_gender),
+      Rule("pair_of_7", "the second half alternates its pairs every "
+           "sentence: broken by sentence 7's pair (in the appendix IFut for "
+           "IFutAnt in the premise)", _set_pair(_pair(rot, 6))),
+      Rule("pair_of_4", "the second half is in the other mood than the "
+           "first: broken by sentence 4's pair", _set_pair(_pair(rot, 3))),
+      Rule("agreement", "premise and consequent share the subject's number "
+           "and gender: broken by the other number in the premise and the "
+           "other gender in the consequent", lambda p: _clause_number(
+               _PREMISE, other(p.slot(PREM_A).get("num")))(p).set(
+                   CONS_A, gen=other_gender(p.slot(CONS_A).get("gen")))),
+      Rule("subjunctive", "a se-premise takes an indicative or conditional "
+           "consequent: broken by CTrPas in both clauses (a subjunctive "
+           "consequent)", _set_pair(("CTrPas", "CTrPas"))),
+  )}
+
 
 ANSWERS: tuple[AnswerTemplate, ...] = (
     AnswerTemplate("A"),
-    AnswerTemplate("B", ("attractor", "number", "premise_tense")),
-    AnswerTemplate("C", ("number", "gender", "tense", "attractor")),
+    AnswerTemplate("B", ("number", "pair_of_7", "attractor")),
+    AnswerTemplate("C", ("number", "gender", "pair_of_4", "attractor")),
     AnswerTemplate("D", ("gender", "attractor")),
     AnswerTemplate("E", ("agreement", "subjunctive")),
     AnswerTemplate("F", ("attractor",)),
@@ -127,8 +182,8 @@ ANSWERS: tuple[AnswerTemplate, ...] = (
 LABELS = tuple(t.label for t in ANSWERS)
 
 
-def answers(person: str) -> dict[str, Pattern]:
-  return answer_patterns(row(N_CONTEXT, person), ANSWERS, RULES)
+def answers(person: str, rot: Rotation = APPENDIX) -> dict[str, Pattern]:
+  return answer_patterns(row(N_CONTEXT, person, rot), ANSWERS, rules(rot))
 
 
 def appendix_code(p: Pattern) -> str:

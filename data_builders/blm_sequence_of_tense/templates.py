@@ -4,45 +4,43 @@ The paper names the phenomenon (se-allora hypotheticals whose premise and
 consequent must agree in tense and mood: subjunctive and conditional in the
 present and past, indicative future and future perfect, marked for person
 and number) but gives no template; this one follows the style of 000 Figure
-3 and of the Mixture template (appendix 11.1), with whose tense pairs it
-shares. The rules, stated as the papers state Figure 3's:
+3 and of the Mixture template (appendix 11.1), whose tense pairs it shares.
+The rules, stated as the papers state Figure 3's:
 
  (i)   mood: a subjunctive premise (se + congiuntivo) takes a conditional
-       consequent, an indicative premise an indicative one; the premise is
-       never conditional ("*se sarei");
- (ii)  tense: the pairs are CPas-CnPr, CTrPas-CnPas, IFut-IFut and
-       IFutAnt-IFut (a compound premise takes a compound conditional in the
-       counterfactual, a simple future in the realis);
+       consequent, an indicative premise an indicative one;
+ (ii)  tense: the pairs are IFut-IFut, IFutAnt-IFut (real), CPas-CnPr,
+       CTrPas-CnPas (counterfactual): a pair is its reality (real or
+       counterfactual) and its anteriority (simple or anterior premise);
  (iii) agreement: both clauses share one null subject; their verbs agree
        with it in person and number, participles and adjectives in number
        and gender;
- (iv)  sequence: the tense pair changes every two sentences, from the real
-       to the counterfactual (IFut-IFut, IFutAnt-IFut, CPas-CnPr,
-       CTrPas-CnPas), and the number alternates every sentence (Sg, Pl).
+ (iv)  sequence: the matrix speaks of one subject (person and gender
+       constant); the number alternates every sentence; the tense pair
+       advances every two sentences along the cycle IFut-IFut, IFutAnt-IFut,
+       CPas-CnPr, CTrPas-CnPas (back to IFut-IFut): the anteriority flips
+       with every pair, the reality every two pairs.
 
-Context: sentences 1-7 of rule (iv); the answer is sentence 8, a plural
-CTrPas-CnPas hypothetical. The wrong answers each break one rule:
+Each instance draws where the cycle and the alternation start, its person
+and its gender: sentence 8 may be any pair in any number and person, and
+only the context says which. Every candidate is a grammatical sentence with
+a canonical pair (i-iii hold in all six); each wrong answer breaks exactly
+one clause of rule (iv), so it is wrong only relative to the context:
 
-  WCT  consequent tense: CnPr for CnPas (ii)
-  WCM  consequent mood: subjunctive CTrPas for conditional CnPas (i)
-  WPT  premise tense: CPas for CTrPas (ii)
-  WPM  premise mood: conditional CnPas for subjunctive CTrPas (i)
-  AGR  the consequent verb in the other number, its participle and adjective
-       unchanged (iii)
+  WNUM   the number of sentence 7 again (the alternation)
+  WANT   the other anteriority in the same reality (the pair cycle)
+  WREAL  the other reality with the same anteriority (the pair cycle)
+  WPER   another person (the one subject)
+  WGEN   the other gender (the one subject)
 
-WCT and WPT are sequence errors: Italian has mixed hypotheticals ("Se foste
-stati onesti, ora sareste ricchi"), so these sentences are grammatical and
-only break the pairing the matrix sets up, as WN1 in the agreement BLM is
-grammatical and only breaks the alternation. WCM, WPM and AGR are
-grammatical errors. No candidate repeats a context sentence: the only
-plural CTrPas premise is the answer's.
-
-Person and gender are not part of the progression: one person and one
-gender per sentence, drawn per instance (types I and II) or per sentence
-(type III), see `generate.py`.
+Rules (i)-(iii) are what every sentence obeys, and a violation of them would
+be visible without the context (the version 1 answer set was solved from the
+answers alone that way).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from data_builders.blm_sequence_of_tense import italian
 from data_builders.blm_sequence_of_tense.realise import (CONS, CONS_A, PREM,
@@ -52,7 +50,8 @@ from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
 
 FAMILY = "sequence_of_tense"
 CORRECT = "CORRECT"
-# Rule (iv): the tense pairs, two sentences each, in context order.
+# Rule (iv)'s cycle; each pair is (reality, anteriority) by its index:
+# reality = index // 2 (0 real, 1 counterfactual), anteriority = index % 2.
 TENSE_PAIRS = (("IFut", "IFut"), ("IFutAnt", "IFut"), ("CPas", "CnPr"),
                ("CTrPas", "CnPas"))
 N_CONTEXT = 7
@@ -60,6 +59,22 @@ N_CONTEXT = 7
 
 def other(number: str) -> str:
   return "pl" if number == "sg" else "sg"
+
+
+def other_gender(gender: str) -> str:
+  return "f" if gender == "m" else "m"
+
+
+class Progression(NamedTuple):
+  """What an instance draws for rule (iv): the cycle's first pair (an index
+  of TENSE_PAIRS), the first sentence's number, the subject's person and
+  gender, and the person WPER uses instead."""
+
+  first_pair: int
+  first_number: str
+  person: str
+  gender: str
+  wrong_person: str
 
 
 def hypothetical(premise: str, consequent: str, person: str, number: str,
@@ -72,54 +87,81 @@ def hypothetical(premise: str, consequent: str, person: str, number: str,
                  slot(CONS_A, gen=gender, num=number))
 
 
-def row(i: int, person: str, gender: str) -> Pattern:
+def pair_index(i: int, prog: Progression) -> int:
+  """The TENSE_PAIRS index of sentence i (0-based): rule (iv)."""
+  return (prog.first_pair + i // 2) % len(TENSE_PAIRS)
+
+
+def row(i: int, prog: Progression) -> Pattern:
   """Sentence i (0-based) of the matrix: rule (iv)."""
-  premise, consequent = TENSE_PAIRS[i // 2]
-  return hypothetical(premise, consequent, person,
-                      "sg" if i % 2 == 0 else "pl", gender)
+  premise, consequent = TENSE_PAIRS[pair_index(i, prog)]
+  number = prog.first_number if i % 2 == 0 else other(prog.first_number)
+  return hypothetical(premise, consequent, prog.person, number, prog.gender)
 
 
-def context_patterns(persons, genders) -> tuple[Pattern, ...]:
-  """The 7 context patterns, sentence i with persons[i] and genders[i]."""
-  return tuple(row(i, persons[i], genders[i]) for i in range(N_CONTEXT))
+def context_patterns(prog: Progression) -> tuple[Pattern, ...]:
+  return tuple(row(i, prog) for i in range(N_CONTEXT))
 
 
-def correct_pattern(person: str, gender: str) -> Pattern:
-  return row(N_CONTEXT, person, gender)
+def correct_pattern(prog: Progression) -> Pattern:
+  return row(N_CONTEXT, prog)
 
 
-def _tense(role: str, tense: str):
-  return lambda p: p.set(role, tense=tense)
+def _pair_of(p: Pattern) -> int:
+  return TENSE_PAIRS.index((p.slot(PREM).get("tense"),
+                            p.slot(CONS).get("tense")))
 
 
-def _verb_number(p: Pattern) -> Pattern:
-  person, number = italian.split_pn(p.slot(CONS).get("pn"))
-  return p.set(CONS, pn=italian.person_number(person, other(number)))
+def _with_pair(p: Pattern, index: int) -> Pattern:
+  premise, consequent = TENSE_PAIRS[index]
+  return p.set(PREM, tense=premise).set(CONS, tense=consequent)
 
 
-RULES: dict[str, Rule] = {r.name: r for r in (
-    Rule("consequent_tense", "(ii) CTrPas takes CnPas: broken by CnPr",
-         _tense(CONS, "CnPr")),
-    Rule("consequent_mood", "(i) a subjunctive premise takes a conditional "
-         "consequent: broken by a subjunctive one", _tense(CONS, "CTrPas")),
-    Rule("premise_tense", "(ii) CnPas follows CTrPas: broken by CPas",
-         _tense(PREM, "CPas")),
-    Rule("premise_mood", "(i) the premise is never conditional: broken by "
-         "CnPas", _tense(PREM, "CnPas")),
-    Rule("agreement", "(iii) the consequent verb agrees with the shared "
-         "subject: broken by the other number", _verb_number),
-)}
+def _with_subject(p: Pattern, person: str | None = None,
+                  number: str | None = None,
+                  gender: str | None = None) -> Pattern:
+  """The whole sentence with another subject: both verbs, participles and
+  adjectives agree with it (rule iii is kept)."""
+  old_person, old_number = italian.split_pn(p.slot(PREM).get("pn"))
+  person, number = person or old_person, number or old_number
+  gender = gender or p.slot(PREM_A).get("gen")
+  pn = italian.person_number(person, number)
+  return (p.set(PREM, pn=pn).set(CONS, pn=pn)
+          .set(PREM_A, gen=gender, num=number)
+          .set(CONS_A, gen=gender, num=number))
+
+
+def rules(prog: Progression) -> dict[str, Rule]:
+  """Rule (iv)'s clauses and how a wrong answer breaks each; WPER's person
+  is the instance's draw."""
+  return {r.name: r for r in (
+      Rule("number", "(iv) the number alternates every sentence: broken by "
+           "sentence 7's number", lambda p: _with_subject(
+               p, number=other(italian.split_pn(p.slot(PREM).get("pn"))[1]))),
+      Rule("anteriority", "(iv) the anteriority flips with every pair: "
+           "broken by the other anteriority in the same reality",
+           lambda p: _with_pair(p, _pair_of(p) ^ 1)),
+      Rule("reality", "(iv) the reality changes every two pairs: broken by "
+           "the other reality with the same anteriority",
+           lambda p: _with_pair(p, _pair_of(p) ^ 2)),
+      Rule("person", "(iv) one subject: broken by another person",
+           lambda p: _with_subject(p, person=prog.wrong_person)),
+      Rule("gender", "(iv) one subject: broken by the other gender",
+           lambda p: _with_subject(
+               p, gender=other_gender(p.slot(PREM_A).get("gen")))),
+  )}
+
 
 ANSWERS: tuple[AnswerTemplate, ...] = (
     AnswerTemplate(CORRECT),
-    AnswerTemplate("WCT", ("consequent_tense",)),
-    AnswerTemplate("WCM", ("consequent_mood",)),
-    AnswerTemplate("WPT", ("premise_tense",)),
-    AnswerTemplate("WPM", ("premise_mood",)),
-    AnswerTemplate("AGR", ("agreement",)),
+    AnswerTemplate("WNUM", ("number",)),
+    AnswerTemplate("WANT", ("anteriority",)),
+    AnswerTemplate("WREAL", ("reality",)),
+    AnswerTemplate("WPER", ("person",)),
+    AnswerTemplate("WGEN", ("gender",)),
 )
 LABELS = tuple(t.label for t in ANSWERS)
 
 
-def answers(person: str, gender: str) -> dict[str, Pattern]:
-  return answer_patterns(correct_pattern(person, gender), ANSWERS, RULES)
+def answers(prog: Progression) -> dict[str, Pattern]:
+  return answer_patterns(correct_pattern(prog), ANSWERS, rules(prog))

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Sequence
-
 import random
+from typing import Callable, Sequence
 
-from blm_jax.schema import BLMInstance, Sentence
+from blm_jax.schema import BLMInstance
 from data_builders.blm_spray_load import lexicon as lexicon_lib
 from data_builders.blm_spray_load import realise, templates
 from data_builders.common.instances import make_instance, stable_seed
@@ -32,7 +31,7 @@ TYPE_III_SIZE = 15_000
 _MAX_RETRIES = 100
 
 
-class _Draws:
+class Draws:
   """Seeded choices from one instance's own random stream (Python's
   Mersenne Twister: its integer seeding and getrandbits are stable across
   versions and platforms)."""
@@ -44,11 +43,11 @@ class _Draws:
     return self._rng.getrandbits(30) % n
 
   def choice(self, items: Sequence):
-    return items[self._rng.getrandbits(30) % len(items)]
+    return items[self.index(len(items))]
 
 
-def _filler(e: lexicon_lib.VerbEntry, agent: int, theme: int, loc: int,
-            draws: _Draws) -> realise.Filler:
+def filler(e: lexicon_lib.VerbEntry, agent: int, theme: int, loc: int,
+           draws: Draws) -> realise.Filler:
   args = e.args
   mods = e.modifiers
   return realise.Filler(
@@ -62,9 +61,9 @@ def _filler(e: lexicon_lib.VerbEntry, agent: int, theme: int, loc: int,
                  templates.LOC: draws.choice(mods[templates.LOC])})
 
 
-def _random_filler(e: lexicon_lib.VerbEntry, draws: _Draws) -> realise.Filler:
+def random_filler(e: lexicon_lib.VerbEntry, draws: Draws) -> realise.Filler:
   n = lexicon_lib.ARGS_PER_SLOT
-  return _filler(e, draws.index(n), draws.index(n), draws.index(n), draws)
+  return filler(e, draws.index(n), draws.index(n), draws.index(n), draws)
 
 
 def _instance(id_: str, template: str, lexical_type: str, seed: int,
@@ -89,55 +88,70 @@ def _plans(template: str):
           tuple((label, realise.plan(p)) for label, p in answers.items()))
 
 
-def _n_sentences(template: str) -> int:
-  ctx, answers = _plans(template)
-  return len(ctx) + len(answers)
-
-
-def generate(template: str, lexical_type: str,
-             lex: lexicon_lib.Lexicon | None = None,
-             seed: int = 0) -> list[BLMInstance]:
-  """Every instance of one config (template x lexical type)."""
-  lex = lex or lexicon_lib.load_lexicon()
+def lexical_types(family: str, template: str, lexical_type: str,
+                  lex: lexicon_lib.Lexicon, seed: int, n_sentences: int,
+                  instance: Callable[[str, str, list], BLMInstance],
+                  type_iii_size: int = TYPE_III_SIZE,
+                  redraw_copies: bool = False) -> list[BLMInstance]:
+  """Types I-III of one template over the seed set (shared with
+  `blm_spray_load_v0`): `instance(id, lexical_type, fillers)` with one
+  filler per sentence (context, then answers). Contexts never repeat; with
+  `redraw_copies`, an instance is also redrawn when a candidate repeats a
+  context sentence or two candidates draw the same text."""
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
-  n = _n_sentences(template)
+  n = n_sentences
   out = []
   if lexical_type == "I":
     k = range(lexicon_lib.ARGS_PER_SLOT)
     for e in lex.entries:
       for a, t, l in itertools.product(k, k, k):
         id_ = f"{template}-I-{e.verb}-a{a}t{t}l{l}"
-        draws = _Draws(FAMILY, seed, id_)
-        f = _filler(e, a, t, l, draws)
-        out.append(_instance(id_, template, "I", seed, [f] * n))
+        f = filler(e, a, t, l, Draws(family, seed, id_))
+        out.append(instance(id_, "I", [f] * n))
     return out
   seen: set[tuple[str, ...]] = set()
 
   def unique(id_, make):
-    """`make(draws)` until its context is new (contexts never repeat)."""
+    """`make(draws)` until its context is new (and, with redraw_copies,
+    no candidate repeats a context sentence or another candidate)."""
     for retry in range(_MAX_RETRIES):
-      inst = make(_Draws(FAMILY, seed, id_, retry))
+      try:
+        inst = make(Draws(family, seed, id_, retry))
+      except ValueError:  # Two candidates drew the same text.
+        if not redraw_copies:
+          raise
+        continue
       key = tuple(s.text for s in inst.context)
-      if key not in seen:
-        seen.add(key)
-        return inst
+      if key in seen or (redraw_copies and set(key) & {
+          s.text for s in inst.answers}):
+        continue
+      seen.add(key)
+      return inst
     raise RuntimeError(f"{id_}: no new context in {_MAX_RETRIES} draws")
 
   if lexical_type == "II":
     for e in lex.entries:
       for i in range(TYPE_II_PER_VERB):
         id_ = f"{template}-II-{e.verb}-{i:03d}"
-        out.append(unique(id_, lambda d, e=e, id_=id_: _instance(
-            id_, template, "II", seed,
-            [_random_filler(e, d) for _ in range(n)])))
+        out.append(unique(id_, lambda d, e=e, id_=id_: instance(
+            id_, "II", [random_filler(e, d) for _ in range(n)])))
     return out
-  for i in range(TYPE_III_SIZE):
+  for i in range(type_iii_size):
     id_ = f"{template}-III-{i:05d}"
-    out.append(unique(id_, lambda d, id_=id_: _instance(
-        id_, template, "III", seed,
-        [_random_filler(d.choice(lex.entries), d) for _ in range(n)])))
+    out.append(unique(id_, lambda d, id_=id_: instance(
+        id_, "III",
+        [random_filler(d.choice(lex.entries), d) for _ in range(n)])))
   return out
 
 
+def generate(template: str, lexical_type: str,
+             lex: lexicon_lib.Lexicon | None = None,
+             seed: int = 0) -> list[BLMInstance]:
+  """Every instance of one config (template x lexical type)."""
+  ctx, answers = _plans(template)
+  return lexical_types(
+      FAMILY, template, lexical_type, lex or lexicon_lib.load_lexicon(), seed,
+      len(ctx) + len(answers),
+      lambda id_, lt, fillers: _instance(id_, template, lt, seed, fillers))

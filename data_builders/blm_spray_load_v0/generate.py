@@ -14,53 +14,18 @@ draw, like each context sentence, so no candidate stands out by its words.
 from __future__ import annotations
 
 import functools
-import itertools
-import random
 from typing import Sequence
 
-from blm_jax.schema import BLMInstance, Sentence
+from blm_jax.schema import BLMInstance
+from data_builders.blm_spray_load import generate as sl_generate
 from data_builders.blm_spray_load import lexicon as lexicon_lib
 from data_builders.blm_spray_load import realise
-from data_builders.blm_spray_load import templates as sl_templates
 from data_builders.blm_spray_load_v0 import templates
-from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.instances import make_instance
 
 LANGUAGE = "en"
 LEXICAL_TYPES = ("I", "II", "III")
-TYPE_II_PER_VERB = 500
-TYPE_III_SIZE = 15_000
-_MAX_RETRIES = 100
-
-
-class _Draws:
-  """Seeded choices from one instance's own stream (stable across runs)."""
-
-  def __init__(self, *parts: object):
-    self._rng = random.Random(stable_seed(*parts))
-
-  def index(self, n: int) -> int:
-    return self._rng.getrandbits(30) % n
-
-  def choice(self, items: Sequence):
-    return items[self.index(len(items))]
-
-
-def filler(e: lexicon_lib.VerbEntry, agent: int, theme: int, loc: int,
-           draws: _Draws) -> realise.Filler:
-  return realise.Filler(
-      verb=e.verb_frame,
-      args={sl_templates.AGENT: e.args[sl_templates.AGENT][agent],
-            sl_templates.THEME: e.args[sl_templates.THEME][theme],
-            sl_templates.LOC: e.args[sl_templates.LOC][loc]},
-      prep=draws.choice(e.prepositions),
-      wrong_prep=draws.choice(e.wrong_prepositions),
-      modifiers={sl_templates.THEME: draws.choice(e.modifiers[sl_templates.THEME]),
-                 sl_templates.LOC: draws.choice(e.modifiers[sl_templates.LOC])})
-
-
-def _random_filler(e: lexicon_lib.VerbEntry, draws: _Draws) -> realise.Filler:
-  n = lexicon_lib.ARGS_PER_SLOT
-  return filler(e, draws.index(n), draws.index(n), draws.index(n), draws)
+TYPE_III_SIZE = sl_generate.TYPE_III_SIZE
 
 
 def plan(p) -> tuple:
@@ -100,57 +65,15 @@ def instance(id_: str, template: str, lexical_type: str, seed: int,
       candidates=candidates, correct_label=templates.CORRECT, seed=seed)
 
 
-def _n_sentences(template: str) -> int:
-  ctx, answers = plans(template)
-  return len(ctx) + len(answers)
-
-
 def generate(template: str, lexical_type: str,
              lex: lexicon_lib.Lexicon | None = None,
              seed: int = 0, size: int | None = None) -> list[BLMInstance]:
   """Every instance of one config (template x lexical type); `size` caps
   type III (its first `size` instances, for quick checks)."""
-  lex = lex or lexicon_lib.load_lexicon()
-  if lexical_type not in LEXICAL_TYPES:
-    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
-                     f"{LEXICAL_TYPES}")
-  n = _n_sentences(template)
-  out = []
-  if lexical_type == "I":
-    k = range(lexicon_lib.ARGS_PER_SLOT)
-    for e in lex.entries:
-      for a, t, l in itertools.product(k, k, k):
-        id_ = f"{template}-I-{e.verb}-a{a}t{t}l{l}"
-        f = filler(e, a, t, l, _Draws(templates.FAMILY, seed, id_))
-        out.append(instance(id_, template, "I", seed, [f] * n))
-    return out
-  seen: set[tuple[str, ...]] = set()
-
-  def unique(id_, make):
-    """`make(draws)` until its context is new and no candidate repeats a
-    context sentence or another candidate."""
-    for retry in range(_MAX_RETRIES):
-      try:
-        inst = make(_Draws(templates.FAMILY, seed, id_, retry))
-      except ValueError:  # Two candidates drew the same text: redraw.
-        continue
-      key = tuple(s.text for s in inst.context)
-      if key not in seen and not set(key) & {s.text for s in inst.answers}:
-        seen.add(key)
-        return inst
-    raise RuntimeError(f"{id_}: no new context in {_MAX_RETRIES} draws")
-
-  if lexical_type == "II":
-    for e in lex.entries:
-      for i in range(TYPE_II_PER_VERB):
-        id_ = f"{template}-II-{e.verb}-{i:03d}"
-        out.append(unique(id_, lambda d, e=e, id_=id_: instance(
-            id_, template, "II", seed,
-            [_random_filler(e, d) for _ in range(n)])))
-    return out
-  for i in range(TYPE_III_SIZE if size is None else size):
-    id_ = f"{template}-III-{i:05d}"
-    out.append(unique(id_, lambda d, id_=id_: instance(
-        id_, template, "III", seed,
-        [_random_filler(d.choice(lex.entries), d) for _ in range(n)])))
-  return out
+  ctx, answers = plans(template)
+  return sl_generate.lexical_types(
+      templates.FAMILY, template, lexical_type,
+      lex or lexicon_lib.load_lexicon(), seed, len(ctx) + len(answers),
+      lambda id_, lt, fillers: instance(id_, template, lt, seed, fillers),
+      type_iii_size=TYPE_III_SIZE if size is None else size,
+      redraw_copies=True)

@@ -76,6 +76,21 @@ class GeneratedConfig(tfds.core.BuilderConfig):
     return dict(self.split_fractions) or dict(splits.DEFAULT_FRACTIONS)
 
 
+@dataclasses.dataclass(eq=False)
+class LexicalTypeConfig(GeneratedConfig):
+  """One config per lexical type (I, II, III) of a single template."""
+
+  lexical_type: str = "I"
+
+
+def lexical_type_configs(family: str, types: Sequence[str],
+                         seed: int = 0) -> list[LexicalTypeConfig]:
+  """`type_<t>` configs for a family whose configs differ only in type."""
+  return [LexicalTypeConfig(name=f"type_{t}", lexical_type=t, seed=seed,
+                            description=f"{family}, type {t}")
+          for t in types]
+
+
 class GeneratedBLMBuilder(DeterministicRecords,
                           file_format.ArrayRecordWithoutTF,
                           skip_registration=True):

@@ -8,7 +8,8 @@ places its candidates in a seeded random order derived from its own id
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+import random
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -64,3 +65,25 @@ def make_instance(
       correct=[lab for lab, _ in shuffled].index(correct_label),
       labels=tuple(lab for lab, _ in shuffled),
   )
+
+
+def unique_draws(family: str, lexical_type: str, seed: int | str, size: int,
+                 draw: Callable[[str, random.Random], BLMInstance],
+                 max_retries: int = 100) -> list[BLMInstance]:
+  """`size` instances `draw(id, rng)`, ids `<type>/<i:05d>`, redrawn (rng
+  seeded by family, seed, id and retry) until the context is new and no
+  candidate repeats a context sentence (the copy cue)."""
+  out, seen = [], set()
+  for i in range(size):
+    id_ = f"{lexical_type}/{i:05d}"
+    for retry in range(max_retries):
+      inst = draw(id_, random.Random(stable_seed(family, seed, id_, retry)))
+      key = tuple(s.text for s in inst.context)
+      if key not in seen and not set(key) & {s.text for s in inst.answers}:
+        seen.add(key)
+        out.append(inst)
+        break
+    else:
+      raise RuntimeError(f"{family} {id_}: no new context without a copied "
+                         f"candidate in {max_retries} draws")
+  return out
