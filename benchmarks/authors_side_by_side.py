@@ -146,19 +146,10 @@ class AuthorsStep:
 
 def matmul_rates(n=2048, reps=5):
   """GFLOP/s of an n x n matmul: XLA float32, XLA bfloat16, torch float32."""
-  import jax
-  import jax.numpy as jnp
   import torch
-  out = {}
-  for name, dtype in (("xla_f32", jnp.float32), ("xla_bf16", jnp.bfloat16)):
-    a = jnp.ones((n, n), dtype)
-    f = jax.jit(lambda a, b: a @ b)
-    f(a, a).block_until_ready()
-    t = time.perf_counter()
-    for _ in range(reps):
-      r = f(a, a)
-    r.block_until_ready()
-    out[name] = 2 * n ** 3 * reps / (time.perf_counter() - t) / 1e9
+
+  from blm_jax import bench
+  out = {f"xla_{k}": v for k, v in bench.matmul_gflops(n, reps).items()}
   a = torch.ones(n, n)
   a @ a
   t = time.perf_counter()

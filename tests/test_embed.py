@@ -150,6 +150,7 @@ def test_four_devices_equal_one(bert, tmp_path):
 class EmbedToyBlm(builder.GeneratedBLMBuilder):
   """A toy family whose contexts share sentences (dedup ratio > 1)."""
 
+  ID_PREFIX = "t"
   VERSION = tfds.core.Version("1.0.0")
   BUILDER_CONFIGS = [builder.GeneratedConfig(name="only", seed=1)]
 
@@ -161,7 +162,7 @@ class EmbedToyBlm(builder.GeneratedBLMBuilder):
       cands = [("OK", schema.Sentence(f"the girl {WORDS[i]} sprayed .")),
                ("BAD", schema.Sentence(f"the boy {WORDS[i]} loaded ."))]
       out.append(instances.make_instance(
-          id=f"t-{i:02d}", family="toy", language="en", lexical_type="I",
+          id=f"{self.ID_PREFIX}-{i:02d}", family="toy", language="en", lexical_type="I",
           subset="only", context=ctx, candidates=cands, correct_label="OK",
           seed=config.seed))
     return out

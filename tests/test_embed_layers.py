@@ -52,13 +52,13 @@ def test_random_encoder_has_its_own_cache_key(bert_dir, tmp_path):
 def test_layer_sweep_embeds_each_sentence_once_for_all_layers(
     bert_dir, tmp_path, monkeypatch):
   calls = []
-  encode = embed._encode
+  encode = embed._encode_parts
 
   def counting(enc, texts, **kw):
     calls.append((len(texts), kw["layers"]))
     return encode(enc, texts, **kw)
 
-  monkeypatch.setattr(embed, "_encode", counting)
+  monkeypatch.setattr(embed, "_encode_parts", counting)
   cache = str(tmp_path / "cache")
   spec = embed.EncoderSpec(bert_dir)
   n_layers = encoders.load_encoder(bert_dir).num_layers

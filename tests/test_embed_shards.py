@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import embed, embedding_cache, encoders, input_pipeline, schema
+from blm_jax import embed, embedding_cache, encoders, input_pipeline
 from blm_jax import train
-from data_builders.common import builder, instances
 from tests import tiny_checkpoints
+from tests.test_embed import EmbedToyBlm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = tiny_checkpoints.WORDS
@@ -146,24 +146,10 @@ def test_unwritable_cache_fails_before_encoding(bert, encoder_calls,
     assert encoder_calls == []
 
 
-class EmbedCliToyBlm(builder.GeneratedBLMBuilder):
-  """A toy family with train/dev/test splits, for the command line."""
+class EmbedCliToyBlm(EmbedToyBlm):
+  """The same toy family under another name, for the command line."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  BUILDER_CONFIGS = [builder.GeneratedConfig(name="only", seed=1)]
-
-  def generate(self, config):
-    out = []
-    for i in range(20):
-      ctx = [schema.Sentence(f"the cat {w} eats the mouse .")
-             for w in WORDS[i % 10:i % 10 + 3]]
-      cands = [("OK", schema.Sentence(f"the girl {WORDS[i]} sprayed .")),
-               ("BAD", schema.Sentence(f"the boy {WORDS[i]} loaded ."))]
-      out.append(instances.make_instance(
-          id=f"c-{i:02d}", family="toy", language="en", lexical_type="I",
-          subset="only", context=ctx, candidates=cands, correct_label="OK",
-          seed=config.seed))
-    return out
+  ID_PREFIX = "c"
 
 
 def _flags(argv):
