@@ -166,6 +166,10 @@ def _check_launch(args: list[str]) -> None:
       assert leaf in node, f"--config.{key} is not a config key"
       if not _is_placeholder(value):
         old = node[leaf]
+        if isinstance(old, tuple):  # absl parses a tuple field as a literal
+          value = ast.literal_eval(value)
+          assert isinstance(value, tuple), (
+              f"--config.{key}={value!r} is not a tuple literal like (0,)")
         node[leaf] = type(old)(value) if isinstance(old, (int, float)) and (
             not isinstance(old, bool)) else value
     elif a.startswith("--") and a.split("=")[0] not in (
