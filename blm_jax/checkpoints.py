@@ -18,11 +18,14 @@ records the shape of every leaf and a sha256 digest of the state's bytes:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import logging
 import os
 import shutil
+import signal
+import threading
 import time
 
 import jax
@@ -87,20 +90,44 @@ class _Held(logging.Filter):
     return False
 
 
+@contextlib.contextmanager
+def _interrupt_after():
+  """Defers Ctrl-C (SIGINT) to the end of the block.
+
+  A save cut in half by KeyboardInterrupt leaves orbax's commit threads
+  running into interpreter shutdown, which prints their tracebacks after
+  the launcher's one-line message; a deferred Ctrl-C costs the rest of one
+  save and leaves a whole step to resume from.
+  """
+  if threading.current_thread() is not threading.main_thread():
+    yield
+    return
+  received = []
+  previous = signal.signal(signal.SIGINT, lambda *_: received.append(1))
+  try:
+    yield
+  finally:
+    signal.signal(signal.SIGINT, previous)
+    if received:
+      raise KeyboardInterrupt
+
+
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
   """Saves one step; a full disk is reported in one line (the run resumes).
 
   orbax reports a failed write from each of its threads, with tracebacks
   (hundreds of lines for one full disk): those reports are held back while
-  saving and dropped when the disk is full, else passed on.
+  saving and dropped when the disk is full, else passed on. A Ctrl-C during
+  the save takes effect once the step is written.
   """
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
   held, absl_logger = _Held(), logging.getLogger("absl")
   absl_logger.addFilter(held)
   try:
-    mgr.save(step, args=ocp.args.Composite(
-        state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
-    mgr.wait_until_finished()
+    with _interrupt_after():
+      mgr.save(step, args=ocp.args.Composite(
+          state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
+      mgr.wait_until_finished()
   except Exception as e:
     if _disk_full(e):
       held.records.clear()

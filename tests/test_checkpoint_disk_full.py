@@ -68,3 +68,21 @@ def test_other_save_errors_keep_their_report(tmp_path, monkeypatch, caplog):
   finally:
     mgr.close()
   assert "orbax says: something else broke" in caplog.text
+
+
+def test_ctrl_c_during_a_save_takes_effect_once_the_save_is_done():
+  """A SIGINT inside the save block is deferred: the block finishes (the
+  step is whole) and KeyboardInterrupt comes after it, with the usual
+  handler back in place."""
+  import os
+  import signal
+
+  from blm_jax.checkpoints import _interrupt_after
+
+  finished = []
+  with pytest.raises(KeyboardInterrupt):
+    with _interrupt_after():
+      os.kill(os.getpid(), signal.SIGINT)
+      finished.append(True)  # still runs: the interrupt waits
+  assert finished == [True]
+  assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
