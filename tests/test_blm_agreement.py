@@ -11,6 +11,7 @@ from blm_jax import data, labels, lint
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
 from data_builders.blm_agreement import generate, lexicon, templates
 from data_builders.common.template import token_diff
+from tests import builder_checks
 
 LANGS = tuple(l for l in lexicon.LANGUAGES
               if (lexicon.LEXICON_DIR / l / "frames.tsv").exists())
@@ -176,14 +177,7 @@ class SmallAgreement(bab.Builder):
 
 @pytest.mark.parametrize("config", ["en_mixed_type_I", "fr_mixed_type_III"])
 def test_splits_leak_free_and_rebuild_byte_identical(tmp_path, config):
-  digests = []
-  for d in ("a", "b"):
-    b = SmallAgreement(config=config, data_dir=str(tmp_path / d),
-                       file_format="array_record")
-    b.download_and_prepare()
-    files = sorted(pathlib.Path(b.data_dir).glob("*array_record*"))
-    digests.append([p.read_bytes() for p in files])
-  assert digests[0] == digests[1] and digests[0]
+  builder_checks.build_twice_identical(SmallAgreement, config, tmp_path)
   sents = {}
   for split in ("train", "dev", "test"):
     insts = data.load_instances(f"small_agreement/{config}", split,
