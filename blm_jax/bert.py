@@ -15,8 +15,7 @@ from typing import Any
 import flax.linen as nn
 import jax.numpy as jnp
 
-from blm_jax import hf_checkpoint
-from blm_jax.transformer_blocks import BertConfig, bert_trunk
+from blm_jax.transformer_blocks import BertConfig, bert_trunk, load_trunk
 
 MODEL_TYPES = ("bert",)
 # transformers.BertConfig's defaults, for fields a config.json leaves out.
@@ -57,8 +56,5 @@ def config_from_json(config: dict, where: str) -> BertConfig:
 
 def load(model_dir: str, config: dict, dtype=jnp.float32):
   """(module, float32 params, BertConfig) from a folder."""
-  c = config_from_json(config, model_dir)
-  module = BertModel(c, dtype)
-  params = hf_checkpoint.load_params(module, model_dir, prefixes=PREFIXES,
-                                     optional=("pooler",))
-  return module, params, c
+  return load_trunk(BertModel, DEFAULTS, PREFIXES, model_dir, config,
+                    dtype, optional=("pooler",))

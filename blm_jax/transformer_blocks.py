@@ -275,3 +275,17 @@ def bert_trunk(module: nn.Module, config: BertConfig, input_ids, mask,
   if pooler:
     Pooler(config.hidden_size, module.dtype, name="pooler")(hidden[-1])
   return hidden[-1], hidden
+
+
+def load_trunk(module_cls, defaults: dict, prefixes: tuple[str, ...],
+               model_dir: str, config: dict, dtype=jnp.float32,
+               optional: tuple[str, ...] = ()):
+  """(module, float32 params, BertConfig) of a BERT-family folder: one
+  loader for bert, electra and roberta, which differ only in these args."""
+  from blm_jax import hf_checkpoint
+
+  c = BertConfig.from_json(config, defaults, model_dir)
+  module = module_cls(c, dtype)
+  params = hf_checkpoint.load_params(module, model_dir, prefixes=prefixes,
+                                     optional=optional)
+  return module, params, c
