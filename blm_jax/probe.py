@@ -12,6 +12,7 @@ the instances' correct indices and answer labels to compare them with.
 Restoring never writes to the workdir (read-only checkpoint managers).
 
   python -m blm_jax.probe --workdir=W --analysis=confusion,traversal,projection
+  python -m blm_jax.probe --workdir=W --analysis=tsne   # needs the probe extra
   python -m blm_jax.probe --table5=W1,W2,... --out=DIR    # 000 Table 5
 
 writes PNGs and probe.json into W/probe/ (see blm_jax/probing.py).

@@ -15,11 +15,13 @@
 - Latent projections (Figure 22): 2-D PCA (numpy SVD) of the latents
   coloured by pattern (sent_vae; vae2 sentence-level latents) or by chosen
   label (task latents), with the nearest-centroid accuracy in the plane as
-  a number for how crisp the clusters are.
+  a number for how crisp the clusters are; 'tsne' does the same with
+  scikit-learn's t-SNE (the `probe` extra), which keeps local neighbourhoods
+  that a linear projection can flatten.
 - Table 5: the sent_vae F1 per blm_chunks dataset from finished runs.
 
 `analyze(workdir, ...)` runs them and writes W/probe/{confusion,traversal,
-projection}.png and probe.json; nothing else in the workdir is touched.
+projection,tsne}.png and probe.json; nothing else in the workdir is touched.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ from matplotlib.figure import Figure
 from blm_jax import data as data_lib, input_pipeline, probe, train
 from blm_jax.sentence_table import SentenceTable, build_sentence_table
 
-ANALYSES = ("confusion", "traversal", "projection")
+ANALYSES = ("confusion", "traversal", "projection", "tsne")
 TRAVERSAL_STEPS = 10
+TSNE_MAX_POINTS = 2000  # t-SNE is quadratic-ish: a fixed subsample beyond
 
 
 # ---- Confusion matrices ----------------------------------------------------
@@ -145,6 +148,30 @@ def pca_2d(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
   return pts, ratio
 
 
+def tsne_2d(x: np.ndarray, seed: int = 0) -> np.ndarray:
+  """[N, 2] t-SNE embedding (PCA-initialised, perplexity min(30, (N-1)/3))."""
+  try:
+    from sklearn.manifold import TSNE
+  except ImportError:
+    raise ImportError("--analysis=tsne needs scikit-learn: pip install -e "
+                      "'.[probe]'") from None
+  x = np.asarray(x, np.float64)
+  perplexity = float(min(30.0, max(1.0, (len(x) - 1) / 3)))
+  return TSNE(n_components=2, perplexity=perplexity,
+              init="pca" if x.shape[1] >= 2 else "random",
+              random_state=seed).fit_transform(x)
+
+
+def _subsample(s: dict, limit: int, seed: int = 0) -> dict:
+  """A projection set cut to `limit` points (a fixed random subset)."""
+  n = len(s["x"])
+  if n <= limit:
+    return s
+  keep = np.sort(np.random.default_rng(seed).choice(n, limit, replace=False))
+  return {**s, "x": np.asarray(s["x"])[keep],
+          "groups": [s["groups"][i] for i in keep]}
+
+
 def nearest_centroid_accuracy(points: np.ndarray, groups: Sequence[str]) -> float:
   """Fraction of points whose nearest group centroid is their own group's."""
   groups = np.asarray(groups, dtype=object)
@@ -173,11 +200,21 @@ def projections(run: probe.Restored, out: dict, table: SentenceTable,
   else:
     sets.append({"latent": "latent", "colour": "chosen answer's label",
                  "x": out["latent"][cell], "groups": chosen})
-  for s in sets:
-    s["points"], s["explained"] = pca_2d(s["x"])
-    s["nearest_centroid_accuracy"] = nearest_centroid_accuracy(
-        s["points"], s["groups"])
   return sets
+
+
+def project(s: dict, method: str) -> dict:
+  """A projection set with its 2-D points ('pca' or 'tsne') and their
+  nearest-centroid accuracy."""
+  if method == "tsne":
+    s = _subsample(s, TSNE_MAX_POINTS)
+    out = {**s, "points": tsne_2d(s["x"]), "method": "t-SNE"}
+  else:
+    points, explained = pca_2d(s["x"])
+    out = {**s, "points": points, "explained": explained, "method": "PCA"}
+  out["nearest_centroid_accuracy"] = nearest_centroid_accuracy(
+      out["points"], out["groups"])
+  return out
 
 
 # ---- Figures (matplotlib object API: no global state) ---------------------
@@ -251,8 +288,9 @@ def plot_projections(panels: list[dict], path: str, title: str,
     for g in sorted(set(groups)):
       pts = p["points"][groups == g]
       ax.scatter(pts[:, 0], pts[:, 1], s=4, label=str(g)[:30])
-    ax.set_title(f"{p['title']}\nPCA {p['explained'][0]:.2f}+"
-                 f"{p['explained'][1]:.2f} var, nearest-centroid "
+    how = (f"PCA {p['explained'][0]:.2f}+{p['explained'][1]:.2f} var"
+           if "explained" in p else p["method"])
+    ax.set_title(f"{p['title']}\n{how}, nearest-centroid "
                  f"{p['nearest_centroid_accuracy']:.2f}", fontsize=7)
     if len(set(groups)) <= 16:
       ax.legend(fontsize=5, markerscale=2)
@@ -415,23 +453,29 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
     result["traversal"] = trav
     result["files"]["traversal"] = "traversal.png"
 
-  if "projection" in analyses:
+  for analysis, method in (("projection", "pca"), ("tsne", "tsne")):
+    if analysis not in analyses:
+      continue
     proj, panels = {}, []
     for t in types:
       own = _own_set(t, sets)
       i = cell_type.index(t)  # the first seed of this train type
       for s in projections(run, outputs[own], sets[own][1], i):
+        s = project(s, method)
         key = f"{cells[i]} {s['latent']} on {own}"
-        proj[key] = {"colour": s["colour"], "explained": s["explained"]
-                     .tolist(), "nearest_centroid_accuracy":
+        proj[key] = {"colour": s["colour"], "method": s["method"],
+                     "nearest_centroid_accuracy":
                      s["nearest_centroid_accuracy"], "points": len(s["x"]),
                      "groups": len(set(s["groups"]))}
+        if "explained" in s:
+          proj[key]["explained"] = s["explained"].tolist()
         panels.append({**s, "title": f"{key}\ncoloured by {s['colour']}"})
-    path = os.path.join(out_dir, "projection.png")
-    plot_projections(panels, path, f"Latent projections: {title}",
+    path = os.path.join(out_dir, f"{analysis}.png")
+    plot_projections(panels, path, f"Latent projections "
+                     f"({panels[0]['method']}): {title}",
                      cols=len(panels) // len(types))
-    result["projection"] = proj
-    result["files"]["projection"] = "projection.png"
+    result[analysis] = proj
+    result["files"][analysis] = f"{analysis}.png"
 
   tmp = os.path.join(out_dir, "probe.json.tmp")
   with open(tmp, "w") as f:
@@ -463,6 +507,10 @@ def summary_text(result: dict) -> str:
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "
                  f"groups), PCA variance {v['explained'][0]:.2f}+"
                  f"{v['explained'][1]:.2f}")
+  for k, v in result.get("tsne", {}).items():
+    lines.append(f"t-SNE {k}: nearest-centroid "
+                 f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "
+                 f"groups, {v['points']} points)")
   return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import sys
 
 import jax
 import numpy as np
@@ -245,8 +246,28 @@ def test_traversal_refuses_models_without_a_decoder(tmp_path):
   with pytest.raises(ValueError, match="traversal needs a run of .* holds a "
                      "'ffnn' run"):
     probing.analyze(str(tmp_path), ("traversal",))
-  with pytest.raises(ValueError, match=r"unknown --analysis \['tsne'\]"):
-    probing.analyze(str(tmp_path), ("tsne",))
+  with pytest.raises(ValueError, match=r"unknown --analysis \['umap'\]"):
+    probing.analyze(str(tmp_path), ("umap",))
+
+
+def test_tsne_projection(sent_vae_run, monkeypatch):
+  workdir, d, _ = sent_vae_run
+  result = probing.analyze(workdir, ("tsne",), data=d)
+  (key, proj), = result["tsne"].items()
+  assert proj["method"] == "t-SNE" and proj["groups"] == 4
+  assert proj["points"] == 40 and 0 <= proj["nearest_centroid_accuracy"] <= 1
+  with open(os.path.join(workdir, "probe", "tsne.png"), "rb") as f:
+    assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+  # Above the cap, a fixed subsample: the same points every time.
+  s = {"x": np.arange(50.0)[:, None], "groups": [str(i % 3) for i in range(50)]}
+  monkeypatch.setattr(probing, "TSNE_MAX_POINTS", 20)
+  a, b = probing.project(s, "tsne"), probing.project(s, "tsne")
+  assert len(a["x"]) == 20 and a["groups"] == b["groups"]
+  np.testing.assert_array_equal(a["points"], b["points"])
+  monkeypatch.setitem(sys.modules, "sklearn.manifold", None)
+  with pytest.raises(ImportError, match=r"--analysis=tsne needs "
+                     r"scikit-learn: pip install -e '.\[probe\]'"):
+    probing.tsne_2d(np.zeros((5, 2)))
 
 
 def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
