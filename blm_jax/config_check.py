@@ -180,6 +180,9 @@ def problems(config) -> list[str]:
   if "mode" in config.grid:
     from blm_jax.grid import GRID_MODES
     out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
+  if "memory_limit_gb" in config.grid:
+    out.append(_number("grid.memory_limit_gb", config.grid.memory_limit_gb,
+                       integer=False, low=0, what="GiB the epoch may use; 0 = available"))
   out.append(_variants_error("controls", config.get("controls", "")))
   out.append(_variants_error("encoder.layer_sweep",
                              config.encoder.get("layer_sweep", "")))

@@ -5,11 +5,14 @@ cell has its own parameters, optimizer state, RNG (from its seed) and shuffled
 batch stream over its own training set; the embedding table is shared.
 jit compiles the whole grid's epoch, in one of two forms (`GRID_MODES`):
 'vmap' batches the cells (`jax.vmap(solver.train_epoch)`), 'scan' runs them
-one after another inside the jit (`jax.lax.map`, vmapped only over devices).
-Both give the same numbers within float tolerance. Which is faster depends
-on the model and the device: on a CPU a vmapped convolution can cost more
-per cell than the cell alone (benchmarks/README.md), so 'auto' picks per
-model and platform from measurements (`AUTO_SCAN`).
+one after another inside the jit (a loop that updates each cell's state in
+place, vmapped only over devices). Both give the same numbers within float
+tolerance. Which is faster depends on the model and the device: on a CPU a
+vmapped convolution can cost more per cell than the cell alone
+(benchmarks/README.md), so 'auto' picks per model and platform from
+measurements (`AUTO_SCAN`), and scans a vmapped grid whose compiled epoch
+would not fit in memory (`Grid.fit_memory`: the scan holds one cell's
+temporaries). The state is donated to the epoch: one copy of it lives.
 
 Devices: the cell axis is sharded over a 1-D mesh ('grid') of all local
 devices with `NamedSharding` (the jit + sharding form JAX recommends over
@@ -115,12 +118,6 @@ def resolve_mode(mode: str, model_name: str, platform: str) -> str:
   return "scan" if (platform, model_name) in AUTO_SCAN else "vmap"
 
 
-def make_mesh(devices=None) -> Mesh:
-  # Mesh(...) rather than jax.make_mesh: the latter defaults to explicit axis
-  # types, under which the vmapped gathers fail (JAX-NOTES.md).
-  return Mesh(np.array(devices or jax.devices()), ("grid",))
-
-
 class Grid:
   """Stacked cell states and the jitted grid functions for one data set."""
 
@@ -155,11 +152,66 @@ class Grid:
     chunk = solver.eval_chunk
     self.dev = self._shard(self._stack([data.dev[t] for t in types], chunk))
     self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
-    self._epoch = jax.jit(self._vmapped_epoch if mode == "vmap"
-                          else self._scanned_epoch)
+    self._set_mode(mode)
     self._predict = jax.jit(jax.vmap(self._predict_cell,
                                      in_axes=(0, None, None, 0)))
     self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None, 0)))
+
+  def _set_mode(self, mode: str) -> None:
+    # The state is donated: the epoch updates it in place, so the grid holds
+    # one copy of every cell's parameters and optimizer state, not two.
+    # (checkpoints.save has finished writing before the next epoch runs.)
+    self.mode = mode
+    self._epoch = jax.jit(self._vmapped_epoch if mode == "vmap"
+                          else self._scanned_epoch, donate_argnums=0)
+    self._compiled = None
+
+  def _epoch_args(self, state, epoch):
+    return (state, self.keys, jnp.int32(epoch), self.emb, self.train,
+            self.dev, self.views)
+
+  def compile_epoch(self) -> int:
+    """Compiles the epoch (kept for `run_epoch`) and returns the bytes XLA
+    says it needs: arguments + outputs + temporaries - donated buffers,
+    summed over the devices that share host memory on a CPU."""
+    self._compiled = self._epoch.lower(
+        *self._epoch_args(self.abstract_state(), 0)).compile()
+    m = self._compiled.memory_analysis()
+    need = (m.argument_size_in_bytes + m.output_size_in_bytes
+            + m.temp_size_in_bytes - m.alias_size_in_bytes)
+    devices = self.mesh.devices.size
+    return need * devices if self.platform == "cpu" else need
+
+  @property
+  def platform(self) -> str:
+    return self.mesh.devices.flat[0].platform
+
+  def fit_memory(self, budget: int, may_scan: bool) -> list[str]:
+    """Compiles the epoch so that it fits in `budget` bytes.
+
+    A vmapped grid that does not fit is scanned instead when `may_scan`
+    (grid.mode 'auto'): the cells then share one cell's temporaries. A grid
+    that does not fit either way raises MemoryError naming what to reduce.
+    Returns what was decided, for the log.
+    """
+    said = []
+    need = self.compile_epoch()
+    if need > budget and self.mode == "vmap" and may_scan:
+      said.append(f"the vmapped epoch of {self.num_cells} cells needs "
+                  f"{_gib(need)} GiB, over the {_gib(budget)} GiB available: "
+                  "scanning the cells instead (grid.mode 'auto')")
+      self._set_mode("scan")
+      need = self.compile_epoch()
+    said.append(f"epoch memory ({self.mode}, {self.num_cells} cells): "
+                f"{_gib(need)} GiB of {_gib(budget)} GiB available")
+    if need > budget:
+      raise MemoryError(
+          f"the grid's {self.num_cells} cells need about {_gib(need)} GiB "
+          f"for one epoch ({self.mode}) but {_gib(budget)} GiB are "
+          "available: train fewer cells (config.grid.seeds, config.controls, "
+          "config.encoder.layer_sweep, config.data.train_types) or set "
+          "config.grid.memory_limit_gb if the estimate is wrong")
+    return said
 
   def eval_split(self, table) -> SplitIndex:
     """A table as a replicated split padded for chunked evaluation."""
@@ -208,9 +260,10 @@ class Grid:
     cells = (state, keys, train, dev, views)
     n_dev = self.mesh.devices.size
     if n_dev == 1:
-      return jax.lax.map(one, cells)
+      return _map_in_place(one, cells)
     split = lambda x: x.reshape(n_dev, x.shape[0] // n_dev, *x.shape[1:])
-    out = jax.vmap(lambda c: jax.lax.map(one, c))(jax.tree.map(split, cells))
+    out = jax.vmap(lambda c: _map_in_place(one, c))(
+        jax.tree.map(split, cells))
     return jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), out)
 
   def _predict_cell(self, params, emb, split, view):
@@ -235,14 +288,57 @@ class Grid:
     axis: {'train': {name: [cells, steps]}, 'dev_accuracy': [cells],
     'dev_loss': [cells]}.
     """
-    return self._epoch(state, self.keys, jnp.int32(epoch), self.emb,
-                       self.train, self.dev, self.views)
+    fn = self._compiled or self._epoch
+    return fn(*self._epoch_args(state, epoch))
 
   def predict(self, params, split: SplitIndex):
     """Per-cell predictions on one split (padding cells and rows dropped)."""
     out = self._predict(params, self.emb, split, self.views)
     n = int(split.size)
     return jax.tree.map(lambda x: np.asarray(x)[:self.num_cells, :n], out)
+
+
+def _map_in_place(fn, cells):
+  """`jax.lax.map(fn, cells)` for fn(cell) -> (new state, measurements),
+  where cells[0] is the stacked state: a loop that writes each cell's new
+  state over its old one. lax.map would stack the outputs into a second
+  buffer, a whole extra copy of every cell's parameters and optimizer
+  state; here the loop carries one buffer, updated in place, and the
+  temporaries are one cell's."""
+  take = lambda tree, i: jax.tree.map(
+      lambda x: jax.lax.dynamic_index_in_dim(x, i, keepdims=False), tree)
+  put = lambda tree, i, val: jax.tree.map(
+      lambda x, v: jax.lax.dynamic_update_index_in_dim(x, v, i, 0), tree,
+      val)
+  n = jax.tree.leaves(cells)[0].shape[0]
+  _, measured_shape = jax.eval_shape(fn, take(cells, 0))
+  measured = jax.tree.map(lambda a: jnp.zeros((n, *a.shape), a.dtype),
+                          measured_shape)
+
+  def body(i, carry):
+    state, out = carry
+    new_state, m = fn((take(state, i),) + take(cells[1:], i))
+    return put(state, i, new_state), put(out, i, m)
+
+  return jax.lax.fori_loop(0, n, body, (cells[0], measured))
+
+
+def available_bytes(device) -> int:
+  """Memory a grid on `device` may use now: an accelerator's allocator limit
+  minus what is in use; on a CPU, the host's MemAvailable."""
+  stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+  if stats and "bytes_limit" in stats:
+    return int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0))
+  with open("/proc/meminfo") as f:
+    for line in f:
+      if line.startswith("MemAvailable:"):
+        return int(line.split()[1]) * 1024
+  raise OSError("cannot read MemAvailable from /proc/meminfo; set "
+                "config.grid.memory_limit_gb")
+
+
+def _gib(n: int) -> str:
+  return f"{n / 2**30:.2f}"
 
 
 def _pad_rows(a: np.ndarray, rows: int) -> np.ndarray:

@@ -20,7 +20,7 @@ EXECUTION_KEYS = frozenset({
     "progress", "train.epochs", "train.checkpoint_every_epochs",
     "train.eval_chunk", "train.resume", "train.keep_checkpoints",
     "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
-    "data.manual_dir", "grid.mode",
+    "data.manual_dir", "grid.mode", "grid.memory_limit_gb",
 })
 
 RESUME_MODES = ("auto", "force", "restart")

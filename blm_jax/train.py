@@ -27,6 +27,7 @@ import tqdm
 from blm_jax import (checkpoints, evaluate, input_pipeline, models, plots,
                      run_identity, variants)
 from blm_jax import config_check
+from blm_jax import grid as grid_lib
 from blm_jax.grid import Grid, GridSpec, resolve_mode
 from blm_jax.solver import Solver
 
@@ -206,6 +207,15 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
   return Grid(solver, spec, data, mesh, sources.tables, mode)
 
 
+def memory_budget(config, grid: Grid) -> int:
+  """Bytes the grid's epoch may use: config.grid.memory_limit_gb, or (0)
+  what the first device has available now."""
+  limit = config.grid.get("memory_limit_gb", 0)
+  if limit:
+    return int(limit * 2**30)
+  return grid_lib.available_bytes(grid.mesh.devices.flat[0])
+
+
 class RunMismatchError(ValueError):
   """A workdir holds a run that another config or other data produced."""
 
@@ -314,6 +324,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
   # ---- Model, optimizer and grid -------------------------------------------
   grid = build_grid(config, data, sources=sources)
+  memory_notes = grid.fit_memory(memory_budget(config, grid),
+                                 may_scan=config.grid.get("mode") == "auto")
   # The workdir is made only now: a run that fails to load its data (a bad
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
@@ -328,6 +340,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   if sources.tables:
     log.info("variant embeddings %s (%.1fs)", sorted(sources.tables),
              variant_seconds)
+  for note in memory_notes:
+    log.info("%s", note)
   ckpt_dir = os.path.join(workdir, "checkpoints")
   meta = {"grid": grid.spec.to_json(), "model": config.model.name,
           "embed_dim": data.embed_dim, "num_context": data.num_context,

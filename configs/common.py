@@ -207,6 +207,11 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   # after another) or 'auto' (per model and platform, from measurements:
   # blm_jax/grid.py AUTO_SCAN). Same results within float tolerance.
   c.grid.mode = "auto"
+  # Memory the epoch may use, in GiB; 0 = what the device has available.
+  # Before training, XLA's estimate of the compiled epoch is checked against
+  # it: 'auto' scans a vmapped grid that does not fit, and a grid that does
+  # not fit either way stops with a message (blm_jax/grid.py fit_memory).
+  c.grid.memory_limit_gb = 0.0
   # Control baselines, more cells of the same grid (blm_jax/variants.py):
   # comma-separated subset of 'answer_only,shuffled_context,random_encoder';
   # results.json 'controls' (with selectivity), heatmap.png shows them.

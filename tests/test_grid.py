@@ -120,3 +120,57 @@ def test_sharded_grid_equals_one_device():
                         capture_output=True, text=True, timeout=600)
   assert proc.returncode == 0, proc.stderr[-3000:]
   assert "OK (6, 20, 4)" in proc.stdout
+
+
+def test_grid_that_does_not_fit_is_scanned_or_refused():
+  data = synthetic.data(n_train=60, n_dev=20, n_test=20)
+  cfg = synthetic.config("ffnn", seeds=(0, 1, 2), types=("I", "II"))
+  cfg.grid.mode = "vmap"
+  need = {}
+  for mode in ("vmap", "scan"):
+    cfg.grid.mode = mode
+    need[mode] = train.build_grid(cfg, data).compile_epoch()
+  # The vmapped epoch holds every cell's temporaries at once.
+  assert need["scan"] < need["vmap"], need
+  between = (need["scan"] + need["vmap"]) // 2
+
+  cfg.grid.mode = "vmap"
+  grid = train.build_grid(cfg, data)
+  said = grid.fit_memory(between, may_scan=True)
+  assert grid.mode == "scan", said
+  assert "scanning the cells instead" in said[0]
+  state, _ = grid.run_epoch(grid.init(), 0)  # The compiled scan runs.
+  assert np.isfinite(np.asarray(state.best_dev_loss)).all()
+
+  grid = train.build_grid(cfg, data)  # grid.mode='vmap' as configured
+  with pytest.raises(MemoryError, match=r"the grid's 6 cells need about "
+                     r"[0-9.]+ GiB for one epoch \(vmap\) but [0-9.]+ GiB are "
+                     r"available: train fewer cells \(config.grid.seeds"):
+    grid.fit_memory(between, may_scan=False)
+  grid = train.build_grid(cfg, data)
+  with pytest.raises(MemoryError, match=r"\(scan\) but 0.00 GiB"):
+    grid.fit_memory(need["scan"] - 1, may_scan=True)
+  grid = train.build_grid(cfg, data)
+  assert grid.fit_memory(need["vmap"], may_scan=True)[-1].startswith(
+      "epoch memory (vmap, 6 cells)")
+  assert grid.mode == "vmap"
+
+
+def test_run_that_does_not_fit_stops_before_making_its_workdir(tmp_path):
+  data = synthetic.data(n_train=60, n_dev=20, n_test=20)
+  cfg = synthetic.config("ffnn", seeds=(0,), types=("I",))
+  cfg.grid.memory_limit_gb = 1e-6
+  workdir = tmp_path / "run"
+  with pytest.raises(MemoryError, match="set config.grid.memory_limit_gb"):
+    train.train_and_evaluate(cfg, str(workdir), data=data)
+  assert not workdir.exists()
+  cfg.grid.memory_limit_gb = -1.0
+  with pytest.raises(config_check.ConfigError,
+                     match=r"config.grid.memory_limit_gb=-1.0: must be a "
+                     r"number >= 0"):
+    train.train_and_evaluate(cfg, str(workdir), data=data)
+
+
+def test_available_bytes_reads_the_host_on_cpu():
+  n = grid_lib.available_bytes(jax.devices()[0])
+  assert 2**20 < n < 2**50
