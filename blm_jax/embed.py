@@ -180,14 +180,15 @@ def _rows_for(n: int, batch_size: int, n_dev: int) -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _compiled(encoder: encoders.Encoder, pooling: str, layers: tuple,
-              devices: tuple):
+def _compiled(encoder: encoders.Encoder, pooling: str, devices: tuple):
   """(jitted pooled forward, params replicated on the mesh, row sharding).
 
-  The forward returns [B, len(layers), D]: one pass gives every requested
-  hidden state (the layer sweep). Cached so that repeated calls (one per
-  split, say) reuse the compilation and the parameters already on the
-  devices.
+  The forward returns [B, num_layers + 1, D]: every hidden state, pooled.
+  The program is thus the same whichever layers a call wants, so a layer's
+  vectors are bit-identical from a layer sweep's pass and from a one-layer
+  run, which share its cache key (pooling is a small part of the pass).
+  Cached so that repeated calls (one per split, say) reuse the compilation
+  and the parameters already on the devices.
   """
   mesh = Mesh(np.array(devices), ("data",))
   replicated = NamedSharding(mesh, P())
@@ -196,8 +197,8 @@ def _compiled(encoder: encoders.Encoder, pooling: str, layers: tuple,
   def f(params, ids, mask):
     # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
     hidden = encoder.hidden_states(params, ids, mask)
-    return jnp.stack([encoders.pool(hidden[k].astype(jnp.float32), mask,
-                                    pooling) for k in layers], axis=1)
+    return jnp.stack([encoders.pool(h.astype(jnp.float32), mask, pooling)
+                      for h in hidden], axis=1)
 
   fn = jax.jit(f, in_shardings=(replicated, rows, rows), out_shardings=rows)
   return fn, jax.device_put(encoder.params, replicated), rows
@@ -211,8 +212,8 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
   out = np.zeros((len(sel_all), len(layers), encoder.hidden_size),
                  np.float32)
   n_dev = len(devices)
-  fn, params, rows_sharding = _compiled(encoder, pooling, tuple(layers),
-                                        tuple(devices))
+  fn, params, rows_sharding = _compiled(encoder, pooling, tuple(devices))
+  layers = list(layers)
 
   def host_batch(sel):
     t = _bucket(int(lengths[sel].max()))
@@ -233,10 +234,10 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
     result = fn(params, jax.device_put(b_ids, rows_sharding),
                 jax.device_put(b_mask, rows_sharding))
     if pending is not None:
-      _collect(out, *pending, bar)
+      _collect(out, *pending, layers, bar)
     pending = (slice(start, start + batch_size), result)
   if pending is not None:
-    _collect(out, *pending, bar)
+    _collect(out, *pending, layers, bar)
   return out, padded
 
 
@@ -280,9 +281,9 @@ def _encode_parts(encoder: encoders.Encoder, texts: Sequence[str], *,
     bar.close()
 
 
-def _collect(out, rows: slice, result, bar):
+def _collect(out, rows: slice, result, layers: list[int], bar):
   k = len(out[rows])
-  out[rows] = np.asarray(result)[:k]
+  out[rows] = np.asarray(result)[:k, layers]
   bar.update(k)
 
 
