@@ -247,6 +247,10 @@ class Grid:
                                    variants_lib.apply_view(dev, view))
 
   def _vmapped_epoch(self, state, keys, epoch, emb, train, dev, views):
+    if self.padded_cells == self.mesh.devices.size:
+      # One cell per device: nothing to batch, and a batch axis of 1 costs
+      # (the D=768 FFNN step took 65 ms vmapped against 43 ms unbatched).
+      return self._scanned_epoch(state, keys, epoch, emb, train, dev, views)
     return jax.vmap(self._epoch_cell, in_axes=(0, 0, None, None, 0, 0, 0))(
         state, keys, epoch, emb, train, dev, views)
 
@@ -311,6 +315,9 @@ def _map_in_place(fn, cells):
       lambda x, v: jax.lax.dynamic_update_index_in_dim(x, v, i, 0), tree,
       val)
   n = jax.tree.leaves(cells)[0].shape[0]
+  if n == 1:  # No loop, no slicing: the cell itself, on a leading axis of 1.
+    out = fn(take(cells, 0))
+    return jax.tree.map(lambda x: x[None], out)
   _, measured_shape = jax.eval_shape(fn, take(cells, 0))
   measured = jax.tree.map(lambda a: jnp.zeros((n, *a.shape), a.dtype),
                           measured_shape)
