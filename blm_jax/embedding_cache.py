@@ -46,6 +46,11 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 FORMAT_VERSION = 1
+# The version of the program that computes the vectors (blm_jax.embed): a
+# change that moves them, even in the last float bits, bumps it, so that a
+# cache never mixes vectors of two programs. 2: every hidden state pooled
+# in one program, whichever layers are asked for.
+PROGRAM_VERSION = 2
 _HASH_BYTES = 32
 
 
@@ -64,7 +69,8 @@ def text_hash(text: str) -> bytes:
 def cache_key(encoder_identity: Mapping[str, str], pooling: str, layer: int,
               max_length: int) -> dict:
   """Everything the embedding of a sentence depends on, as plain JSON."""
-  return {"format": FORMAT_VERSION, "encoder": dict(encoder_identity),
+  return {"format": FORMAT_VERSION, "program": PROGRAM_VERSION,
+          "encoder": dict(encoder_identity),
           "pooling": pooling, "layer": int(layer),
           "max_length": int(max_length)}
 
