@@ -155,7 +155,10 @@ class Grid:
     self._set_mode(mode)
     self._predict = jax.jit(jax.vmap(self._predict_cell,
                                      in_axes=(0, None, None, 0)))
-    self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None, 0)))
+    # Every leaf of the state sharded over cells, as `abstract_state` (the
+    # compiled epoch's and a restore's target) says.
+    self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None, 0)),
+                         out_shardings=self._cell_sharding)
 
   def _set_mode(self, mode: str) -> None:
     # The state is donated: the epoch updates it in place, so the grid holds

@@ -100,6 +100,7 @@ def test_sharded_grid_equals_one_device():
                             (jax.devices()[:1], "vmap")):
         cfg.grid.mode = mode
         grid = train.build_grid(cfg, data, mesh=make_mesh(devices))
+        grid.fit_memory(2**40, may_scan=False)  # run_epoch: the AOT epoch
         state = grid.init()
         for e in range(2):
           state, _ = grid.run_epoch(state, e)
