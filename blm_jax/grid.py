@@ -334,11 +334,12 @@ def _map_in_place(fn, cells):
 
 
 def available_bytes(device) -> int:
-  """Memory a grid on `device` may use now: an accelerator's allocator limit
-  minus what is in use; on a CPU, the host's MemAvailable."""
+  """Memory a grid on `device` may use: an accelerator's allocator limit
+  (what is in use is mostly the epoch's own arguments, which the estimate
+  already counts); on a CPU, the host's MemAvailable now."""
   stats = device.memory_stats() if hasattr(device, "memory_stats") else None
   if stats and "bytes_limit" in stats:
-    return int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0))
+    return int(stats["bytes_limit"])
   with open("/proc/meminfo") as f:
     for line in f:
       if line.startswith("MemAvailable:"):
