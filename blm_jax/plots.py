@@ -13,10 +13,10 @@ import re
 import textwrap
 
 import matplotlib
-
-matplotlib.use("Agg")  # Files only; no display.
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
+# The object API renders to files with no global backend (pyplot would pick
+# one, and matplotlib.use() at import changed it for the importing program).
+from matplotlib.figure import Figure
 
 _TYPE_PLACEHOLDER = re.compile(r"[_/-]?type_\{\}|\{\}")
 
@@ -48,10 +48,11 @@ def heatmap(summary: dict, train_types, test_types, path: str,
   s = np.array([[summary[t][u]["f1_std"] for u in test_types]
                 for t in train_types])
   # At least 5 x 3.8 inches, so one cell still fits its title and colour bar.
-  fig, ax = plt.subplots(
+  fig = Figure(
       figsize=(max(5.0, 1.4 * len(test_types) + 2.5),
                max(3.8, 1.1 * len(train_types) + 2.2)),
       layout="constrained")
+  ax = fig.subplots()
   im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
   for i in range(m.shape[0]):
     for j in range(m.shape[1]):
@@ -68,7 +69,6 @@ def heatmap(summary: dict, train_types, test_types, path: str,
     bar.ax.text(1.6, 1 / num_answers, "chance", color="red", fontsize=8,
                 va="center", transform=bar.ax.get_yaxis_transform())
   fig.savefig(path, dpi=120)
-  plt.close(fig)
 
 
 def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
@@ -109,8 +109,8 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
   rows = len(controls)
   w = max(3.2, 0.9 * len(test_types) + 1.8)
   h = max(2.6, 0.6 * len(train_types) + 1.6)
-  fig, axes = plt.subplots(rows, 3, figsize=(3 * w, rows * h + 1.2),
-                           layout="constrained", squeeze=False)
+  fig = Figure(figsize=(3 * w, rows * h + 1.2), layout="constrained")
+  axes = fig.subplots(rows, 3, squeeze=False)
   real = mat(lambda t, u: summary[t][u]["f1_mean"])
   for r, (name, c) in enumerate(controls.items()):
     if r:  # The real heatmap once, top left.
@@ -129,7 +129,6 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
   fig.suptitle(_title(title or "F1 (mean over seeds)", encoder, num_answers,
                       width=90), fontsize=10)
   fig.savefig(path, dpi=120)
-  plt.close(fig)
 
 
 def layer_sweep(sweep: dict, train_types, test_types, path: str,
@@ -141,10 +140,9 @@ def layer_sweep(sweep: dict, train_types, test_types, path: str,
   `sweep`: the `layer_sweep` section of results.json.
   """
   layers = sweep["layers"]
-  fig, axes = plt.subplots(1, len(train_types),
-                           figsize=(max(4.5, 3.6 * len(train_types)), 3.8),
-                           layout="constrained", squeeze=False,
-                           sharey=True)
+  fig = Figure(figsize=(max(4.5, 3.6 * len(train_types)), 3.8),
+               layout="constrained")
+  axes = fig.subplots(1, len(train_types), squeeze=False, sharey=True)
   for ax, t in zip(axes[0], train_types):
     for u in test_types:
       m = np.array(sweep["f1_mean"][t][u])
@@ -166,7 +164,6 @@ def layer_sweep(sweep: dict, train_types, test_types, path: str,
   fig.suptitle(_title(title or "F1 by layer", encoder, num_answers,
                       width=80), fontsize=10)
   fig.savefig(path, dpi=120)
-  plt.close(fig)
 
 
 def occurring_labels(summary: dict, label_names) -> list[str]:
@@ -193,10 +190,11 @@ def error_bars(summary: dict, train_types, test_types,
     chosen = summary[t][u]["chosen_total"]
     total = max(1, sum(chosen.values()))
     fractions[k] = [chosen.get(name, 0) / total for name in label_names]
-  fig, ax = plt.subplots(figsize=(max(5.5, 0.6 * len(pairs) + 4), 4.8),
-                         layout="constrained")
+  fig = Figure(figsize=(max(5.5, 0.6 * len(pairs) + 4), 4.8),
+               layout="constrained")
+  ax = fig.subplots()
   bottom = np.zeros(len(pairs))
-  colors = plt.get_cmap("tab20")(np.linspace(0, 1, max(2, len(label_names))))
+  colors = matplotlib.colormaps["tab20"](np.linspace(0, 1, max(2, len(label_names))))
   for i, name in enumerate(label_names):
     ax.bar(range(len(pairs)), fractions[:, i], bottom=bottom, label=name,
            color=colors[i])
@@ -212,4 +210,3 @@ def error_bars(summary: dict, train_types, test_types,
                       width=50), fontsize=10)
   ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=8)
   fig.savefig(path, dpi=120)
-  plt.close(fig)

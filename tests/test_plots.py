@@ -1,20 +1,24 @@
 """The figures: dataset named without the '{}' placeholder, encoder and chance
 shown, nothing clipped for one cell, legends only of labels that occur."""
 
-import matplotlib.pyplot as plt
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
 
 from blm_jax import plots
 
 
 @pytest.fixture
 def figures(monkeypatch):
-  """The figures the plot functions made, kept open for inspection."""
-  made, close = [], plt.close
-  monkeypatch.setattr(plots.plt, "close", made.append)
-  yield made
-  for fig in list(made):
-    close(fig)
+  """The figures the plot functions saved, for inspection."""
+  made, save = [], plots.Figure.savefig
+
+  def saving(fig, *args, **kwargs):
+    made.append(fig)
+    return save(fig, *args, **kwargs)
+
+  monkeypatch.setattr(plots.Figure, "savefig", saving)
+  return made
 
 
 def _summary(types, chosen):
@@ -23,10 +27,11 @@ def _summary(types, chosen):
 
 
 def _texts_inside(fig):
-  fig.canvas.draw()
-  renderer = fig.canvas.get_renderer()
+  canvas = FigureCanvasAgg(fig)
+  canvas.draw()
+  renderer = canvas.get_renderer()
   box = fig.bbox
-  for text in fig.findobj(plt.Text):
+  for text in fig.findobj(Text):
     if not text.get_visible() or not text.get_text():
       continue
     ext = text.get_window_extent(renderer)
