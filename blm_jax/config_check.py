@@ -182,7 +182,8 @@ def problems(config) -> list[str]:
     out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
   if "memory_limit_gb" in config.grid:
     out.append(_number("grid.memory_limit_gb", config.grid.memory_limit_gb,
-                       integer=False, low=0, what="GiB the epoch may use; 0 = available"))
+                       integer=False, low=0,
+                       what="GiB the epoch may use; 0 = available"))
   out.append(_variants_error("controls", config.get("controls", "")))
   out.append(_variants_error("encoder.layer_sweep",
                              config.encoder.get("layer_sweep", "")))

@@ -194,7 +194,8 @@ def error_bars(summary: dict, train_types, test_types,
                layout="constrained")
   ax = fig.subplots()
   bottom = np.zeros(len(pairs))
-  colors = matplotlib.colormaps["tab20"](np.linspace(0, 1, max(2, len(label_names))))
+  colors = matplotlib.colormaps["tab20"](
+      np.linspace(0, 1, max(2, len(label_names))))
   for i, name in enumerate(label_names):
     ax.bar(range(len(pairs)), fractions[:, i], bottom=bottom, label=name,
            color=colors[i])
