@@ -115,7 +115,7 @@ def bench(name, lengths, batches, random_weights):
 
     forward_table(fwd, params, lengths, batches, config.vocab_size)
     return
-  fn, params, rows = embed._compiled(enc, "mean", enc.num_layers, devices)
+  fn, params, rows = embed._compiled(enc, "mean", devices)
   put = lambda x: jax.device_put(x, rows)
   forward_table(lambda p, i, m: fn(p, put(i), put(m)), params, lengths,
                 batches, enc.tokenizer.vocab_size)
