@@ -221,6 +221,18 @@ def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
   return c
 
 
+def apply_authors_code(c: ml_collections.ConfigDict) -> None:
+  """What the authors' VAE code does beyond the papers, shared by the
+  `reference` variants of configs/vae2.py and configs/sent_vae.py: no ReLU
+  after the decoders' dense layer but one on their output, cosine scores
+  to predict, the epoch of lowest dev loss, KL weights x latent / D."""
+  c.model.decoder_hidden_relu = False
+  c.model.decoder_output_relu = True
+  c.train.predict_score = "cosine"
+  c.train.select_by = "loss"
+  c.loss.kl_scale = "latent_over_dim"
+
+
 def apply_cpu_schedule(c: ml_collections.ConfigDict, epochs: int) -> None:
   """The short schedule for a 2-core CPU (README main job).
 

@@ -58,13 +58,9 @@ def get_config(arg=None):
     c.loss.answer_reduction = "mean"
     c.loss.kl_scale = "none"
   if a.reference:
-    c.model.decoder_hidden_relu = False
-    c.model.decoder_output_relu = True
+    common.apply_authors_code(c)
     c.train.score = "normalized"
-    c.train.predict_score = "cosine"
-    c.train.select_by = "loss"
     c.loss.answer_reduction = "mean"
-    c.loss.kl_scale = "latent_over_dim"
   if a.cpu:
     common.apply_cpu_schedule(c, epochs=30)
   return c

@@ -41,15 +41,11 @@ def get_config(arg=None):
     c.model.task_level = "conv"
     c.model.task_channels = 32
     c.model.task_kernel = 4
-    c.model.decoder_hidden_relu = False
-    c.model.decoder_output_relu = True
+    common.apply_authors_code(c)
     c.train.score = "dot"
-    c.train.predict_score = "cosine"
-    c.train.select_by = "loss"
     c.loss.answer_reduction = "mean_hinge"
     c.loss.sentence_reduction = "mean"
     c.loss.sentence_score = "normalized"
-    c.loss.kl_scale = "latent_over_dim"
   if a.cpu:
     common.apply_cpu_schedule(c, epochs=30)
   return c
