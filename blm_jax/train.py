@@ -27,8 +27,7 @@ import tqdm
 from blm_jax import (checkpoints, evaluate, input_pipeline, models, plots,
                      run_identity, variants)
 from blm_jax import config_check
-from blm_jax import grid as grid_lib
-from blm_jax.grid import Grid, GridSpec, resolve_mode
+from blm_jax.grid import Grid, GridSpec, available_bytes, resolve_mode
 from blm_jax.solver import Solver
 
 
@@ -213,7 +212,7 @@ def memory_budget(config, grid: Grid) -> int:
   limit = config.grid.get("memory_limit_gb", 0)
   if limit:
     return int(limit * 2**30)
-  return grid_lib.available_bytes(grid.mesh.devices.flat[0])
+  return available_bytes(grid.mesh.devices.flat[0])
 
 
 class RunMismatchError(ValueError):

@@ -22,8 +22,8 @@ def _train(config, data, epochs):
 
 
 def test_cell_equals_model_trained_alone():
-  # Both grid forms against each cell trained alone (a one-cell vmapped
-  # grid, the reference before grid.mode existed).
+  # Both grid forms against each cell trained alone (a one-cell grid,
+  # which runs its cell unbatched).
   data = synthetic.data(n_train=60, n_dev=20, n_test=20)
   grids = {}
   for mode in ("vmap", "scan"):
