@@ -97,19 +97,28 @@ def _interrupt_after():
   A save cut in half by KeyboardInterrupt leaves orbax's commit threads
   running into interpreter shutdown, which prints their tracebacks after
   the launcher's one-line message; a deferred Ctrl-C costs the rest of one
-  save and leaves a whole step to resume from.
+  save and leaves a whole step to resume from. The deferred signal goes
+  to the handler that was in place; a process that ignores SIGINT (started
+  in the background) keeps ignoring it.
   """
-  if threading.current_thread() is not threading.main_thread():
+  previous = signal.getsignal(signal.SIGINT)
+  # Ignored (a process started in the background) stays ignored; a handler
+  # installed outside Python (None) cannot be put back, so is left alone.
+  if (threading.current_thread() is not threading.main_thread()
+      or previous in (signal.SIG_IGN, None)):
     yield
     return
   received = []
-  previous = signal.signal(signal.SIGINT, lambda *_: received.append(1))
+  signal.signal(signal.SIGINT, lambda *_: received.append(1))
   try:
     yield
   finally:
     signal.signal(signal.SIGINT, previous)
     if received:
-      raise KeyboardInterrupt
+      if callable(previous):  # Python's default raises KeyboardInterrupt
+        previous(signal.SIGINT, None)
+      else:  # SIG_DFL: ends the process, as it would have
+        os.kill(os.getpid(), signal.SIGINT)
 
 
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:

@@ -70,7 +70,18 @@ def test_other_save_errors_keep_their_report(tmp_path, monkeypatch, caplog):
   assert "orbax says: something else broke" in caplog.text
 
 
-def test_ctrl_c_during_a_save_takes_effect_once_the_save_is_done():
+@pytest.fixture
+def sigint_handler():
+  """Restores this process's SIGINT handler after a test that sets it (the
+  suite may run with SIGINT ignored, as a background job)."""
+  import signal
+  before = signal.getsignal(signal.SIGINT)
+  yield
+  signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_during_a_save_takes_effect_once_the_save_is_done(
+    sigint_handler):
   """A SIGINT inside the save block is deferred: the block finishes (the
   step is whole) and KeyboardInterrupt comes after it, with the usual
   handler back in place."""
@@ -79,6 +90,7 @@ def test_ctrl_c_during_a_save_takes_effect_once_the_save_is_done():
 
   from blm_jax.checkpoints import _interrupt_after
 
+  signal.signal(signal.SIGINT, signal.default_int_handler)
   finished = []
   with pytest.raises(KeyboardInterrupt):
     with _interrupt_after():
@@ -86,3 +98,36 @@ def test_ctrl_c_during_a_save_takes_effect_once_the_save_is_done():
       finished.append(True)  # still runs: the interrupt waits
   assert finished == [True]
   assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_deferred_ctrl_c_goes_to_the_handler_in_place(sigint_handler):
+  import os
+  import signal
+
+  from blm_jax.checkpoints import _interrupt_after
+
+  calls = []
+  handler = lambda signum, frame: calls.append(signum)
+  signal.signal(signal.SIGINT, handler)
+  with _interrupt_after():
+    os.kill(os.getpid(), signal.SIGINT)
+    assert calls == []  # deferred
+  assert calls == [signal.SIGINT]
+  assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_an_ignored_ctrl_c_stays_ignored_during_a_save(sigint_handler):
+  """A run started in the background ignores SIGINT: a save must not turn
+  it into a KeyboardInterrupt that kills the run."""
+  import os
+  import signal
+
+  from blm_jax.checkpoints import _interrupt_after
+
+  signal.signal(signal.SIGINT, signal.SIG_IGN)
+  finished = []
+  with _interrupt_after():
+    os.kill(os.getpid(), signal.SIGINT)
+    finished.append(True)
+  assert finished == [True]
+  assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
