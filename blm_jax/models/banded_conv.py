@@ -3,9 +3,9 @@
 The CNN convolves the stacked context, a short and long image (7 sentences
 x D dimensions, 1-8 channels). XLA's CPU convolution runs such small-channel
 convolutions far under the matmul rate, and inside a `lax.scan` (every epoch
-is one) it lost another 3x: a 16-step scan of the D=384 CNN's training step
-took 104-111 ms per step against 33-37 ms for the same step jitted alone,
-and 126 ms against 21 ms for this form.
+is one) it lost another 3x: in a 16-step scan the D=384 CNN's training step
+took 114 ms against 40 ms jitted alone, and 25 ms in this form
+(`benchmarks/step_in_scan.py`).
 
 Here the image is kept long-axis-first, [..., W, H, C], so that a position
 along W carries the whole short column (H x C values). A kh x kw kernel is

@@ -6,7 +6,8 @@ rather than padding it) then a dense layer to D. The paper does not give the
 channel counts: they are a config choice.
 
 The convolutions run in the long-axis-first layout of `banded_conv` (one
-matmul each, 3-6x faster on CPU than XLA's convolution); the flattened
+matmul each; the CNN trains 4-5x faster on CPU than with XLA's
+convolution, benchmarks/README.md); the flattened
 features keep `nn.Conv`'s (row, column, channel) order, so parameters are
 those of the NHWC `nn.Conv` model.
 """
