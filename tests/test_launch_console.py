@@ -94,7 +94,10 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
        "--config.train.checkpoint_every_epochs=2",
        "--config.train.batch_size=16", "--config.progress=False"],
       cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-      text=True)
+      text=True,
+      # A user's terminal run: Ctrl-C is not ignored, even when this suite
+      # runs as a background job (whose children inherit SIGINT ignored).
+      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
   log = work / "log.txt"
   deadline = time.time() + 400
   while time.time() < deadline and proc.poll() is None:
