@@ -129,8 +129,9 @@ def main():
           f" {row[0] / row[1]:11.2f}")
   path = bench.write_record(f"step_in_scan_D{a.embed_dim}", {
       "shapes": {"embed_dim": a.embed_dim, "batch_size": 100,
-                 "num_context": "7 (sent_vae: 1)", "num_answers": 9, "scan_steps": STEPS,
-                 "cells_vmapped": 9, "vae_channels": 40},
+                 "num_context": "7 (sent_vae: 1)", "num_answers": 9,
+                 "scan_steps": STEPS, "cells_vmapped": 9,
+                 "vae_channels": 40},
       "rounds": a.rounds,
       "ms_per_cell_step": {f"{m} / {s}": v for (m, s), v in ms.items()},
       "median": {f"{m} / {s}": v for (m, s), v in med.items()}}, a.out)
