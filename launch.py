@@ -6,7 +6,7 @@
 
 Every config field can be overridden with --config.<key>=<value>; a key that
 does not exist is reported with the list of valid keys. The whole config is
-checked (blm_jax.config_check) before any data is built. The console shows
+checked (blm_jax.training.config_check) before any data is built. The console shows
 the progress bar and the results; absl/orbax/TFDS INFO lines are hidden
 unless --verbosity=0 (or higher) is given.
 """
@@ -144,7 +144,9 @@ def _progress(workdir: str) -> tuple[int, int | None]:
 def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full
   disk or unwritable embedding cache, a workdir holding another run."""
-  from blm_jax import checkpoints, embedding_cache, train
+  from blm_jax.training import checkpoints
+  from blm_jax.embedding import cache as embedding_cache
+  from blm_jax.training import trainer as train
 
   if isinstance(e, embedding_cache.CacheNotWritableError) or (
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
@@ -172,7 +174,7 @@ def interrupted_message(workdir: str) -> str:
 def main(argv):
   del argv
   _quiet_logs()
-  from blm_jax import config_check
+  from blm_jax.training import config_check
 
   config, workdir = _CONFIG.value, _WORKDIR.value
   try:  # Before anything heavy, and before the workdir exists.
@@ -185,12 +187,12 @@ def main(argv):
 
   if _DISTRIBUTED.value:
     jax.distributed.initialize()
-  from blm_jax import train
+  from blm_jax.training import trainer as train
 
   echo = _ConsoleEcho(os.path.abspath(os.path.join(workdir, "log.txt")),
                       delay=True)
   echo.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-  logging.getLogger("blm_jax.train").addHandler(echo)
+  logging.getLogger("blm_jax.training.trainer").addHandler(echo)
   try:
     results = train.train_and_evaluate(config, workdir)
   except KeyboardInterrupt:

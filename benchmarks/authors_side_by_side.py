@@ -148,7 +148,7 @@ def matmul_rates(n=2048, reps=5):
   """GFLOP/s of an n x n matmul: XLA float32, XLA bfloat16, torch float32."""
   import torch
 
-  from blm_jax import bench
+  from blm_jax.cli import bench
   out = {f"xla_{k}": v for k, v in bench.matmul_gflops(n, reps).items()}
   a = torch.ones(n, n)
   a @ a
@@ -178,7 +178,7 @@ def main():
 
   import jax
   import torch
-  from blm_jax import bench
+  from blm_jax.cli import bench
   from configs import vae2 as vae2_config
   torch.set_num_threads(a.torch_threads)
   authors = _import_authors(os.path.abspath(a.authors))

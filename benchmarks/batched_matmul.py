@@ -37,7 +37,7 @@ def main():
   p.add_argument("--out", default="")
   a = p.parse_args()
   import jax
-  from blm_jax import bench
+  from blm_jax.cli import bench
   one = jax.jit(lambda x, w: x @ w)
   batched = jax.jit(jax.vmap(lambda x, w: x @ w))
   keys = jax.random.split(jax.random.key(0), 2)

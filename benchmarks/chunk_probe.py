@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from blm_jax import data, embed
+from blm_jax.embedding import embed
+from data_builders.common import loading as data
 
 
 def main(name: str, ridge: float = 1.0) -> None:

@@ -1,4 +1,4 @@
-"""Sentences/s of the frozen-encoder precompute (blm_jax.embed).
+"""Sentences/s of the frozen-encoder precompute (blm_jax.embedding.embed).
 
   python benchmarks/embed_bench.py                      # MiniLM, this machine
   python benchmarks/embed_bench.py --models=minilm,electra,openai-gpt
@@ -23,7 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from blm_jax import embed, encoders  # noqa: E402
+from blm_jax.embedding import embed
+from blm_jax.encoders import encoder as encoders  # noqa: E402
 
 WORDS = ("the girl boy sprayed loaded paint hay onto into wall truck with cat "
          "neighbour eats mouse quickly yesterday garden old red").split()
@@ -41,7 +42,7 @@ def _random_encoder(name):
 
   import transformers
 
-  from blm_jax import openai_gpt
+  from blm_jax.encoders import openai_gpt
 
   folder = tempfile.mkdtemp()
   if name == "openai-gpt":
@@ -105,7 +106,7 @@ def bench(name, lengths, batches, random_weights):
     print("  (random weights of the published architecture)")
   devices = tuple(jax.local_devices())
   if enc is None:  # GPT-1 without its tokenizer: forward passes only.
-    from blm_jax import openai_gpt
+    from blm_jax.encoders import openai_gpt
     module, params, config = openai_gpt.load(folder)
 
     @jax.jit

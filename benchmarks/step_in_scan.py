@@ -52,8 +52,10 @@ def settings(name: str, dim: int):
   """setting -> (fn, state, steps it runs) for one solver."""
   import jax
   import jax.numpy as jnp
-  from blm_jax import bench, models, train
-  from blm_jax.solver import Batch, Solver
+  from blm_jax import models
+  from blm_jax.cli import bench
+  from blm_jax.training import trainer as train
+  from blm_jax.training.solver import Batch, Solver
 
   solver_name = name.split()[0]
   config = bench.config_for(solver_name, dim, 40, 3.5)
@@ -106,7 +108,7 @@ def main():
   p.add_argument("--out", default="")
   a = p.parse_args()
   import jax
-  from blm_jax import bench
+  from blm_jax.cli import bench
   names = a.models.split(",")
   runs = {(m, s): v for m in names
           for s, v in settings(m, a.embed_dim).items()}

@@ -121,7 +121,7 @@ def dev_row(results: dict) -> dict:
 
 def main(argv):
   del argv
-  from blm_jax import train
+  from blm_jax.training import trainer as train
 
   unknown = [s for s in _SETTINGS.value if s not in SETTINGS]
   if unknown:

@@ -31,8 +31,11 @@ def parts(dim: int, channels: int, cells: int):
   import jax
   import jax.numpy as jnp
   import optax
-  from blm_jax import bench, losses, models, train
-  from blm_jax.solver import Batch, Solver
+  from blm_jax import models
+  from blm_jax.cli import bench
+  from blm_jax.models import losses
+  from blm_jax.training import trainer as train
+  from blm_jax.training.solver import Batch, Solver
 
   config = bench.config_for("vae2", dim, channels, 3.5)
   model = models.create_model(config.model, embed_dim=dim, num_context=7,
@@ -106,7 +109,7 @@ def main():
   p.add_argument("--out", default="")
   a = p.parse_args()
   import jax
-  from blm_jax import bench
+  from blm_jax.cli import bench
   setups = {1: parts(a.embed_dim, a.channels, 1),
             9: parts(a.embed_dim, a.channels, 9)}
   for fns in setups.values():

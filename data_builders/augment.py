@@ -23,7 +23,7 @@ hub name or a local folder with Flax (or single-file safetensors) weights.
 
 It runs transformers' Flax masked-LM classes, which only transformers 4.x
 has, so it needs the optional extra `pip install 'blm-jax[augment]'`; the
-encoders that embed sentences (blm_jax.encoders) do not use transformers.
+encoders that embed sentences (blm_jax.encoders.encoder) do not use transformers.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pathlib
 import shutil
 
-from blm_jax import data
+from data_builders.common import loading as data
 
 
 def build_twice_identical(builder_cls, config: str, tmp_path) -> pathlib.Path:

@@ -8,7 +8,8 @@ differ in their noise level.
 
 import numpy as np
 
-from blm_jax import input_pipeline, schema
+from blm_jax.data import input_pipeline
+from data_builders.common import schema
 
 DIM = 8
 LABELS = ("CORRECT", "W1", "W2", "W3")

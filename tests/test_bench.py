@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax import bench
+from blm_jax.cli import bench
 
 
 def test_timed_grid_counts_instances_and_advances(tmp_path):
@@ -31,7 +31,7 @@ def test_timed_grid_counts_instances_and_advances(tmp_path):
 
 
 def test_forms_time_every_form_of_the_same_grid():
-  from blm_jax.bench import Forms
+  from blm_jax.cli.bench import Forms
   forms = Forms("ffnn", 8, ["vmap", "scan", "loop"], seeds=(0, 1),
                 types=("I", "II"), num_train=30, channels=4,
                 hidden_factor=1.0)

@@ -7,9 +7,12 @@ import shutil
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
-from data_builders.blm_agreement import generate, lexicon, templates
+from data_builders.blm_agreement import generate
+from data_builders.blm_agreement import lexicon
+from data_builders.blm_agreement import templates
+from data_builders.common import labels, loading as data
 from data_builders.common.template import token_diff
 from tests import builder_checks
 

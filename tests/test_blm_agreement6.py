@@ -6,9 +6,11 @@ import pathlib
 
 import pytest
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
-from data_builders.blm_agreement import generate, templates
+from data_builders.blm_agreement import generate
+from data_builders.blm_agreement import templates
+from data_builders.common import labels, loading as data
 from data_builders.common.template import answer_patterns, token_diff
 
 # 003 Figure 2 for the Figure 3 variant (NP sg, N1 sg, N2 sg in sentence 1):

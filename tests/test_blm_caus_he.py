@@ -8,10 +8,14 @@ import pathlib
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_caus_he import blm_caus_he_dataset_builder as caus_he
-from data_builders.blm_caus_he import conllu_reader, generate, lexicon, morph
+from data_builders.blm_caus_he import conllu_reader
+from data_builders.blm_caus_he import generate
+from data_builders.blm_caus_he import lexicon
+from data_builders.blm_caus_he import morph
 from data_builders.blm_caus_he import templates
+from data_builders.common import labels, loading as data
 
 # Known forms, written by hand (unpointed plene spelling), in
 # morph.INFLECTIONS order: past 3ms 3fs 3p, present ms fs mp fp,
@@ -145,7 +149,7 @@ def _splits(b):
   out = {}
   for s in b.info.splits:
     src = b.as_data_source(split=s)
-    from blm_jax.schema import BLMInstance
+    from data_builders.common.schema import BLMInstance
     out[s] = [BLMInstance.from_example(r)
               for r in src.__getitems__(list(range(len(src))))]
   return out

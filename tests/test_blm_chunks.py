@@ -7,8 +7,8 @@ import pathlib
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, schema
 from data_builders.blm_chunks import derive
+from data_builders.common import loading as data, schema
 from data_builders.blm_chunks.blm_chunks_dataset_builder import (
     BlmChunksConfig, config_for_source)
 from data_builders.common import builder, instances
@@ -403,8 +403,7 @@ def test_sent_vae_config_has_a_variant_per_chunk_dataset():
 
 _SERIALIZE = """
 import hashlib, sys
-from blm_jax import schema
-from data_builders.common import builder
+from data_builders.common import builder, schema
 from tensorflow_datasets.core import example_serializer
 inst = schema.BLMInstance(
     id="x", family="toy", language="xx", lexical_type="I", subset="toy",

@@ -8,9 +8,12 @@ import shutil
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
-from data_builders.blm_cos_od import generate, lexicon, templates
+from data_builders.blm_cos_od import generate
+from data_builders.blm_cos_od import lexicon
+from data_builders.blm_cos_od import templates
+from data_builders.common import labels, loading as data
 from data_builders.common.template import token_diff
 
 CONFIGS = [(c, lang, t) for c in templates.CLASSES

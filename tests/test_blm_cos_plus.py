@@ -11,9 +11,10 @@ import tomllib
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from configs import common
 from data_builders.blm_cos_plus import blm_cos_plus_dataset_builder as cos_plus
+from data_builders.common import labels, loading as data
 from data_builders.blm_cos_plus import (generate, lexicon, realise, templates,
                                         validate)
 from data_builders.common import splits
@@ -399,7 +400,7 @@ def test_lexicon_sizes_and_package_data_globs_cover_the_files():
 def test_minlex_maxlex_feed_the_training_pipeline(generated):
   """The two lexicalities are the grid's types; labels use the inventory."""
   import numpy as np
-  from blm_jax import input_pipeline
+  from blm_jax.data import input_pipeline
 
   parts = {}
   for lex in generate.LEXICALITIES:

@@ -10,9 +10,12 @@ import re
 
 import pytest
 
-from blm_jax import answers_only, labels, lint
+from blm_jax.data import answers_only, lint
 from data_builders.blm_mixture import blm_mixture_dataset_builder as bmix
-from data_builders.blm_mixture import generate, lexicon, templates
+from data_builders.blm_mixture import generate
+from data_builders.blm_mixture import lexicon
+from data_builders.blm_mixture import templates
+from data_builders.common import labels
 from tests.builder_checks import (assert_disjoint, build_twice_identical,
                                   copy_lexicon, edit, line_of, split_items)
 

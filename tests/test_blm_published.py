@@ -4,8 +4,8 @@ import pytest
 import tensorflow_datasets as tfds
 
 import data_builders  # noqa: F401  Registers blm_published.
-from blm_jax import data, schema
 from data_builders.blm_published import release_format
+from data_builders.common import loading as data, schema
 from tests.release_fixtures import release_rows, write_release
 
 

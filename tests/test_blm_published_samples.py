@@ -9,9 +9,11 @@ import pathlib
 import pytest
 import tensorflow_datasets as tfds
 
+from blm_jax.cli import lint as lint_cli
+from blm_jax.data import lint
 import data_builders  # noqa: F401  Registers blm_published.
-from blm_jax import labels, lint, schema
 from data_builders.blm_published import release_format
+from data_builders.common import labels, schema
 
 SAMPLES = (pathlib.Path(__file__).resolve().parents[1] / ".." / "shared" /
            "blm-published-samples").resolve()
@@ -109,12 +111,12 @@ def test_linter_reports_the_published_defects(built):
 
 
 def test_linter_cli_on_the_sample_folder(capsys):
-  code = lint.main([str(SAMPLES / "agreement_fr" / "type_I" / "all.tsv")])
+  code = lint_cli.main([str(SAMPLES / "agreement_fr" / "type_I" / "all.tsv")])
   out = capsys.readouterr().out
   assert code == 1
   assert "ERROR   duplicate_candidate: 100/100" in out
   assert "WARNING copy_cue: 100/100" in out
-  assert lint.main([str(SAMPLES / "spray_load_en"), "--strict"]) == 0
+  assert lint_cli.main([str(SAMPLES / "spray_load_en"), "--strict"]) == 0
   out = capsys.readouterr().out
   n = sum(_rows(p) for p in (SAMPLES / "spray_load_en").rglob("*.tsv"))
   assert f"total: {n} instances; errors 0; warnings 0 -> OK (--strict)" in out

@@ -8,9 +8,12 @@ import shutil
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_roll import blm_roll_dataset_builder as roll
-from data_builders.blm_roll import generate, lexicon, templates
+from data_builders.blm_roll import generate
+from data_builders.blm_roll import lexicon
+from data_builders.blm_roll import templates
+from data_builders.common import labels, loading as data
 from data_builders.common.template import token_diff
 
 # 000 Figure 10 in its own notation (rollV/rollVerb, did, was, Loc PPs).

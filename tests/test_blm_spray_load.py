@@ -8,8 +8,9 @@ import re
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_spray_load import generate, lexicon
+from data_builders.common import labels, loading as data
 from data_builders.common.template import token_diff
 
 TEMPLATES = ("ALT-ATL", "ATL-ALT")

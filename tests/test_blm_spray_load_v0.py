@@ -8,8 +8,9 @@ import shutil
 
 import pytest
 
-from blm_jax import data, labels, lint
+from blm_jax.data import lint
 from data_builders.blm_spray_load import lexicon
+from data_builders.common import labels, loading as data
 from data_builders.blm_spray_load_v0 import (
     blm_spray_load_v0_dataset_builder as bv0)
 from data_builders.blm_spray_load_v0 import generate, templates

@@ -9,7 +9,7 @@ import orbax.checkpoint as ocp
 import pytest
 from absl import logging as absl_logging
 
-from blm_jax import checkpoints, train
+from blm_jax.training import checkpoints, trainer as train
 from tests import synthetic
 
 # What orbax 0.12 raised on a 48 KiB tmpfs (tensorstore's error text).
@@ -88,7 +88,7 @@ def test_ctrl_c_during_a_save_takes_effect_once_the_save_is_done(
   import os
   import signal
 
-  from blm_jax.checkpoints import _interrupt_after
+  from blm_jax.training.checkpoints import _interrupt_after
 
   signal.signal(signal.SIGINT, signal.default_int_handler)
   finished = []
@@ -104,7 +104,7 @@ def test_a_deferred_ctrl_c_goes_to_the_handler_in_place(sigint_handler):
   import os
   import signal
 
-  from blm_jax.checkpoints import _interrupt_after
+  from blm_jax.training.checkpoints import _interrupt_after
 
   calls = []
   handler = lambda signum, frame: calls.append(signum)
@@ -122,7 +122,7 @@ def test_an_ignored_ctrl_c_stays_ignored_during_a_save(sigint_handler):
   import os
   import signal
 
-  from blm_jax.checkpoints import _interrupt_after
+  from blm_jax.training.checkpoints import _interrupt_after
 
   signal.signal(signal.SIGINT, signal.SIG_IGN)
   finished = []

@@ -3,7 +3,7 @@ before any data; config variants parsed by the type of their default."""
 
 import pytest
 
-from blm_jax import config_check
+from blm_jax.training import config_check
 from configs import common, ffnn, vae2
 
 
@@ -83,7 +83,7 @@ def test_validate_lists_every_problem_at_once():
 
 
 def test_train_and_evaluate_validates_before_anything(tmp_path):
-  from blm_jax import train
+  from blm_jax.training import trainer as train
 
   c = ffnn.get_config(None)
   c.model.name = "fnn"

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import embed, embedding_cache, encoders, schema
-from data_builders.common import builder, instances
+from blm_jax.embedding import cache as embedding_cache, embed
+from blm_jax.encoders import encoder as encoders
+from data_builders.common import builder, instances, schema
 from tests import tiny_checkpoints
+from blm_jax.cli import embed as embed_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = tiny_checkpoints.WORDS
@@ -125,7 +127,8 @@ def test_four_devices_equal_one(bert, tmp_path):
       import os
       os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
       import jax, numpy as np
-      from blm_jax import embed, encoders
+      from blm_jax.embedding import embed
+      from blm_jax.encoders import encoder as encoders
       assert len(jax.local_devices()) == 4, jax.local_devices()
       enc = encoders.load_encoder({bert.model_dir!r})
       texts = {_sentences(37, seed=5)!r}
@@ -177,9 +180,9 @@ def test_command_line_fills_the_cache(bert, tmp_path, capsys):
           f"--encoder={bert.model_dir}", f"--data_dir={tmp_path / 'data'}",
           f"--cache_dir={tmp_path / 'cache'}"]
   fv = flags.FlagValues()
-  embed.define_flags(fv)
+  embed_cli.define_flags(fv)
   fv(argv)
-  report = embed.run(fv)
+  report = embed_cli.run(fv)
   printed = capsys.readouterr().out
   # 20 instances x 5 sentence slots; the contexts share 12 sentences.
   assert report.sentences == 12 + 20 + 20
@@ -189,6 +192,6 @@ def test_command_line_fills_the_cache(bert, tmp_path, capsys):
   assert report.stats.embedded == 52
   assert "52 distinct sentences over 3 splits, dedup ratio 1.92" in printed
   assert "sentences/s" in printed
-  again = embed.run(fv)
+  again = embed_cli.run(fv)
   assert (again.stats.cached, again.stats.embedded) == (52, 0)
   assert "52 from the cache, 0 embedded" in capsys.readouterr().out

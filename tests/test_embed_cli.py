@@ -1,4 +1,4 @@
-"""`python -m blm_jax.embed` as a user runs it: quiet, one-line errors."""
+"""`python -m blm_jax.cli.embed` as a user runs it: quiet, one-line errors."""
 
 import os
 import re
@@ -12,7 +12,7 @@ ENV = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
 
 
 def _embed(*args):
-  return subprocess.run([sys.executable, "-m", "blm_jax.embed", *args],
+  return subprocess.run([sys.executable, "-m", "blm_jax.cli.embed", *args],
                         cwd=ROOT, env=ENV, capture_output=True, text=True,
                         timeout=300)
 

@@ -8,7 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from blm_jax import embed, encoders
+from blm_jax.embedding import embed
+from blm_jax.encoders import encoder as encoders
 from tests import tiny_checkpoints
 
 

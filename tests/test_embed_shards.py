@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax import embed, embedding_cache, encoders, input_pipeline
-from blm_jax import train
+from blm_jax.data import input_pipeline
+from blm_jax.embedding import cache as embedding_cache, embed
+from blm_jax.encoders import encoder as encoders
+from blm_jax.training import trainer as train
 from tests import tiny_checkpoints
 from tests.test_embed import EmbedToyBlm
+from blm_jax.cli import embed as embed_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = tiny_checkpoints.WORDS
@@ -156,7 +159,7 @@ def _flags(argv):
   from absl import flags
 
   fv = flags.FlagValues()
-  embed.define_flags(fv, ["embed"] + argv)
+  embed_cli.define_flags(fv, ["embed"] + argv)
   fv(["embed"] + argv)
   return fv
 
@@ -173,7 +176,7 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
             f"--config.encoder.name={bert.model_dir}",
             f"--config.encoder.cache_dir={cache}"]
   fv = _flags(config)
-  report = embed.run(fv)
+  report = embed_cli.run(fv)
   # The run's sample: 4 train + 1 dev instances and 2 test instances.
   assert {k: v["instances"] for k, v in report.splits.items()} == {
       "train/I": 4, "train/II": 4, "train/III": 4, "dev/I": 1, "dev/II": 1,
@@ -192,30 +195,30 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
   assert len(data.table.sentences) == report.sentences
   assert os.listdir(cache) == [key_dir] and _shards(cache) == shards
   # --split: whole splits (here all 52 sentences), under the same key.
-  whole = embed.run(_flags(config + ["--split=train,dev,test"]))
+  whole = embed_cli.run(_flags(config + ["--split=train,dev,test"]))
   assert whole.sentences == 52 and whole.stats.cached == report.sentences
   assert os.listdir(cache) == [key_dir]
   # The plain --dataset form defaults to training's max_length too.
-  plain = embed.run(_flags([
+  plain = embed_cli.run(_flags([
       "--dataset=embed_cli_toy_blm/only", f"--encoder={bert.model_dir}",
       f"--data_dir={data_dir}", f"--cache_dir={cache}"]))
   assert (plain.stats.cached, plain.stats.embedded) == (52, 0)
   assert os.listdir(cache) == [key_dir]
   # A config override changes the key: another folder, embedded afresh.
-  other = embed.run(_flags(config + ["--config.encoder.max_length=32"]))
+  other = embed_cli.run(_flags(config + ["--config.encoder.max_length=32"]))
   assert other.stats.embedded == report.sentences
   assert len(os.listdir(cache)) == 2
 
-  with pytest.raises(embed.UsageError,
+  with pytest.raises(embed_cli.UsageError,
                      match=r"with --config, --max_length is set by the "
                      r"config: use --config.encoder.max_length=\.\.\.; "
                      r"--cache_dir is set by the config: use "
                      r"--config.encoder.cache_dir=\.\.\."):
-    embed.run(_flags(config + ["--max_length=128", f"--cache_dir={cache}"]))
-  with pytest.raises(embed.UsageError, match=r"give --dataset=<TFDS name> "
+    embed_cli.run(_flags(config + ["--max_length=128", f"--cache_dir={cache}"]))
+  with pytest.raises(embed_cli.UsageError, match=r"give --dataset=<TFDS name> "
                      r"\(e.g. --dataset=blm_spray_load/ALT-ATL_type_I\) or "
                      r"--config="):
-    embed.run(_flags([]))
+    embed_cli.run(_flags([]))
 
 
 def test_defaults_and_help_match_training_and_real_datasets():
@@ -226,7 +229,7 @@ def test_defaults_and_help_match_training_and_real_datasets():
   from absl import flags
 
   fv = flags.FlagValues()
-  embed.define_flags(fv)
+  embed_cli.define_flags(fv)
   text = embed.__doc__ + fv["dataset"].help + fv["max_length"].help
   assert f"default {common.base('ffnn').encoder.max_length}" in text
   names = set(re.findall(r"(?:--dataset=|e\.g\. )(blm_\w+/[\w.-]*\w)", text))

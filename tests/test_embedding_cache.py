@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from blm_jax import embedding_cache as ec
+from blm_jax.embedding import cache as ec
 
 IDENTITY = {"model_type": "bert", "weights_sha256": "a" * 64,
             "tokenizer_sha256": "b" * 64}

@@ -10,8 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from blm_jax import encoders
-from blm_jax.embed import embed_sentences
+from blm_jax.embedding.embed import embed_sentences
+from blm_jax.encoders import encoder as encoders
 from tests import tiny_checkpoints
 
 try:
@@ -392,8 +392,8 @@ def test_runs_without_transformers(tmp_path):
   code = (
       "import sys; sys.modules['transformers'] = None; "
       "sys.modules['torch'] = None\n"
-      "from blm_jax import encoders\n"
-      "from blm_jax.embed import embed_sentences\n"
+      "from blm_jax.encoders import encoder as encoders\n"
+      "from blm_jax.embedding.embed import embed_sentences\n"
       f"x = embed_sentences(['the cat eats .'], {folder!r}, progress=False)\n"
       "y = embed_sentences(['the cat eats .'], progress=False)\n"
       "print(x.shape, y.shape)\n")

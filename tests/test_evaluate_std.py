@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from blm_jax import evaluate
-from blm_jax.grid import GridSpec
+from blm_jax.results import metrics as evaluate
+from blm_jax.training.grid import GridSpec
 
 
 def _cell(seed, f1):

@@ -1,4 +1,4 @@
-"""blm_jax.export: GenBench jsonl and lm-eval tasks that read back the same."""
+"""blm_jax.data.export: GenBench jsonl and lm-eval tasks that read back the same."""
 
 import json
 import os
@@ -8,8 +8,9 @@ import pytest
 import tensorflow_datasets as tfds
 import yaml
 
-from blm_jax import data, export, schema
-from data_builders.common import builder, instances
+from blm_jax.cli import export as export_cli
+from blm_jax.data import export
+from data_builders.common import builder, instances, loading as data, schema
 
 SAMPLES = pathlib.Path(os.environ.get(
     "BLM_PUBLISHED_SAMPLES", pathlib.Path(__file__).resolve().parents[1] /
@@ -138,9 +139,9 @@ def test_published_release_round_trips(tmp_path):
           f"--out={tmp_path / 'out'}", f"--data_dir={tmp_path / 'tfds'}",
           f"--manual_dir={SAMPLES}"]
   fv = flags.FlagValues()
-  export.define_flags(fv)
+  export_cli.define_flags(fv)
   fv(argv)
-  written = export.run(fv)
+  written = export_cli.run(fv)
   assert written["yaml"].endswith("blm_published_agreement_fr_type_i.yaml")
   for split in data.split_names(name, str(tmp_path / "tfds")):
     want = data.load_instances(name, split, str(tmp_path / "tfds"))

@@ -7,8 +7,7 @@ import pytest
 import tensorflow_datasets as tfds
 
 import data_builders  # noqa: F401  Registers the builders.
-from blm_jax import data, schema
-from data_builders.common import file_format
+from data_builders.common import file_format, loading as data, schema
 from tests.release_fixtures import release_rows, write_release
 
 NO_TF = importlib.util.find_spec("tensorflow") is None

@@ -4,9 +4,8 @@ import pathlib
 
 import tensorflow_datasets as tfds
 
-from blm_jax import data, schema
-from blm_jax.sentence_table import build_sentence_table
-from data_builders.common import builder, instances
+from blm_jax.data.sentence_table import build_sentence_table
+from data_builders.common import builder, instances, loading as data, schema
 
 
 def _toy(config):

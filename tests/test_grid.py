@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax import config_check, grid as grid_lib, train
+from blm_jax.training import config_check, grid as grid_lib, trainer as train
 from tests import synthetic
 
 
@@ -89,8 +89,8 @@ def test_grid_mode_auto_and_errors():
 def test_sharded_grid_equals_one_device():
   script = textwrap.dedent("""
       import jax, numpy as np
-      from blm_jax import train
-      from blm_jax.grid import make_mesh
+      from blm_jax.training import trainer as train
+      from blm_jax.training.grid import make_mesh
       from tests import synthetic
       assert jax.device_count() == 4
       data = synthetic.data(n_train=60, n_dev=20, n_test=20)

@@ -8,9 +8,10 @@ import sys
 
 import tensorflow_datasets as tfds
 
-from blm_jax import answers_only, lint
-from blm_jax.schema import BLMInstance, Sentence
+from blm_jax.data import answers_only, lint
+from data_builders.common.schema import BLMInstance, Sentence
 from tests.release_fixtures import release_rows, write_release
+from blm_jax.cli import lint as lint_cli
 
 
 def _clean(i=0, **changes) -> BLMInstance:
@@ -97,7 +98,7 @@ def test_unknown_label_and_unknown_family():
 
 
 def test_every_family_of_the_project_is_accepted():
-  from blm_jax import labels
+  from data_builders.common import labels
 
   for family, inventory in labels.FAMILY_LABELS.items():
     x = BLMInstance(
@@ -154,11 +155,11 @@ def test_cli_exit_codes(tmp_path, capsys):
   clean = _release(tmp_path, "clean.tsv")
   cue = _release(tmp_path / "cue", "cue.tsv", _copy_cue)
   dup = _release(tmp_path / "dup", "dup.tsv", _duplicate)
-  assert lint.main([clean]) == 0
-  assert lint.main([clean, "--strict"]) == 0
-  assert lint.main([cue]) == 0
-  assert lint.main([cue, "--strict"]) == 1
-  assert lint.main([dup]) == 1
+  assert lint_cli.main([clean]) == 0
+  assert lint_cli.main([clean, "--strict"]) == 0
+  assert lint_cli.main([cue]) == 0
+  assert lint_cli.main([cue, "--strict"]) == 1
+  assert lint_cli.main([dup]) == 1
   out = capsys.readouterr().out
   assert "WARNING copy_cue: 5/5" in out
   assert "ERROR   duplicate_candidate: 1/5" in out
@@ -168,7 +169,7 @@ def test_cli_exit_codes(tmp_path, capsys):
 def test_cli_on_a_folder_reports_each_file(tmp_path, capsys):
   _release(tmp_path / "a", "one.tsv")
   _release(tmp_path / "b", "two.tsv", _duplicate)
-  assert lint.main([str(tmp_path)]) == 1
+  assert lint_cli.main([str(tmp_path)]) == 1
   out = capsys.readouterr().out
   assert "a/one.tsv: 5 instances" in out and "b/two.tsv: 5 instances" in out
   assert "total: 10 instances; errors {'duplicate_candidate': 1}" in out
@@ -177,7 +178,7 @@ def test_cli_on_a_folder_reports_each_file(tmp_path, capsys):
 def test_cli_unreadable_input_exits_2(tmp_path, capsys):
   bad = tmp_path / "bad.tsv"
   bad.write_bytes(b"ID\tSent_1\n0\t\xff\n")
-  assert lint.main([str(bad)]) == 2
+  assert lint_cli.main([str(bad)]) == 2
   assert "bad.tsv, line 2, column 2 ('Sent_1')" in capsys.readouterr().err
 
 
@@ -188,8 +189,8 @@ def test_cli_on_a_tfds_name(tmp_path, capsys):
   _release(release, "blm.tsv", _copy_cue)
   args = ["blm_published/folder", "--data_dir", str(tmp_path / "data"),
           "--manual_dir", str(release)]
-  assert lint.main(args) == 0
-  assert lint.main(args + ["--strict"]) == 1
+  assert lint_cli.main(args) == 0
+  assert lint_cli.main(args + ["--strict"]) == 1
   out = capsys.readouterr().out
   assert "blm_published/folder[full]: 5 instances" in out
   assert tfds.builder("blm_published/folder",
@@ -198,7 +199,7 @@ def test_cli_on_a_tfds_name(tmp_path, capsys):
 
 def test_cli_module_entry_point(tmp_path):
   dup = _release(tmp_path, "dup.tsv", _duplicate)
-  result = subprocess.run([sys.executable, "-m", "blm_jax.lint", dup],
+  result = subprocess.run([sys.executable, "-m", "blm_jax.cli.lint", dup],
                           capture_output=True, text=True, check=False,
                           cwd=pathlib.Path(__file__).resolve().parents[1])
   assert result.returncode == 1, result.stderr
@@ -257,6 +258,6 @@ def test_odd_one_in_finds_the_centre_of_a_minimal_answer_set():
 def test_cli_answers_only(tmp_path, capsys):
   # The fixture rows' correct answer is the only grammatical candidate.
   path = write_release(tmp_path / "cued.tsv", release_rows(60))
-  assert lint.main([path, "--strict"]) == 0
-  assert lint.main([path, "--strict", "--answers_only"]) == 1
+  assert lint_cli.main([path, "--strict"]) == 0
+  assert lint_cli.main([path, "--strict", "--answers_only"]) == 1
   assert "WARNING answers_only_cue: 60/60" in capsys.readouterr().out

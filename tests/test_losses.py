@@ -4,7 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from blm_jax import losses
+from blm_jax.models import losses
 
 
 def test_max_margin_sum_is_eq1_by_hand():

@@ -6,8 +6,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from blm_jax import losses, models, train
-from blm_jax.solver import CellState, Solver
+from blm_jax import models
+from blm_jax.models import losses
+from blm_jax.training import trainer as train
+from blm_jax.training.solver import CellState, Solver
 from configs import common, vae2
 from tests import synthetic
 
@@ -110,7 +112,7 @@ def test_total_loss_weights_every_term_and_kl_scale():
   solver = train.build_grid(cfg, data).solver
   grid = train.build_grid(cfg, data)
   state = jax.tree.map(lambda x: x[0], grid.init())
-  from blm_jax.solver import gather
+  from blm_jax.training.solver import gather
   batch = gather(grid.emb, jax.tree.map(lambda x: x[0], grid.train),
                  jnp.arange(10))
   total, terms, _, _ = solver.objective(state.params, batch, False)
@@ -195,7 +197,7 @@ def test_sent_vae_reference_is_maxm_on_normalised_dot_scores_by_hand():
   """configs/sent_vae.py:reference = the authors' sentence_representations
   loss: maxM (eq. 3) on the candidates' dot scores divided by their L2 norm,
   predicted with the cosine."""
-  from blm_jax.solver import Batch
+  from blm_jax.training.solver import Batch
   from configs import sent_vae
   c = sent_vae.get_config("reference,source=spray_load_ALT-ATL")
   assert (c.train.score, c.train.predict_score) == ("normalized", "cosine")

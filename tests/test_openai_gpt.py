@@ -6,7 +6,7 @@ import pytest
 import jax
 import jax.numpy as jnp
 
-from blm_jax import openai_gpt
+from blm_jax.encoders import openai_gpt
 from tests import tiny_checkpoints
 
 try:

@@ -5,7 +5,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from blm_jax import plots
+from blm_jax.results import plots
 
 
 @pytest.fixture

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from blm_jax import data as data_lib
-from blm_jax import probe, train
-from blm_jax.sentence_table import build_sentence_table
+from blm_jax.analysis import restore as probe
+from blm_jax.data.sentence_table import build_sentence_table
+from blm_jax.training import trainer as train
+from data_builders.common import loading as data_lib
 from tests import synthetic
 
 

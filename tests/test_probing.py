@@ -1,4 +1,4 @@
-"""Probing analyses (blm_jax.probing) and the probe CLI on tiny trained runs."""
+"""Probing analyses (blm_jax.analysis.probing) and the probe CLI on tiny trained runs."""
 
 import hashlib
 import json
@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 from absl import flags
 
-from blm_jax import input_pipeline, probe, probing, schema, train
-from blm_jax.sentence_table import build_sentence_table
+from blm_jax.analysis import probing, restore as probe
+from blm_jax.data import input_pipeline
+from blm_jax.data.sentence_table import build_sentence_table
+from blm_jax.training import trainer as train
+from data_builders.common import schema
 from tests import synthetic
+from blm_jax.cli import probe as probe_cli
 
 PATTERNS = ("NP-sg VP-sg", "NP-pl VP-pl", "NP-sg PP-sg VP-sg",
             "NP-pl PP-sg VP-pl")
@@ -206,10 +210,10 @@ def test_probing_never_mutates_the_workdir(vae2_run):
 def test_cli_writes_three_figures_and_json(sent_vae_run, monkeypatch):
   workdir, d, res = sent_vae_run
   monkeypatch.setattr(probing.input_pipeline, "load", lambda *a, **k: d)
-  fv = probe.define_flags(flags.FlagValues())
+  fv = probe_cli.define_flags(flags.FlagValues())
   fv(["probe", f"--workdir={workdir}",
       "--analysis=confusion,traversal,projection"])
-  probe.main(["probe"], fv)
+  probe_cli.main(["probe"], fv)
   out = os.path.join(workdir, "probe")
   for name in ("confusion.png", "traversal.png", "projection.png"):
     with open(os.path.join(out, name), "rb") as f:

@@ -145,7 +145,7 @@ def _is_placeholder(value: str) -> bool:
 
 
 def _check_launch(args: list[str]) -> None:
-  from blm_jax import config_check
+  from blm_jax.training import config_check
   from configs import common
 
   spec = next(a.split("=", 1)[1] for a in args if a.startswith("--config="))
@@ -220,7 +220,7 @@ def test_command_is_valid(command):
         assert re.search(r"--(\[no\])?" + re.escape(flag[2:]) + r"\b",
                          usage), (
             f"{where}: {module} has no flag {flag}")
-      if a.startswith("--dataset=") or (module == "blm_jax.lint"
+      if a.startswith("--dataset=") or (module == "blm_jax.cli.lint"
                                         and not a.startswith("-")):
         name = a.split("=", 1)[-1]
         if "/" in name and not os.path.exists(name):
@@ -233,7 +233,7 @@ def test_command_is_valid(command):
 def _check_dataset(name: str, where: str) -> None:
   import ml_collections
 
-  from blm_jax import config_check
+  from blm_jax.training import config_check
 
   c = ml_collections.ConfigDict({"data": {"name": name, "train_types": ("I",),
                                           "test_types": ("I",)}})

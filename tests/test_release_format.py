@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from blm_jax import labels
 from data_builders.blm_published import release_format as rf
+from data_builders.common import labels
 from tests.release_fixtures import (MAPPED_LABELS, RAW_LABELS, release_rows,
                               write_release)
 

@@ -59,7 +59,7 @@ def test_a_second_release_in_the_same_data_dir_is_not_silently_ignored(
     tmp_path):
   import tensorflow_datasets as tfds
 
-  from blm_jax import data
+  from data_builders.common import loading as data
   from data_builders.blm_published import blm_published_dataset_builder as bp
 
   first, second = tmp_path / "first", tmp_path / "second"

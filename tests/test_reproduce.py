@@ -2,7 +2,7 @@
 
 import json
 
-from blm_jax import reproduce
+from blm_jax.results import claims as reproduce
 
 
 def _results(grid, seeds=(0, 1, 2)):

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from blm_jax import data
 from data_builders.blm_spray_load import english, lexicon
+from data_builders.common import loading as data
 
 # 000 footnote 5 / 004 footnote 3.
 VERBS = ("baste brush drizzle hang load plaster pump rub scatter seed sew "

@@ -7,8 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from blm_jax import grid as grid_lib
-from blm_jax import train
+from blm_jax.training import grid as grid_lib, trainer as train
 from tests import synthetic
 
 
@@ -186,7 +185,7 @@ def test_digest_mismatch_falls_back_to_an_older_step(tmp_path, data,
   """Damage the reader cannot see (the bytes decode, but are not those
   saved) is caught by the digest: the newest step's restored state gets a
   wrong digest once."""
-  from blm_jax import checkpoints
+  from blm_jax.training import checkpoints
   cfg = synthetic.config("ffnn", epochs=2)
   cfg.train.keep_checkpoints = 2
   train.train_and_evaluate(cfg, str(tmp_path), data=data)
@@ -206,7 +205,7 @@ def test_digest_mismatch_falls_back_to_an_older_step(tmp_path, data,
 
 
 def test_structure_mismatch_is_an_error_not_a_fresh_start(tmp_path, data):
-  from blm_jax import checkpoints
+  from blm_jax.training import checkpoints
   cfg = synthetic.config("ffnn", epochs=1)
   train.train_and_evaluate(cfg, str(tmp_path), data=data)
   cfg.model.hidden_factor = 3.0

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from blm_jax import train
+from blm_jax.training import trainer as train
 from tests import release_fixtures, synthetic
 
 

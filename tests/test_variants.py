@@ -9,10 +9,14 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax import (config_check, input_pipeline, run_identity, schema,
-                     train, variants)
-from blm_jax.sentence_table import build_sentence_table
-from blm_jax.solver import SplitIndex
+from blm_jax.data import input_pipeline
+from blm_jax.data.sentence_table import build_sentence_table
+from blm_jax.training import config_check
+from blm_jax.training import run_identity
+from blm_jax.training import trainer as train
+from blm_jax.training import variants
+from blm_jax.training.solver import SplitIndex
+from data_builders.common import schema
 from tests import synthetic
 
 DIM = 8

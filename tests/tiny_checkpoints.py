@@ -55,7 +55,8 @@ def _flax_or_pt_save(model_cls_name, config, folder, flax):
   import transformers
   from flax import serialization
 
-  from blm_jax import encoders
+  from blm_jax.encoders import bert_family
+  from blm_jax.encoders import encoder as encoders
 
   if _have_torch():
     import torch
@@ -68,8 +69,7 @@ def _flax_or_pt_save(model_cls_name, config, folder, flax):
     os.remove(os.path.join(folder, "model.safetensors"))
   else:
     config.save_pretrained(folder)
-    family = encoders.family_module(config.model_type)
-    module = family.MODULE(family.config_from_json(config.to_dict(), folder))
+    module = bert_family.build(config.to_dict(), folder)
     params = jax.jit(module.init)(jax.random.key(0),
                                   jnp.ones((1, 4), jnp.int32))["params"]
   with open(os.path.join(folder, "flax_model.msgpack"), "wb") as f:
@@ -164,7 +164,7 @@ def write_openai_gpt_flax(folder, seed=0, n_layer=2):
   import jax.numpy as jnp
   import transformers
 
-  from blm_jax import openai_gpt
+  from blm_jax.encoders import openai_gpt
 
   os.makedirs(folder, exist_ok=True)
   n = write_gpt_tokenizer(folder)

@@ -14,8 +14,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from blm_jax import losses
-from blm_jax.models import patch_conv
+from blm_jax.models import losses, patch_conv
 from blm_jax.models.common import SolverOutput
 
 

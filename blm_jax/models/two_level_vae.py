@@ -27,10 +27,9 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from blm_jax import losses
+from blm_jax.models import losses, patch_conv
 from blm_jax.models.common import SolverOutput
-from blm_jax.models import patch_conv
-from blm_jax.models.sentence_vae import SentenceVAE, sample
+from blm_jax.models.sentence_vae import sample, SentenceVAE
 
 TASK_LEVELS = ("mlp", "conv")
 SENTENCE_SCORES = losses.SCORES

@@ -20,7 +20,8 @@ import dataclasses
 import tensorflow_datasets as tfds
 
 from data_builders.blm_agreement import generate as generate_lib
-from data_builders.blm_agreement import lexicon, templates
+from data_builders.blm_agreement import lexicon
+from data_builders.blm_agreement import templates
 from data_builders.common import builder
 
 CLAUSE_CONFIGS = {"main": ("main",), "relative": ("relative",),

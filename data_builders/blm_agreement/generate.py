@@ -27,12 +27,12 @@ import itertools
 import random
 from typing import Sequence
 
-from blm_jax.schema import BLMInstance, Sentence
 from data_builders.blm_agreement import lexicon as lexicon_lib
-from data_builders.blm_agreement import realise, templates
-from data_builders.common import instances as inst_lib
-from data_builders.common import splits
-from data_builders.common.template import Pattern, answer_patterns
+from data_builders.blm_agreement import realise
+from data_builders.blm_agreement import templates
+from data_builders.common import instances as inst_lib, splits
+from data_builders.common.schema import BLMInstance, Sentence
+from data_builders.common.template import answer_patterns, Pattern
 
 @dataclasses.dataclass(frozen=True)
 class Seed:

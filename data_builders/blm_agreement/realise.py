@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import types
 
-from blm_jax.schema import Sentence
+from data_builders.common.schema import Sentence
 from data_builders.blm_agreement import (morph_en, morph_fr, morph_it,
                                          morph_ro, templates)
 from data_builders.common.template import Pattern, realised

@@ -10,7 +10,7 @@ A `NumberVariant` fixes the starting numbers: Figure 3 is
 rules from other starting values (the published release also varies them), so
 one seed yields eight type I instances.
 
-The eight candidates (000 Figure 3, labels of `blm_jax.labels`) break named
+The eight candidates (000 Figure 3, labels of `data_builders.common.labels`) break named
 rules of the correct pattern. For the three agreement errors Figure 3 also
 fixes the attractor numbers: the wrong verb agrees with no noun (AEV), with N1
 only (AEN1) or with N2 only (AEN2). Stated as rules over the subject's number,
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from blm_jax import labels
+from data_builders.common import labels
 from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
                                            pattern, slot)
 

@@ -57,7 +57,7 @@ class Builder(builder.GeneratedBLMBuilder):
 
     manual_dir/he_htb-ud-train.conllu, he_htb-ud-dev.conllu, ...
 
-  (launch.py: --config.data.manual_dir=FOLDER; python -m blm_jax.lint:
+  (launch.py: --config.data.manual_dir=FOLDER; python -m blm_jax.cli.lint:
   --manual_dir FOLDER). The synthetic config needs no manual_dir.
   """
 

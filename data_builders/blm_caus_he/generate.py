@@ -28,10 +28,12 @@ import pathlib
 import random
 from typing import Sequence
 
-from blm_jax.schema import BLMInstance, Sentence
-from data_builders.blm_caus_he import conllu_reader, morph, templates
+from data_builders.blm_caus_he import conllu_reader
 from data_builders.blm_caus_he import lexicon as lexicon_lib
+from data_builders.blm_caus_he import morph
+from data_builders.blm_caus_he import templates
 from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.schema import BLMInstance, Sentence
 
 FAMILY = "caus_he"
 VARIANTS = ("synthetic", "natural")

@@ -1,7 +1,7 @@
 """`blm_chunks`: the sentence-level chunk-pattern data of 000 sec. 7.
 
 Derived from any BLM dataset registered in `data_builders` (generated or
-published): the source is built (or read) through `blm_jax.data`, all its
+published): the source is built (or read) through `data_builders.common.loading`, all its
 splits pooled, and `derive.derive` draws, splits and pairs the sentences.
 Records use the shared BLM schema (family `sentence_chunks`, labels POS/NEG),
 so the solvers read them like any other BLM dataset.
@@ -14,7 +14,7 @@ config at run time:
     b.download_and_prepare()
 
 (or `config_for_source("blm_agreement/en_main_type_I")`, which derives the
-name from the source). Once built, `blm_jax.data.load_instances(
+name from the source). Once built, `data_builders.common.loading.load_instances(
 "blm_chunks/<name>", split, data_dir)` reads it back by name in any process.
 The source is built into the same data_dir unless `source_data_dir` says
 otherwise; a source that needs release files (blm_published) gets
@@ -29,8 +29,7 @@ import re
 import tensorflow_datasets as tfds
 
 from data_builders.blm_chunks import derive
-from data_builders.common import builder as builder_lib
-from data_builders.common import file_format
+from data_builders.common import builder as builder_lib, file_format
 
 
 @dataclasses.dataclass(eq=False)
@@ -162,7 +161,7 @@ def _view(config: BlmChunksConfig) -> derive.ChunkView:
 def _read_source(config: BlmChunksConfig, data_dir: str,
                  manual_dir: str | None, where: str):
   """split -> instances of every split of the source dataset."""
-  from blm_jax import data  # Imported here: it imports data_builders.
+  from data_builders.common import loading as data  # Imported here: it imports data_builders.
   import data_builders
 
   if not config.source:

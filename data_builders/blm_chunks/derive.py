@@ -53,9 +53,9 @@ from typing import Callable, Mapping, Sequence
 
 from absl import logging
 
-from blm_jax import labels
-from blm_jax.schema import BLMInstance, Sentence
+from data_builders.common import labels
 from data_builders.common.instances import make_instance, rng_for, stable_seed
+from data_builders.common.schema import BLMInstance, Sentence
 
 FAMILY = "sentence_chunks"
 POSITIVE, NEGATIVE = labels.family_labels(FAMILY)

@@ -21,10 +21,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from blm_jax.schema import BLMInstance
-from data_builders.blm_cos_od import lexicon as lexicon_lib
-from data_builders.blm_cos_od import realise, templates
+from data_builders.blm_cos_od import lexicon as lexicon_lib, realise, templates
 from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.schema import BLMInstance
 from data_builders.common.template import answer_patterns
 
 LEXICAL_TYPES = ("I", "II", "III")

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from blm_jax.schema import Sentence
 from data_builders.blm_cos_od.lexicon import NP, VerbEntry
+from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern, realised
 
 # Tense/modal frames per language, in the order a seed draws from.

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import random
 
-from blm_jax.schema import BLMInstance
 from data_builders.blm_cos_plus import lexicon as lexicon_lib
-from data_builders.blm_cos_plus import realise, templates, validate
+from data_builders.blm_cos_plus import realise
+from data_builders.blm_cos_plus import templates
+from data_builders.blm_cos_plus import validate
 from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.schema import BLMInstance
 from data_builders.common.template import answer_patterns
 
 FAMILY = "cos_plus"

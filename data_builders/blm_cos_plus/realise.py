@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from blm_jax.schema import Sentence
 from data_builders.blm_cos_plus.lexicon import NP, Verb
+from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern, realised
 
 TENSES = ("pres", "perf")

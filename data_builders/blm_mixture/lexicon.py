@@ -13,9 +13,8 @@ import dataclasses
 import pathlib
 
 from data_builders.blm_agreement import morph_it
-from data_builders.blm_sequence_of_tense import italian
-from data_builders.blm_sequence_of_tense import lexicon as sot_lexicon
-from data_builders.blm_sequence_of_tense.lexicon import LexiconError, fail
+from data_builders.blm_sequence_of_tense import italian, lexicon as sot_lexicon
+from data_builders.blm_sequence_of_tense.lexicon import fail, LexiconError
 
 LEXICON_DIR = pathlib.Path(__file__).resolve().parent / "lexicon"
 INCIDENTAL_COLUMNS = ("prep", "sg", "pl", "gender", "adjective")

@@ -31,9 +31,8 @@ import os
 from absl import logging
 import tensorflow_datasets as tfds
 
-from blm_jax import schema
 from data_builders.blm_published import release_format
-from data_builders.common import file_format, splits
+from data_builders.common import file_format, schema, splits
 
 # Seeded 90:10 when a folder has no published train/test files.
 SINGLE_FILE_FRACTIONS = {"train": 0.9, "test": 0.1}

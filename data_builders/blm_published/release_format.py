@@ -25,7 +25,7 @@ Differences from the files as published, on purpose:
   column of that name is used; the repeat is ignored and recorded in `notes`.
 
 Content defects (duplicated candidates, copy cues, ...) are not format errors:
-they are read as published and reported by `blm_jax.lint`.
+they are read as published and reported by `blm_jax.data.lint`.
 
 Every format error raises one `ReleaseFormatError` naming the file, line and
 column. With `skip_bad_rows=True`, row-level errors skip the row instead and
@@ -45,9 +45,9 @@ import os
 import re
 from typing import Collection, Sequence
 
-from blm_jax import labels as labels_lib
-from blm_jax.schema import BLMInstance, Sentence
 from data_builders.common import instances as instances_lib
+from data_builders.common import labels as labels_lib
+from data_builders.common.schema import BLMInstance, Sentence
 
 ID_COLUMNS = ("ID", "", "Unnamed: 0")
 TRUE_VALUES = ("true",)
@@ -181,7 +181,7 @@ def read_release(
 
   Args:
     path: the .tsv file.
-    family: a key of `blm_jax.labels.FAMILY_LABELS`; None infers it from the
+    family: a key of `data_builders.common.labels.FAMILY_LABELS`; None infers it from the
       file's labels.
     language, lexical_type, subset: None guesses them from the folder names
       (`source_info`).

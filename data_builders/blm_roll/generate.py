@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import random
 
-from blm_jax.schema import BLMInstance
-from data_builders.blm_roll import lexicon as lexicon_lib
-from data_builders.blm_roll import realise, templates
+from data_builders.blm_roll import lexicon as lexicon_lib, realise, templates
 from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.schema import BLMInstance
 from data_builders.common.template import answer_patterns
 
 FAMILY = "roll"

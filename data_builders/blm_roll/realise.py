@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from blm_jax.schema import Sentence
-from data_builders.blm_roll.lexicon import NP, Location, Verb
+from data_builders.blm_roll.lexicon import Location, NP, Verb
+from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern, realised
 
 

@@ -25,11 +25,12 @@ import itertools
 import random
 from typing import Sequence
 
-from blm_jax.schema import BLMInstance
 from data_builders.blm_sequence_of_tense import italian
 from data_builders.blm_sequence_of_tense import lexicon as lexicon_lib
-from data_builders.blm_sequence_of_tense import realise, templates
+from data_builders.blm_sequence_of_tense import realise
+from data_builders.blm_sequence_of_tense import templates
 from data_builders.common import splits
+from data_builders.common.schema import BLMInstance
 from data_builders.common.instances import (make_instance, rng_for,
                                             stable_seed, unique_draws)
 

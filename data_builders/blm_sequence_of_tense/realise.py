@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from blm_jax.schema import Sentence
 from data_builders.blm_sequence_of_tense import italian
+from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern, realised
 
 PREM, PREM_A, INC, CONS, CONS_A = "Prem", "PremA", "Inc", "Cons", "ConsA"

@@ -17,10 +17,11 @@ import itertools
 import random
 from typing import Callable, Sequence
 
-from blm_jax.schema import BLMInstance
 from data_builders.blm_spray_load import lexicon as lexicon_lib
-from data_builders.blm_spray_load import realise, templates
+from data_builders.blm_spray_load import realise
+from data_builders.blm_spray_load import templates
 from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.schema import BLMInstance
 
 FAMILY = "spray_load"
 LANGUAGE = "en"

@@ -12,8 +12,8 @@ import dataclasses
 import functools
 from typing import Mapping
 
-from blm_jax.schema import Sentence
 from data_builders.blm_spray_load import english, templates
+from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern
 
 CLAUSE = "{clause}"

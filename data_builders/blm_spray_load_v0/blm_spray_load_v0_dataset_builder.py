@@ -14,8 +14,7 @@ import dataclasses
 import tensorflow_datasets as tfds
 
 from data_builders.blm_spray_load import lexicon
-from data_builders.blm_spray_load_v0 import generate
-from data_builders.blm_spray_load_v0 import templates
+from data_builders.blm_spray_load_v0 import generate, templates
 from data_builders.common import builder
 
 

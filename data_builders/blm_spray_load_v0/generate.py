@@ -16,12 +16,12 @@ from __future__ import annotations
 import functools
 from typing import Sequence
 
-from blm_jax.schema import BLMInstance
 from data_builders.blm_spray_load import generate as sl_generate
 from data_builders.blm_spray_load import lexicon as lexicon_lib
 from data_builders.blm_spray_load import realise
 from data_builders.blm_spray_load_v0 import templates
 from data_builders.common.instances import make_instance
+from data_builders.common.schema import BLMInstance
 
 LANGUAGE = "en"
 LEXICAL_TYPES = ("I", "II", "III")

@@ -22,8 +22,7 @@ from typing import Callable, Mapping, Sequence
 import tensorflow_datasets as tfds
 from tensorflow_datasets.core import example_serializer
 
-from blm_jax import schema
-from data_builders.common import file_format, splits
+from data_builders.common import file_format, schema, splits
 
 
 def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:

@@ -4,7 +4,7 @@ TFDS defaults to tfrecord files, whose writer needs TensorFlow: without
 this, `tfds.builder('blm_spray_load/ALT-ATL_type_I').download_and_prepare()`
 fails with "No module named 'tensorflow'" unless every caller remembers
 `file_format="array_record"`. array_record files are read back with
-`tfds.data_source` (or `blm_jax.data.load_instances`), which needs no
+`tfds.data_source` (or `data_builders.common.loading.load_instances`), which needs no
 TensorFlow. An explicit `file_format=` still wins.
 """
 

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from blm_jax.schema import BLMInstance, Sentence
+from data_builders.common.schema import BLMInstance, Sentence
 
 
 def stable_seed(*parts: object) -> int:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence, TypeVar
 
-from blm_jax.schema import BLMInstance
 from data_builders.common.instances import stable_seed
+from data_builders.common.schema import BLMInstance
 
 T = TypeVar("T")
 

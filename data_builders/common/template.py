@@ -16,7 +16,7 @@ import dataclasses
 import difflib
 from typing import Callable, Iterable, Mapping
 
-from blm_jax.schema import Sentence
+from data_builders.common.schema import Sentence
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Helpers every layer uses; imports nothing of blm_jax."""

@@ -1,0 +1,61 @@
+"""Atomic file writes: a killed process never leaves a half-written file.
+
+Every file a run, a cache or an export writes goes through `atomic_write`:
+written to a temporary file beside its final path, flushed to disk, given
+the permissions a plain `open` would give it (umask applied), then renamed
+over the final path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, BinaryIO, Callable, Iterable
+
+
+def atomic_write(path: str, write: Callable[[BinaryIO], Any]) -> None:
+  """Calls write(file) on a binary temp file beside `path`, then renames it
+  there; the folder is made if needed."""
+  folder = os.path.dirname(os.path.abspath(path))
+  os.makedirs(folder, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+  try:
+    with os.fdopen(fd, "wb") as f:
+      write(f)
+      f.flush()
+      os.fsync(f.fileno())
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private.
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+  try:  # Make the rename itself durable.
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+      os.fsync(dfd)
+    finally:
+      os.close(dfd)
+  except OSError:
+    pass
+
+
+def write_text(path: str, text: str | Iterable[str]) -> None:
+  """UTF-8 text (a string, or lines written one after another), atomically."""
+  parts = [text] if isinstance(text, str) else text
+
+  def write(f):
+    for part in parts:
+      f.write(part.encode("utf-8"))
+
+  atomic_write(path, write)
+
+
+def write_json(path: str, obj, **dump_kwargs) -> None:
+  """`json.dumps(obj, **dump_kwargs)`, atomically (default: indent 2, keys
+  sorted)."""
+  dump_kwargs = {"indent": 2, "sort_keys": True, **dump_kwargs}
+  write_text(path, json.dumps(obj, **dump_kwargs))

@@ -1,0 +1,1 @@
+"""Command lines, one module each: python -m blm_jax.cli.<name> --help."""

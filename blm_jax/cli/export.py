@@ -1,0 +1,55 @@
+"""Writes a BLM dataset as JSON lines, or as an lm-evaluation-harness task.
+
+  python -m blm_jax.cli.export --dataset=blm_spray_load/ALT-ATL_type_I --out=DIR
+  python -m blm_jax.cli.export --dataset=... --format=lm_eval --out=DIR
+"""
+
+from __future__ import annotations
+
+from blm_jax.data.export import export, FORMATS
+
+
+def run(f) -> dict[str, str]:
+  """The command line's work, given parsed absl flag values `f`."""
+  written = export(f.dataset, f.format, f.out,
+                   splits=f.split.split(",") if f.split else None,
+                   data_dir=f.data_dir, manual_dir=f.manual_dir)
+  for name, path in written.items():
+    print(f"{name:>6}: {path}")
+  return written
+
+
+def main(argv) -> None:
+  from absl import flags
+
+  if len(argv) > 1:
+    raise SystemExit(f"unexpected arguments: {argv[1:]}")
+  run(flags.FLAGS)
+
+
+def define_flags(fv=None) -> None:
+  from absl import flags
+
+  fv = flags.FLAGS if fv is None else fv
+  flags.DEFINE_string("dataset", None, "TFDS name, e.g. "
+                      "blm_spray_load/ALT-ATL_type_I.", flag_values=fv)
+  flags.DEFINE_enum("format", "jsonl", list(FORMATS), "jsonl (GenBench "
+                    "records) or lm_eval (jsonl + an lm-evaluation-harness "
+                    "task YAML).", flag_values=fv)
+  flags.DEFINE_string("out", None, "Output folder.", flag_values=fv)
+  flags.DEFINE_string("split", None, "Comma-separated splits (default all).",
+                      flag_values=fv)
+  flags.DEFINE_string("data_dir", None, "TFDS data_dir (default "
+                      "$BLM_DATA_DIR or ~/tensorflow_datasets).",
+                      flag_values=fv)
+  flags.DEFINE_string("manual_dir", None, "Folder of release files, for "
+                      "builders that read them.", flag_values=fv)
+  for name in ("dataset", "out"):
+    flags.mark_flag_as_required(name, flag_values=fv)
+
+
+if __name__ == "__main__":
+  from absl import app
+
+  define_flags()
+  app.run(main)

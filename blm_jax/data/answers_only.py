@@ -1,0 +1,172 @@
+"""How far a BLM can be solved from its answer set alone, without the context.
+
+A BLM must need its context: if a model that never sees the context picks the
+correct candidate above chance, the answer set carries a local cue (the
+correct answer is the only grammatical one, always the same pattern...).
+Two answers-only solvers, both cross-fitted (2 folds by a hash of the
+instance id, each scored on the fold it was not fitted on):
+
+- `logit`: a conditional logit (softmax over the candidates) on hashed word
+  unigrams and bigrams of each candidate on its own: local cues. It sees one
+  candidate at a time, as an FFNN with a zeroed context does.
+- `odd_one_in`: no fitting; the candidate sharing the most word bigrams with
+  the other candidates. Where every wrong answer is the correct one with one
+  change, the correct one is the centre of the set: a relational cue, which
+  only solvers that compare the candidates with each other can use.
+
+Used by `blm_jax.data.lint --answers_only` and by builder tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import zlib
+from typing import Sequence
+
+import numpy as np
+
+from data_builders.common.schema import BLMInstance
+
+DIM = 1 << 14
+MIN_INSTANCES = 40  # per subset; fewer: no score
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def tokens(text: str) -> list[str]:
+  return _TOKEN.findall(text.lower())
+
+
+def features(text: str) -> np.ndarray:
+  """Hashed ids of the unigrams and bigrams of `text` (with boundaries)."""
+  toks = ["<s>"] + tokens(text) + ["</s>"]
+  grams = toks[1:-1] + [f"{a} {b}" for a, b in zip(toks, toks[1:])]
+  return np.array(sorted({zlib.crc32(g.encode("utf-8")) % DIM
+                          for g in grams}), np.int64)
+
+
+def _fold(inst: BLMInstance) -> int:
+  return zlib.crc32(inst.id.encode("utf-8")) % 2
+
+
+@dataclasses.dataclass(frozen=True)
+class _Batch:
+  """Candidates of several instances as flat sparse rows."""
+
+  feat: np.ndarray  # feature ids, all candidates concatenated
+  cand_of_feat: np.ndarray  # candidate index of each feature id
+  n_cand: int
+  inst_of_cand: np.ndarray
+  n_inst: int
+  target: np.ndarray  # 1 for each correct candidate
+
+
+def _batch(instances: Sequence[BLMInstance]) -> _Batch:
+  feats, cand_of, inst_of, target = [], [], [], []
+  c = 0
+  for i, x in enumerate(instances):
+    for j, s in enumerate(x.answers):
+      f = features(s.text)
+      feats.append(f)
+      cand_of.append(np.full(len(f), c))
+      inst_of.append(i)
+      target.append(float(j == x.correct))
+      c += 1
+  return _Batch(np.concatenate(feats), np.concatenate(cand_of), c,
+                np.array(inst_of), len(instances), np.array(target))
+
+
+def _scores(w: np.ndarray, b: _Batch) -> np.ndarray:
+  return np.bincount(b.cand_of_feat, weights=w[b.feat], minlength=b.n_cand)
+
+
+def _softmax_by_instance(scores: np.ndarray, b: _Batch) -> np.ndarray:
+  top = np.full(b.n_inst, -np.inf)
+  np.maximum.at(top, b.inst_of_cand, scores)
+  e = np.exp(scores - top[b.inst_of_cand])
+  return e / np.bincount(b.inst_of_cand, weights=e)[b.inst_of_cand]
+
+
+def fit_logit(b: _Batch, steps: int = 300, lr: float = 0.5,
+              l2: float = 1e-2) -> np.ndarray:
+  """Full-batch Adam on the mean cross-entropy of the correct candidate."""
+  w = np.zeros(DIM)
+  m, v = np.zeros(DIM), np.zeros(DIM)
+  for t in range(1, steps + 1):
+    p = _softmax_by_instance(_scores(w, b), b)
+    g_cand = (p - b.target) / b.n_inst
+    g = np.bincount(b.feat, weights=g_cand[b.cand_of_feat], minlength=DIM)
+    g += l2 * w
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    w -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+  return w
+
+
+def _accuracy(scores: np.ndarray, b: _Batch) -> float:
+  """Expected accuracy, ties broken uniformly at random."""
+  top = np.full(b.n_inst, -np.inf)
+  np.maximum.at(top, b.inst_of_cand, scores)
+  at_top = np.isclose(scores, top[b.inst_of_cand], rtol=0, atol=1e-9)
+  n_top = np.bincount(b.inst_of_cand, weights=at_top.astype(float))
+  hit = np.bincount(b.inst_of_cand, weights=(at_top * b.target))
+  return float(np.mean(hit / n_top))
+
+
+def logit_accuracy(instances: Sequence[BLMInstance]) -> float:
+  folds = [[x for x in instances if _fold(x) == k] for k in (0, 1)]
+  if min(map(len, folds)) == 0:
+    raise ValueError("answers-only logit needs instances in both folds")
+  correct = 0.0
+  for k in (0, 1):
+    w = fit_logit(_batch(folds[1 - k]))
+    held = _batch(folds[k])
+    correct += _accuracy(_scores(w, held), held) * len(folds[k])
+  return correct / len(instances)
+
+
+def odd_one_in_accuracy(instances: Sequence[BLMInstance]) -> float:
+  hits = 0.0
+  for x in instances:
+    grams = [set(zip(t, t[1:])) for t in
+             (["<s>"] + tokens(s.text) for s in x.answers)]
+    shared = np.array([sum(len(g & h) for j, h in enumerate(grams) if j != i)
+                       for i, g in enumerate(grams)], float)
+    top = shared == shared.max()
+    hits += top[x.correct] / top.sum()
+  return hits / len(instances)
+
+
+@dataclasses.dataclass(frozen=True)
+class CueScore:
+  n: int
+  chance: float
+  logit: float
+  odd_one_in: float
+
+  @property
+  def margin(self) -> float:
+    """How far above chance the logit may go before it is a cue: 0.05 plus
+    three binomial standard errors."""
+    return 0.05 + 3 * (self.chance * (1 - self.chance) / self.n) ** 0.5
+
+  @property
+  def cue(self) -> bool:
+    return self.logit > self.chance + self.margin
+
+  def __str__(self) -> str:
+    return (f"answers-only accuracy over {self.n} instances: logit "
+            f"{self.logit:.3f}, odd-one-in {self.odd_one_in:.3f} (chance "
+            f"{self.chance:.3f}; a cue above {self.chance + self.margin:.3f})")
+
+
+def score(instances: Sequence[BLMInstance]) -> CueScore | None:
+  """The answers-only scores of one subset (same candidate count), or None
+  below MIN_INSTANCES."""
+  if len(instances) < MIN_INSTANCES:
+    return None
+  return CueScore(
+      n=len(instances),
+      chance=float(np.mean([1 / len(x.answers) for x in instances])),
+      logit=logit_accuracy(instances),
+      odd_one_in=odd_one_in_accuracy(instances))

@@ -1,0 +1,234 @@
+"""Checking BLM instances for defects that make a puzzle ill-posed or solvable
+without the linguistics it is meant to test.
+
+    python -m blm_jax.cli.lint <folder, file or TFDS name> [--strict]
+        [--answers_only] [--data_dir DIR] [--manual_dir DIR]
+
+A path is read with the release reader (a folder: every .tsv file below it,
+one report per file); anything else is a TFDS name such as
+`blm_published/agreement_fr_type_I` (built if needed; every split is linted).
+It prints, per rule, how many instances break it and a few examples (sentence
+and candidate numbers count from 1, in the instance's stored order), and exits
+1 when an error rule fires (with --strict, also a warning rule), 2 when the
+input cannot be read. `--answers_only` adds the answers-only cue check
+(`blm_jax.data.answers_only`: a model that never sees the context must stay near
+chance); it is opt-in because it fits a model per subset (seconds) and
+several older templates carry documented local cues.
+
+Builders call `lint(instances)` on their own output in their tests.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Callable, Iterable, Sequence
+
+from blm_jax.data import answers_only as answers_only_lib
+from data_builders.common import labels as labels_lib
+from data_builders.common.schema import BLMInstance
+
+ERROR = "error"
+WARNING = "warning"
+MAX_EXAMPLES = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+  name: str
+  severity: str
+  description: str
+
+
+RULES = (
+    Rule("one_correct", ERROR,
+         "exactly one candidate carries the family's correct label, and it is "
+         "the one marked correct"),
+    Rule("duplicate_candidate", ERROR,
+         "no two candidates have the same text"),
+    Rule("empty_sentence", ERROR, "no context sentence or candidate is empty"),
+    Rule("correct_in_context", ERROR,
+         "the correct answer does not occur in the context"),
+    Rule("answer_count", ERROR,
+         "the number of candidates is constant within a subset"),
+    Rule("unknown_label", ERROR,
+         "every label is in the family's inventory (data_builders.common.labels)"),
+    Rule("copy_cue", WARNING,
+         "no wrong candidate repeats a context sentence verbatim (a cue a "
+         "solver can exploit without learning the rule)"),
+    Rule("answers_only_cue", WARNING,
+         "with --answers_only: a conditional logit on each candidate's own "
+         "words, never seeing the context, stays near chance per subset"),
+)
+RULES_BY_NAME = {r.name: r for r in RULES}
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+  rule: str
+  instance_id: str
+  message: str
+
+
+@dataclasses.dataclass
+class LintReport:
+  """Per rule: instances that break it (`counts`) and a few `examples`."""
+
+  n_instances: int = 0
+  counts: dict[str, int] = dataclasses.field(
+      default_factory=lambda: {r.name: 0 for r in RULES})
+  examples: dict[str, list[Finding]] = dataclasses.field(
+      default_factory=lambda: {r.name: [] for r in RULES})
+  # Per subset: the answers-only scores (with answers_only=True).
+  cue_scores: dict[str, answers_only_lib.CueScore] = dataclasses.field(
+      default_factory=dict)
+
+  def add(self, finding: Finding):
+    self.counts[finding.rule] += 1
+    if len(self.examples[finding.rule]) < MAX_EXAMPLES:
+      self.examples[finding.rule].append(finding)
+
+  @property
+  def errors(self) -> dict[str, int]:
+    return {r.name: self.counts[r.name] for r in RULES
+            if r.severity == ERROR and self.counts[r.name]}
+
+  @property
+  def warnings(self) -> dict[str, int]:
+    return {r.name: self.counts[r.name] for r in RULES
+            if r.severity == WARNING and self.counts[r.name]}
+
+  def ok(self, strict: bool = False) -> bool:
+    return not self.errors and not (strict and self.warnings)
+
+  def format(self, title: str = "") -> str:
+    lines = [f"{title}: {self.n_instances} instances" if title
+             else f"{self.n_instances} instances"]
+    for r in RULES:
+      n = self.counts[r.name]
+      mark = "ok" if not n else r.severity.upper()
+      lines.append(f"  {mark:7s} {r.name}: {n}/{self.n_instances} "
+                   f"({r.description})")
+      for f in self.examples[r.name]:
+        lines.append(f"            e.g. {f.instance_id}: {f.message}")
+    for subset, cue in self.cue_scores.items():
+      lines.append(f"  {subset}: {cue}")
+    return "\n".join(lines)
+
+
+def _norm(text: str) -> str:
+  return " ".join(text.split())
+
+
+def _check_one_correct(x: BLMInstance) -> Iterable[str]:
+  if x.family not in labels_lib.FAMILY_LABELS:
+    return  # Reported by unknown_label.
+  correct = labels_lib.correct_label(x.family)
+  where = [i for i, lab in enumerate(x.labels) if lab == correct]
+  if len(where) != 1:
+    yield f"{len(where)} candidates labelled {correct!r} (labels {x.labels})"
+  elif where[0] != x.correct:
+    yield (f"candidate {x.correct + 1} is marked correct but candidate "
+           f"{where[0] + 1} is labelled {correct!r}")
+
+
+def _check_duplicate_candidate(x: BLMInstance) -> Iterable[str]:
+  seen: dict[str, int] = {}
+  for i, s in enumerate(x.answers):
+    key = _norm(s.text)
+    if key and key in seen:
+      j = seen[key]
+      yield (f"candidates {j + 1} ({x.labels[j]}) and {i + 1} ({x.labels[i]}) "
+             f"are "
+             f"both {s.text!r}")
+    seen.setdefault(key, i)
+
+
+def _check_empty_sentence(x: BLMInstance) -> Iterable[str]:
+  for i, s in enumerate(x.context):
+    if not s.text.strip():
+      yield f"context sentence {i + 1} is empty"
+  for i, s in enumerate(x.answers):
+    if not s.text.strip():
+      yield f"candidate {i + 1} ({x.labels[i]}) is empty"
+
+
+def _check_correct_in_context(x: BLMInstance) -> Iterable[str]:
+  answer = _norm(x.correct_answer.text)
+  for i, s in enumerate(x.context):
+    if answer and _norm(s.text) == answer:
+      yield (f"the correct answer {x.correct_answer.text!r} is context "
+             f"sentence {i + 1}")
+
+
+def _check_unknown_label(x: BLMInstance) -> Iterable[str]:
+  if x.family not in labels_lib.FAMILY_LABELS:
+    yield (f"unknown family {x.family!r}; known: "
+           f"{sorted(labels_lib.FAMILY_LABELS)}")
+    return
+  inventory = labels_lib.family_labels(x.family)
+  bad = [lab for lab in x.labels if lab not in inventory]
+  if bad:
+    yield f"labels {bad} are not in the {x.family} inventory {inventory}"
+
+
+def _check_copy_cue(x: BLMInstance) -> Iterable[str]:
+  context: dict[str, int] = {}
+  for i, s in enumerate(x.context):
+    context.setdefault(_norm(s.text), i)
+  for i, s in enumerate(x.answers):
+    key = _norm(s.text)
+    if i != x.correct and key and key in context:
+      yield (f"wrong candidate {i + 1} ({x.labels[i]}) repeats context "
+             f"sentence {context[key] + 1} {s.text!r}")
+
+
+_PER_INSTANCE: dict[str, Callable[[BLMInstance], Iterable[str]]] = {
+    "one_correct": _check_one_correct,
+    "duplicate_candidate": _check_duplicate_candidate,
+    "empty_sentence": _check_empty_sentence,
+    "correct_in_context": _check_correct_in_context,
+    "unknown_label": _check_unknown_label,
+    "copy_cue": _check_copy_cue,
+}
+
+
+def subset_key(x: BLMInstance) -> tuple[str, str, str, str]:
+  """Instances sharing this key must have the same number of candidates."""
+  return (x.family, x.language, x.subset, x.lexical_type)
+
+
+def lint(instances: Sequence[BLMInstance],
+         answers_only: bool = False) -> LintReport:
+  """Applies every rule in `RULES` (`answers_only_cue` only when asked);
+  counts instances, not occurrences."""
+  report = LintReport(n_instances=len(instances))
+  for x in instances:
+    for rule, check in _PER_INSTANCE.items():
+      messages = list(check(x))
+      if messages:
+        report.add(Finding(rule, x.id, "; ".join(messages)))
+  groups: dict[tuple, list[BLMInstance]] = collections.defaultdict(list)
+  for x in instances:
+    groups[subset_key(x)].append(x)
+  for key, members in groups.items():
+    counts = collections.Counter(len(x.answers) for x in members)
+    usual = max(counts, key=lambda n: (counts[n], n))
+    for x in members:
+      if len(x.answers) != usual:
+        report.add(Finding(
+            "answer_count", x.id,
+            f"{len(x.answers)} candidates where subset {'/'.join(key)} "
+            f"mostly has {usual} ({dict(counts)})"))
+    if answers_only:
+      cue = answers_only_lib.score(
+          [x for x in members if len(x.answers) == usual])
+      if cue is None:
+        continue
+      report.cue_scores["/".join(key)] = cue
+      if cue.cue:
+        report.counts["answers_only_cue"] += cue.n
+        if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
+          report.examples["answers_only_cue"].append(Finding(
+              "answers_only_cue", "/".join(key), str(cue)))
+  return report

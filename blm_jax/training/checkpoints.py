@@ -1,0 +1,248 @@
+"""Orbax checkpoints of the stacked grid state, with a resume that survives kills.
+
+The state is saved with `StandardSave` and the grid description with
+`JsonSave` (string leaves are not supported by StandardSave). Each save also
+records the shape of every leaf and a sha256 digest of the state's bytes:
+
+- A step whose metadata or state cannot be read (a kill mid-save leaves an
+  incomplete plain step folder, which orbax still lists) or whose restored
+  bytes do not match the digest (bit damage) is moved aside into
+  `<checkpoints>-quarantine/` with a warning, and the next older step is
+  tried. Moving it aside matters: orbax skips every save at or below the
+  newest listed step, so a damaged newest step would otherwise block all
+  new checkpoints.
+- A readable step whose shapes differ from the run's state is not damage
+  but another model or grid: that is an error (`CheckpointMismatchError`),
+  never a silent fresh start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import logging
+import os
+import shutil
+import signal
+import threading
+import time
+
+import jax
+import numpy as np
+import orbax.checkpoint as ocp
+
+
+class CheckpointMismatchError(ValueError):
+  """The checkpoint holds a state of another structure than this run's."""
+
+
+def manager(directory: str, max_to_keep: int = 1,
+            read_only: bool = False) -> ocp.CheckpointManager:
+  """A manager that may create the folder and clean up killed saves, or,
+  `read_only` (probing), one that changes nothing on disk."""
+  return ocp.CheckpointManager(
+      os.path.abspath(directory),
+      options=ocp.CheckpointManagerOptions(
+          max_to_keep=max_to_keep, create=not read_only,
+          cleanup_tmp_directories=not read_only, read_only=read_only),
+      item_names=("state", "meta"))
+
+
+def shapes(state) -> dict[str, list[int]]:
+  """{leaf path: shape} of a state or an abstract state."""
+  leaves = jax.tree_util.tree_flatten_with_path(state)[0]
+  return {jax.tree_util.keystr(p): [int(d) for d in x.shape]
+          for p, x in leaves}
+
+
+def digest(state) -> str:
+  """sha256 over every leaf's path, dtype, shape and bytes."""
+  h = hashlib.sha256()
+  for path, x in jax.tree_util.tree_flatten_with_path(state)[0]:
+    a = np.ascontiguousarray(np.asarray(x))
+    h.update(f"{jax.tree_util.keystr(path)}|{a.dtype}|{a.shape}".encode())
+    h.update(a.reshape(-1).view(np.uint8))  # the bytes, without a copy
+  return h.hexdigest()
+
+
+def _disk_full(e: BaseException) -> bool:
+  """Whether `e` (or what caused it) is a full disk. orbax reports one as a
+  ValueError from tensorstore: 'RESOURCE_EXHAUSTED: ... No space left on
+  device [os_error_code='28']'."""
+  while e is not None:
+    if getattr(e, "errno", None) == errno.ENOSPC or any(
+        s in str(e) for s in ("No space left", "os_error_code='28'")):
+      return True
+    e = e.__cause__ or e.__context__
+  return False
+
+
+class _Held(logging.Filter):
+  """Holds back the records of a logger (orbax's error reports)."""
+
+  def __init__(self):
+    super().__init__()
+    self.records: list[logging.LogRecord] = []
+
+  def filter(self, record):
+    self.records.append(record)
+    return False
+
+
+@contextlib.contextmanager
+def _interrupt_after():
+  """Defers Ctrl-C (SIGINT) to the end of the block.
+
+  A save cut in half by KeyboardInterrupt leaves orbax's commit threads
+  running into interpreter shutdown, which prints their tracebacks after
+  the launcher's one-line message; a deferred Ctrl-C costs the rest of one
+  save and leaves a whole step to resume from. The deferred signal goes
+  to the handler that was in place; a process that ignores SIGINT (started
+  in the background) keeps ignoring it.
+  """
+  previous = signal.getsignal(signal.SIGINT)
+  # Ignored (a process started in the background) stays ignored; a handler
+  # installed outside Python (None) cannot be put back, so is left alone.
+  if (threading.current_thread() is not threading.main_thread()
+      or previous in (signal.SIG_IGN, None)):
+    yield
+    return
+  received = []
+  signal.signal(signal.SIGINT, lambda *_: received.append(1))
+  try:
+    yield
+  finally:
+    signal.signal(signal.SIGINT, previous)
+    if received:
+      if callable(previous):  # Python's default raises KeyboardInterrupt
+        previous(signal.SIGINT, None)
+      else:  # SIG_DFL: ends the process, as it would have
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
+  """Saves one step; a full disk is reported in one line (the run resumes).
+
+  orbax reports a failed write from each of its threads, with tracebacks
+  (hundreds of lines for one full disk): those reports are held back while
+  saving and dropped when the disk is full, else passed on. A Ctrl-C during
+  the save takes effect once the step is written.
+  """
+  meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
+  held, absl_logger = _Held(), logging.getLogger("absl")
+  absl_logger.addFilter(held)
+  try:
+    with _interrupt_after():
+      mgr.save(step, args=ocp.args.Composite(
+          state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
+      mgr.wait_until_finished()
+  except Exception as e:
+    if _disk_full(e):
+      held.records.clear()
+      raise OSError(
+          errno.ENOSPC, f"no space left on the device of {mgr.directory} "
+          f"while saving the checkpoint of epoch {step}; free some space and "
+          f"rerun the same command to resume from the last saved epoch"
+      ) from None
+    raise
+  finally:
+    absl_logger.removeFilter(held)
+    for record in held.records:
+      absl_logger.handle(record)
+
+
+def read_meta(directory: str, step: int, read_only: bool = False) -> dict:
+  """The JSON metadata saved with one step (the state is not read)."""
+  mgr = manager(directory, read_only=read_only)
+  try:
+    return mgr.restore(step, args=ocp.args.Composite(
+        meta=ocp.args.JsonRestore()))["meta"]
+  finally:
+    mgr.close()
+
+
+def _steps(directory: str, read_only: bool = False) -> list[int]:
+  if not os.path.isdir(directory):
+    return []
+  mgr = manager(directory, read_only=read_only)
+  try:
+    return sorted(mgr.all_steps(), reverse=True)
+  finally:
+    mgr.close()
+
+
+def quarantine(directory: str, step: int, why: str) -> str:
+  """Moves a damaged step out of orbax's sight; returns where it went."""
+  dest_root = os.path.abspath(directory).rstrip("/") + "-quarantine"
+  os.makedirs(dest_root, exist_ok=True)
+  dest = os.path.join(dest_root, f"{step}-{time.strftime('%Y%m%d-%H%M%S')}")
+  shutil.move(os.path.join(directory, str(step)), dest)
+  logging.getLogger("blm_jax.training.trainer").warning(
+      "checkpoint step %d in %s is damaged (%s); moved to %s", step,
+      directory, why, dest)
+  return dest
+
+
+def restore_state(directory: str, step: int, abstract_state,
+                  read_only: bool = False):
+  """The state of one step; `abstract_state` carries shapes + shardings."""
+  mgr = manager(directory, read_only=read_only)
+  try:
+    return mgr.restore(step, args=ocp.args.Composite(
+        state=ocp.args.StandardRestore(abstract_state)))["state"]
+  finally:
+    mgr.close()
+
+
+def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
+                   check_meta=None):
+  """(step, state, meta) of the newest intact step, or None if none.
+
+  Damaged steps are quarantined, or only skipped with `move_damaged=False`
+  (probing never changes a workdir: its managers are then read-only, so
+  not even a killed save's tmp folder is cleaned up). `check_meta(step,
+  meta)`, if given, is called with each candidate step's metadata before
+  its state is read (the trainer refuses another run's checkpoint there);
+  each step's metadata is read once. Raises CheckpointMismatchError if a
+  readable step has another structure.
+  """
+  want = shapes(abstract_state)
+
+  def damaged(step, why):
+    if move_damaged:
+      quarantine(directory, step, why)
+    else:
+      logging.getLogger("blm_jax.training.trainer").warning(
+          "checkpoint step %d in %s is damaged (%s); skipped", step,
+          directory, why)
+
+  read_only = not move_damaged
+  for step in _steps(directory, read_only):
+    try:
+      meta = read_meta(directory, step, read_only)
+    except Exception as e:
+      damaged(step, f"unreadable metadata: {e}")
+      continue
+    if check_meta is not None:
+      check_meta(step, meta)
+    saved = meta.get("state_shapes")
+    if saved is not None and saved != want:
+      diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
+              for k in sorted(set(saved) | set(want))
+              if saved.get(k) != want.get(k)]
+      raise CheckpointMismatchError(
+          f"{directory} step {step} holds a state of another structure "
+          f"(another model, size or grid): {len(diff)} leaves differ, e.g. "
+          + "; ".join(diff[:3]) + ". Use a new --workdir or "
+          "--config.train.resume=restart.")
+    try:
+      state = restore_state(directory, step, abstract_state, read_only)
+    except Exception as e:
+      damaged(step, f"unreadable state: {e}")
+      continue
+    if "state_digest" in meta and digest(state) != meta["state_digest"]:
+      damaged(step, "its bytes do not match the saved digest")
+      continue
+    return step, state, meta
+  return None

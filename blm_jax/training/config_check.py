@@ -1,0 +1,240 @@
+"""One check of a whole experiment config, before any data is built or embedded.
+
+Without it a misspelled model or score name is reported only after the
+datasets are generated and embedded (minutes on a cold cache), and a zero
+batch size, epoch count or dev fraction ends in a ZeroDivisionError, or, for
+`epochs=0`, in the results of an untrained model. `validate` reports every
+problem at once, each naming the config key, the bad value and what is
+accepted. `check_dataset_names` (used by launch.py, not by the trainer, whose
+tests pass data directly) checks the TFDS names against the registered
+builders and suggests the closest one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+
+OPTIMIZERS = ("adam", "adamw")
+SELECT_BY = ("accuracy", "loss", "last")
+KL_SCALES = ("none", "latent_over_dim")
+# A hub id: 'org/name' (or a legacy one-part name, which must be registered).
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class ConfigError(ValueError):
+  """An invalid config; the message has one line per problem."""
+
+
+def _choices(key: str, value, choices) -> str | None:
+  if value in choices:
+    return None
+  close = difflib.get_close_matches(str(value), [str(c) for c in choices], 1)
+  close = close or [c for c in choices if value and str(c).startswith(
+      str(value))][:1]
+  hint = f" (did you mean {close[0]!r}?)" if close else ""
+  return (f"config.{key}={value!r} is not known{hint}; expected one of "
+          f"{', '.join(repr(c) for c in choices)}")
+
+
+def _number(key: str, value, *, integer: bool, low: float,
+            low_open: bool = False, high: float | None = None,
+            high_open: bool = True, what: str = "") -> str | None:
+  """None when low (<|<=) value (<|<=) high, else the message."""
+  kind = "an integer" if integer else "a number"
+  ok_type = (isinstance(value, int) if integer else
+             isinstance(value, (int, float))) and not isinstance(value, bool)
+  if ok_type:
+    ok = value > low if low_open else value >= low
+    if high is not None:
+      ok = ok and (value < high if high_open else value <= high)
+    if ok:
+      return None
+  lo = f"> {low:g}" if low_open else f">= {low:g}"
+  rng = lo if high is None else (
+      f"in ({low:g}, {high:g})" if low_open and high_open else
+      f"{lo} and {'<' if high_open else '<='} {high:g}")
+  return f"config.{key}={value!r}: must be {kind} {rng}" + (
+      f" ({what})" if what else "")
+
+
+def _encoder_error(name) -> str | None:
+  from blm_jax.encoders import encoder as encoders
+
+  if not isinstance(name, str) or not name:
+    return (f"config.encoder.name={name!r}: expected 'minilm', a hub name "
+            "such as 'google/electra-base-discriminator', or a model folder")
+  canon = encoders.canonical_name(name)
+  if canon in encoders.REGISTRY:
+    return None
+  path = os.path.expanduser(name)
+  if os.path.isdir(path):
+    return None
+  if name.startswith((".", "/", "~")) or name.count("/") > 1:
+    return f"config.encoder.name={name!r}: the folder {path!r} does not exist"
+  if _HUB_ID.match(name):
+    return None
+  known = sorted(set(encoders.REGISTRY) | set(encoders.ALIASES))
+  close = difflib.get_close_matches(name, known, 1)
+  hint = f" (did you mean {close[0]!r}?)" if close else ""
+  return (f"config.encoder.name={name!r} is not known{hint}; expected "
+          f"one of {', '.join(known)}, a hub name 'org/model' or an "
+          "existing model folder")
+
+
+def _variants_error(key: str, value) -> str | None:
+  """A bad `controls` or `encoder.layer_sweep` (variants.py's message)."""
+  from blm_jax.training import variants
+
+  try:
+    if key == "controls":
+      variants.parse_controls(value)
+    else:
+      variants.parse_layer_sweep(value)
+  except ValueError as e:
+    return str(e)
+  return None
+
+
+def _resume_modes():
+  """The trainer's accepted `train.resume` values, where it defines them."""
+  try:
+    from blm_jax.training import run_identity
+  except ImportError:
+    return None
+  for attr in ("RESUME_MODES", "RESUME_CHOICES"):
+    if hasattr(run_identity, attr):
+      return tuple(getattr(run_identity, attr))
+  return None
+
+
+def problems(config) -> list[str]:
+  """Every problem of `config`, one message each (empty when valid)."""
+  from blm_jax import models
+  from blm_jax.encoders import encoder as encoders
+  from blm_jax.models import losses
+  from blm_jax.models import two_level_vae
+
+  out: list[str | None] = []
+  d, t, loss = config.data, config.train, config.loss
+  out.append(_choices("model.name", config.model.name, models.MODELS))
+  out.append(_choices("train.optimizer", t.optimizer, OPTIMIZERS))
+  out.append(_choices("train.score", t.score, losses.SCORES))
+  if t.get("predict_score", ""):
+    out.append(_choices("train.predict_score", t.predict_score,
+                        losses.SCORES))
+  if "select_by" in t:
+    out.append(_choices("train.select_by", t.select_by, SELECT_BY))
+  modes = _resume_modes()
+  if "resume" in t and modes is not None:
+    out.append(_choices("train.resume", t.resume, modes))
+  out.append(_choices("loss.answer_reduction", loss.answer_reduction,
+                      losses.MARGIN_REDUCTIONS))
+  out.append(_choices("loss.sentence_reduction", loss.sentence_reduction,
+                      two_level_vae.SENTENCE_REDUCTIONS))
+  if loss.sentence_score:
+    out.append(_choices("loss.sentence_score", loss.sentence_score,
+                        two_level_vae.SENTENCE_SCORES))
+  out.append(_choices("loss.kl_scale", loss.kl_scale, KL_SCALES))
+  for name in ("answer_margin",) + tuple(models.LOSS_TERMS):
+    out.append(_number(f"loss.{name}", loss[name], integer=False, low=0,
+                       what="a loss weight; 0 switches the term off"))
+  out.append(_encoder_error(config.encoder.name))
+  out.append(_choices("encoder.pooling", config.encoder.pooling,
+                      encoders.POOLINGS))
+  out.append(_number("encoder.max_length", config.encoder.max_length,
+                     integer=True, low=0, low_open=True))
+  out.append(_number("encoder.batch_size", config.encoder.batch_size,
+                     integer=True, low=0, low_open=True))
+
+  out.append(_number("data.num_train", d.num_train, integer=True, low=0,
+                     low_open=True,
+                     what="instances sampled per train type, dev included"))
+  out.append(_number("data.dev_fraction", d.dev_fraction, integer=False,
+                     low=0, low_open=True, high=1,
+                     what="the share of num_train kept for dev"))
+  out.append(_number("data.max_test", d.max_test, integer=True, low=0,
+                     what="0 = the whole test split"))
+  out.append(_number("data.num_answers", d.num_answers, integer=True, low=0,
+                     what="0 = whatever the data has"))
+  for key in ("train_types", "test_types"):
+    if not tuple(d[key]):
+      out.append(f"config.data.{key}=(): needs at least one lexical type")
+  out.append(_number("train.epochs", t.epochs, integer=True, low=0,
+                     low_open=True,
+                     what="0 would write the results of an untrained model"))
+  out.append(_number("train.batch_size", t.batch_size, integer=True, low=0,
+                     low_open=True))
+  out.append(_number("train.learning_rate", t.learning_rate, integer=False,
+                     low=0, low_open=True))
+  out.append(_number("train.checkpoint_every_epochs",
+                     t.checkpoint_every_epochs, integer=True, low=0,
+                     low_open=True))
+  if "eval_chunk" in t:
+    out.append(_number("train.eval_chunk", t.eval_chunk, integer=True,
+                       low=0, low_open=True,
+                       what="instances per evaluation chunk"))
+  if "keep_checkpoints" in t:
+    out.append(_number("train.keep_checkpoints", t.keep_checkpoints,
+                       integer=True, low=1,
+                       what="checkpoints kept; 1 suffices to resume"))
+  if "mode" in config.grid:
+    from blm_jax.training.grid import GRID_MODES
+    out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
+  if "memory_limit_gb" in config.grid:
+    out.append(_number("grid.memory_limit_gb", config.grid.memory_limit_gb,
+                       integer=False, low=0,
+                       what="GiB the epoch may use; 0 = available"))
+  out.append(_variants_error("controls", config.get("controls", "")))
+  out.append(_variants_error("encoder.layer_sweep",
+                             config.encoder.get("layer_sweep", "")))
+  seeds = tuple(config.grid.seeds)
+  if not seeds:
+    out.append("config.grid.seeds=(): needs at least one seed")
+  elif len(set(seeds)) != len(seeds):
+    out.append(f"config.grid.seeds={seeds!r}: a seed is repeated")
+  return [p for p in out if p]
+
+
+def validate(config) -> None:
+  """Raises ConfigError listing every problem of `config`; None when valid."""
+  found = problems(config)
+  if found:
+    raise ConfigError("invalid config:\n  " + "\n  ".join(found))
+
+
+def check_dataset_names(config) -> None:
+  """Every `data.name` x type is a registered TFDS builder and config.
+
+  Catches a misspelled name in one line with the closest registered name,
+  instead of TFDS's catalogue of every dataset it knows, and before the
+  workdir is created.
+  """
+  import tensorflow_datasets as tfds
+  import data_builders  # noqa: F401  Registers the project's builders.
+
+  template = config.data.name
+  types = sorted(set(config.data.train_types) | set(config.data.test_types))
+  names = sorted({template.format(t) if "{}" in template else template
+                  for t in types})
+  builders = tfds.core.registered.list_imported_builders()
+  for full in names:
+    builder, _, cfg_name = full.partition("/")
+    builder = builder.split(":")[0]
+    if builder not in builders:
+      close = difflib.get_close_matches(builder, builders, 1)
+      hint = f"; did you mean {close[0]!r}?" if close else ""
+      raise ConfigError(f"config.data.name={template!r}: no dataset "
+                        f"{builder!r}{hint}")
+    if not cfg_name:
+      continue
+    cls = tfds.builder_cls(builder)
+    configs = [c.name for c in (cls.BUILDER_CONFIGS or ())]
+    if configs and cfg_name.split(":")[0] not in configs:
+      close = difflib.get_close_matches(cfg_name, configs, 1)
+      hint = (f"; did you mean {builder + '/' + close[0]!r}?" if close
+              else f"; its configs: {', '.join(configs[:12])}"
+              + (" ..." if len(configs) > 12 else ""))
+      raise ConfigError(f"config.data.name={template!r}: {builder!r} has no "
+                        f"config {cfg_name!r}{hint}")

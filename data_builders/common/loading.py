@@ -1,0 +1,61 @@
+"""Loading BLM instances from any registered TFDS builder, without TensorFlow.
+
+`load_instances('blm_spray_load/ALT-ATL_type_I', 'train')` builds the dataset
+into `data_dir` on first use (array_record files) and reads it back through
+`tfds.data_source`. Builders that read the official release need the folder
+of release files as `manual_dir`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from data_builders.common import schema
+
+DEFAULT_DATA_DIR = os.environ.get(
+    "BLM_DATA_DIR", os.path.expanduser("~/tensorflow_datasets"))
+
+
+def builder(name: str, data_dir: str | None = None):
+  """The TFDS builder for `name`. Every builder of the project is registered:
+  importing this module imported `data_builders`, which registers them."""
+  import tensorflow_datasets as tfds
+
+  return tfds.builder(name, data_dir=data_dir or DEFAULT_DATA_DIR,
+                      file_format="array_record")
+
+
+def prepare(name: str, data_dir: str | None = None,
+            manual_dir: str | None = None):
+  """Builds `name` if it is not built yet; returns its builder."""
+  import tensorflow_datasets as tfds
+
+  b = builder(name, data_dir)
+  if not b.is_prepared() or manual_dir:
+    # With a manual_dir even a prepared build is passed through
+    # download_and_prepare: blm_published checks there that the build was
+    # made from these release files (StaleBuildError when not).
+    config = tfds.download.DownloadConfig(
+        manual_dir=manual_dir) if manual_dir else None
+    b.download_and_prepare(download_config=config)
+  return b
+
+
+def load_instances(name: str, split: str, data_dir: str | None = None,
+                   manual_dir: str | None = None) -> list[schema.BLMInstance]:
+  """All instances of one split, sorted by id (records are shuffled on disk)."""
+  b = prepare(name, data_dir, manual_dir)
+  if split not in b.info.splits:
+    raise ValueError(
+        f"dataset {name!r} has no split {split!r}; it has "
+        f"{sorted(b.info.splits)}")
+  source = b.as_data_source(split=split)
+  records = source.__getitems__(list(range(len(source))))
+  instances = [schema.BLMInstance.from_example(r) for r in records]
+  return sorted(instances, key=lambda x: x.id)
+
+
+def split_names(name: str, data_dir: str | None = None,
+                manual_dir: str | None = None) -> Sequence[str]:
+  return sorted(prepare(name, data_dir, manual_dir).info.splits)
