@@ -49,3 +49,57 @@ def test_probe_refuses_a_run_with_variant_cells(tmp_path):
   with pytest.raises(ValueError, match=r"config\.controls: probing reads "
                      r"the real cells of runs without variant cells"):
     probe.restore(str(tmp_path), data=None)  # refused before data is read
+
+
+def _short_answer_sets(d_fn):
+  """The synthetic data with every other instance's last wrong candidate
+  dropped, so candidate sets are padded (the mask matters)."""
+  import dataclasses
+
+  parts, vectors = {}, {}
+  for k, t in enumerate(("I", "II")):
+    for split, n in (("train", 40), ("dev", 20), ("test", 30)):
+      insts, vecs = synthetic.instances(n, t, k * 10 + len(split))
+      vectors.update(vecs)
+      out = []
+      for i, x in enumerate(insts):
+        if i % 2:
+          drop = max(j for j in range(len(x.answers)) if j != x.correct)
+          keep = [j for j in range(len(x.answers)) if j != drop]
+          x = dataclasses.replace(
+              x, answers=tuple(x.answers[j] for j in keep),
+              labels=tuple(x.labels[j] for j in keep), raw_labels=(),
+              correct=keep.index(x.correct))
+        out.append(x)
+      parts[t, split] = out
+  return d_fn(parts, lambda s: np.stack([vectors[x] for x in s]))
+
+
+def test_probe_scores_with_the_candidate_mask(tmp_path):
+  """Probing scores candidates as evaluation does: with the 'normalized'
+  score, padded candidates are left out of the normalization."""
+  import jax
+  import jax.numpy as jnp
+
+  from blm_jax.data import input_pipeline
+  from blm_jax.models import losses
+
+  d = _short_answer_sets(input_pipeline.from_parts)
+  assert not d.test["I"].answer_mask.all()
+  cfg = synthetic.config("ffnn", epochs=1, seeds=(0,))
+  cfg.train.score = "normalized"
+  res = train.train_and_evaluate(cfg, str(tmp_path), data=d)
+  run = probe.restore(str(tmp_path), d)
+  table = d.test["I"]
+  got = run.apply(d.embeddings, table)
+  emb = jnp.asarray(d.embeddings)
+  cell0 = jax.tree.map(lambda x: x[0], run.params)
+  pred = run.model.apply(cell0, emb[table.context], table.context_mask,
+                         False).pred
+  mask = jnp.asarray(table.answer_mask)
+  want = jnp.where(mask, losses.score(pred, emb[table.answers], "normalized",
+                                      mask), -jnp.inf)
+  np.testing.assert_allclose(got["scores"][0], np.asarray(want), rtol=1e-5,
+                             atol=1e-6)
+  acc = float(np.mean(got["pred"][0] == table.correct))
+  assert acc == pytest.approx(res["cells"][0]["test"]["I"]["accuracy"])

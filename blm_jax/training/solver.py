@@ -241,6 +241,15 @@ class Solver:
     out = self.evaluate(params, emb, split)
     return {k: out[k] for k in ("scores", "pred", "latent")}
 
+  def choose(self, pred: jax.Array, ans: jax.Array,
+             ans_mask: jax.Array) -> jax.Array:
+    """The candidate a predicted embedding [B, D] picks among `ans`
+    [B, A, D], scored as `evaluate` scores (the predict score, padded
+    candidates masked); probing's latent traversal decodes through it."""
+    scores = losses.score(pred, ans, self.predict_score or self.score,
+                          ans_mask)
+    return losses.predict(jnp.where(ans_mask, scores, -jnp.inf), ans_mask)
+
 
 def eval_rows(n: int, chunk: int) -> int:
   """Rows a split of n instances is padded to for chunked evaluation."""
