@@ -293,7 +293,7 @@ def test_published_french_agreement_sample(tmp_path, capsys):
   assert b.info.splits["train"].num_examples == sizes["train"]
 
 
-# --- the paper's task (issue 12) ---------------------------------------------
+# --- the paper's task -------------------------------------------------------
 
 def test_distance_counts_one_change_per_chunk_attribute_or_presence():
   agr = derive.AGREEMENT

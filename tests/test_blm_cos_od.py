@@ -265,7 +265,7 @@ def test_bad_lexicon_fails_the_build_and_leaves_nothing(tmp_path, monkeypatch):
                           file_format="array_record").is_prepared()
 
 
-# --- label validity (issue 12) ----------------------------------------------
+# --- label validity --------------------------------------------------------
 
 def _words(text: str) -> set[str]:
   return set(text.lower().rstrip(".").replace("'", "' ").split())

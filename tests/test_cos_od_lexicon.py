@@ -33,7 +33,7 @@ FOOTNOTE_8 = {
 ADDED = {("it", "cos"): {"strappare"}, ("it", "od"): {"pulire"}}
 KEYS = sorted(FOOTNOTE_8)
 
-# Verbs whose anticausative does not fit the CoS template (issue 12): the
+# Verbs whose anticausative does not fit the CoS template: the
 # Italian ones stay in the file with their class and are not used; English
 # sharpen (whose anticausative is as marginal as affilarsi) is replaced.
 IT_NOT_OBLIGATORY_SI = {
@@ -247,7 +247,7 @@ def test_every_lexicon_string_is_clean():
           assert not re.search(r"\b(\w+) \1\b", item), (v["verb"], item)
 
 
-# --- lexicon-level validators (issue 12): file, line and entry ----------------
+# --- lexicon-level validators: file, line and entry --------------------------
 
 def _edit_text(tmp_path, cls, language, old, new):
   """A copy of the real file with one textual edit (keeps line numbers)."""

@@ -33,6 +33,7 @@ from absl import app, flags
 import jax
 import numpy as np
 
+from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.training import trainer as train
 from configs import common
@@ -129,8 +130,7 @@ def write_record(name: str, record: dict, path: str = "") -> str:
               timespec="seconds"),
           "command": " ".join(sys.argv), "environment": environment(),
           **record}
-  with open(path, "w") as f:
-    json.dump(full, f, indent=1)
+  files.write_json(path, full, indent=1, sort_keys=False)
   return path
 
 

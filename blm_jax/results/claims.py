@@ -10,9 +10,10 @@ claim whose grids were not run is reported as such).
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from typing import Callable
+
+from blm_jax.base import files
 
 TYPES = ("I", "II", "III")
 
@@ -194,9 +195,6 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   summary = {ds: {m: r["summary"] for m, r in by_model.items()}
              for ds, by_model in runs.items()}
   record = {"command": command, "summaries": summary, "claims": verdicts}
-  os.makedirs(out, exist_ok=True)
-  with open(os.path.join(out, "report.md"), "w") as f:
-    f.write("\n".join(lines) + "\n")
-  with open(os.path.join(out, "report.json"), "w") as f:
-    json.dump(record, f, indent=2, sort_keys=True)
+  files.write_text(os.path.join(out, "report.md"), "\n".join(lines) + "\n")
+  files.write_json(os.path.join(out, "report.json"), record)
   return record

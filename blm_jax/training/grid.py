@@ -94,7 +94,9 @@ class GridSpec:
 
   def to_json(self) -> dict:
     out = {"seeds": list(self.seeds), "train_types": list(self.train_types)}
-    if self.variants != ("",):  # Runs without variants keep their old meta.
+    # A grid without variants writes no 'variants' key, so its meta reads as
+    # that of checkpoints saved before variants existed.
+    if self.variants != ("",):
       out["variants"] = list(self.variants)
     return out
 

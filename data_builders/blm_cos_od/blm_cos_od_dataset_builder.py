@@ -45,7 +45,7 @@ class Builder(builder.GeneratedBLMBuilder):
   VERSION = tfds.core.Version("1.1.0")
   RELEASE_NOTES = {
       "1.0.0": "CoS and OD, En and It, types I-III.",
-      "1.1.0": "Label validity (issue 12). Italian CoS uses only verbs whose "
+      "1.1.0": "Label validity. Italian CoS uses only verbs whose "
                "anticausative takes obligatory si (10 no-si/optional/none "
                "verbs such as migliorare, cuocere, friggere, affilare are "
                "kept in the lexicon with their class but replaced by "

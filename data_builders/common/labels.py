@@ -26,15 +26,15 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # Sentence-level chunk data (000 sec. 7): one positive of the sentence's
     # own pattern among negatives of other patterns.
     "sentence_chunks": ("POS", "NEG"),
-    # --- Roll verbs and Hebrew binyanim (issue 14) -------------------------
+    # --- Roll verbs and Hebrew binyanim -----------------------------------
     # 000 Figure 10: combinations of paradigm shifts/changes (PS, PC),
     # structure changes (SC), role errors (RR) and role swaps (RS/RC).
     "roll": ("CORRECT", "SCRC", "SC-RR", "RR", "PSC-RS", "PSC-RR", "PC-RR"),
     # 002 sec. 4.3: one candidate per binyan; a wrong one is named by the
     # binyan it shows instead of the missing one (all Grammar errors).
     "caus_he": ("CORRECT", "PAAL", "NIFAL", "HIFIL", "HUFAL"),
-    # --- Added with issue 15 (data_builders/blm_spray_load_v0,
-    # blm_agreement 6-answer configs, blm_sequence_of_tense, blm_mixture).
+    # --- blm_spray_load_v0, the blm_agreement 6-answer configs,
+    # blm_sequence_of_tense and blm_mixture.
     # Spray/load v0 (003 sec. 4.2): Template 1 (Figure 7) answers WPrep, WPP,
     # Adv, WT, WS; Template 2 (Figure 11) answers SLA, WP, Repeat, NoAgent,
     # STA. An instance holds CORRECT plus the five of its template.
