@@ -53,15 +53,15 @@ def tables(root: str = ROOT, check: bool = False) -> list[str]:
     with open(path, encoding="utf-8") as f:
       text = f.read()
     try:
-      new, found = records.render_document(text, root)
+      rendered, found = records.render_document(text, root)
     except records.RecordError as e:
       raise SystemExit(f"{doc}: {e}") from None
     for t in found:
       if t["changed"]:
         differ.append(f"{doc}:{t['line']}: table from {t['record']}"
                       f"{t['options']} differs from its record")
-    if new != text and not check:
-      files.write_text(path, new)
+    if rendered != text and not check:
+      files.write_text(path, rendered)
   return differ
 
 
@@ -80,7 +80,8 @@ def main(argv) -> None:
     return
   differ = tables(check=f.check)
   for line in differ:
-    print(line)
+    print(line if f.check else line.replace(" differs from its record",
+                                            ": rewritten from its record"))
   if f.check and differ:
     print("run `python -m blm_jax.cli.records tables` to regenerate them",
           file=sys.stderr)
