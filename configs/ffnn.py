@@ -1,7 +1,16 @@
 """The FFNN baseline (000 sec. 6.1) on a BLM dataset, seeds x train types.
 
-  python launch.py --config=configs/ffnn.py --workdir=workdirs/ffnn
+  python launch.py --config=configs/ffnn.py:cpu --workdir=workdirs/ffnn
+  python launch.py --config=configs/ffnn.py --workdir=workdirs/ffnn_paper
   python launch.py --config=configs/ffnn.py:dataset=agreement_fr,cpu --workdir=...
+
+Expected on spray/load ALT-ATL with MiniLM, test F1 mean over 3 seeds:
+- `:cpu` (480 train per type, 20 epochs): about 1 min on the 2-core CPU with
+  the embedding cache filled (57 s at 866726f); I->I 0.961, II->II 0.559,
+  III->III 0.263 (record docs/records/controls_ffnn_cpu.json, its real
+  cells; docs/experiments/2026-11-24-main-job.md).
+- paper scale (1600 train per type, 120 epochs): I->I 0.994, II->II 0.877,
+  III->III 0.408 (record docs/records/reproduce_paper_scale.json).
 """
 
 from configs import common

@@ -1,15 +1,25 @@
 """The two-level VAE (000 sec. 8, eq. 4-6), seeds x train types.
 
+  python launch.py --config=configs/vae2.py:cpu --workdir=workdirs/vae2_spray_load
   python launch.py --config=configs/vae2.py --workdir=workdirs/vae2
   python launch.py --config=configs/vae2.py:dataset=cos_en,cpu --workdir=...
   python launch.py --config=configs/vae2.py:reference --workdir=...
 
-Variants:
-- (default) our setting, chosen on dev results by the ablation in the README
-  (spray/load ALT-ATL, paper scale, one seed): eq. (4-6) with every KL times
-  latent/D, trained with the dot product and the answer hinge summed over
-  the wrong candidates (eq. 1). Each change alone barely helps or hurts;
-  together they take dev from 0.68/0.27/0.20 to 0.995/0.85/0.58.
+Expected on spray/load ALT-ATL with MiniLM, test F1 mean +- std over 3 seeds:
+- `:cpu` (the README's main job): 1 min 16 s on the 2-core CPU from an
+  empty data dir and embedding cache (69aa845, 2026-11-24); I->I
+  0.948 +- 0.010, II->II 0.446 +- 0.028, III->III 0.300 +- 0.018 (record
+  docs/records/main_job_vae2_cpu.json).
+- paper scale: I->I 0.996, II->II 0.858, III->III 0.596 (record
+  docs/records/reproduce_paper_scale.json, 9651dd0; that suite's four
+  agreement and CoS grids took 1 h 50 min together on the shared CPU).
+
+Variants (docs/training.md):
+- (default) eq. (4-6) with every KL times latent/D, trained with the dot
+  product and the answer hinge summed over the wrong candidates (eq. 1),
+  chosen on spray/load dev at paper scale (one seed): dev 0.680 / 0.268 /
+  0.203 for eq. (4-6) as printed, 0.995 / 0.853 / 0.582 for this default
+  (record docs/records/vae2_ablation.json).
 - `reference`: the authors' published code (CLCL-Geneva/BLM-SNFDisentangling,
   VariationalAutoencoder_2level and utils/losses.py): 40 sentence channels,
   a 4x4-convolution task encoder and a 15x15 transposed-convolution answer

@@ -1,4 +1,4 @@
-"""Every snippet and command README.md shows works as written.
+"""Every snippet and command README.md (and docs/*.md) shows works as written.
 
 - ```python blocks run as written, in a fresh interpreter in an empty folder
   with an empty $BLM_DATA_DIR; the placeholder `path/to/release` is replaced
@@ -32,55 +32,74 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.environ.get("BLM_README", os.path.join(ROOT, "README.md"))
+# The reference docs are checked like the README; docs/experiments/ records
+# the commands of past runs as they were, so it is not.
+DOCS = [README] + ([] if "BLM_README" in os.environ else sorted(
+    os.path.join(ROOT, "docs", n) for n in os.listdir(os.path.join(ROOT, "docs"))
+    if n.endswith(".md")) if os.path.isdir(os.path.join(ROOT, "docs")) else [])
 HEAVY_MARKERS = ("# needs a finished run", "# needs the network")
 RELEASE_PLACEHOLDER = "path/to/release"
 
 
-def _text() -> str:
-  with open(README, encoding="utf-8") as f:
+def _text(path: str = README) -> str:
+  with open(path, encoding="utf-8") as f:
     return f.read()
 
 
-def _blocks(lang: str) -> list[tuple[int, str]]:
-  """(line number, body) of every ```lang fenced block."""
-  out = []
+def _where(path: str, line: int) -> str:
+  return f"{os.path.relpath(path, ROOT)}:{line}"
+
+
+def _blocks(lang: str, path: str = README) -> list[tuple[str, str]]:
+  """(file:line, body) of every ```lang fenced block."""
+  out, text = [], _text(path)
   for m in re.finditer(r"^[ \t]*```" + lang + r"[ \t]*\n(.*?)^[ \t]*```",
-                       _text(), re.M | re.S):
+                       text, re.M | re.S):
     # Blocks inside list items are indented: dedent them.
-    out.append((_text().count("\n", 0, m.start()) + 1,
+    out.append((_where(path, text.count("\n", 0, m.start()) + 1),
                 textwrap.dedent(m.group(1))))
   return out
 
 
-def _inline_spans() -> list[tuple[int, str]]:
-  """(line, code) of every inline `code` span outside fenced blocks."""
+def _all_blocks(lang: str) -> list[tuple[str, str]]:
+  return [b for path in DOCS for b in _blocks(lang, path)]
+
+
+def _inline_spans(path: str = README) -> list[tuple[str, str]]:
+  """(file:line, code) of every inline `code` span outside fenced blocks."""
   text = re.sub(r"^[ \t]*```.*?^[ \t]*```", lambda m: "\n" * m.group(0).count("\n"),
-                _text(), flags=re.M | re.S)
-  return [(text.count("\n", 0, m.start()) + 1, m.group(1))
+                _text(path), flags=re.M | re.S)
+  return [(_where(path, text.count("\n", 0, m.start()) + 1), m.group(1))
           for m in re.finditer(r"(?<!`)`([^`\n]+)`(?!`)", text)]
 
 
-def _commands() -> list[tuple[int, str]]:
+def _all_inline_spans() -> list[tuple[str, str]]:
+  return [s for path in DOCS for s in _inline_spans(path)]
+
+
+def _commands() -> list[tuple[str, str]]:
   out = []
-  for line, body in _blocks("bash"):
-    for k, raw in enumerate(body.splitlines()):
-      for part in raw.split("&&"):
-        if part.strip() and not part.strip().startswith("#"):
-          out.append((line + 1 + k, part.strip()))
-  out += [(line, code) for line, code in _inline_spans()
-          if code.startswith(("python ", "python3 ", "pip "))]
+  for path in DOCS:
+    for where, body in _blocks("bash", path):
+      line = int(where.rsplit(":", 1)[1])
+      for k, raw in enumerate(body.splitlines()):
+        for part in raw.split("&&"):
+          if part.strip() and not part.strip().startswith("#"):
+            out.append((_where(path, line + 1 + k), part.strip()))
+    out += [(where, code) for where, code in _inline_spans(path)
+            if code.startswith(("python ", "python3 ", "pip "))]
   return out
 
 
 def _id(item) -> str:
-  return f"README.md:{item[0]}"
+  return item[0]
 
 
 # -- Python snippets ------------------------------------------------------------
 
 
 def test_no_inline_python_calls_with_arguments():
-  calls = [f"README.md:{line}: `{code}`" for line, code in _inline_spans()
+  calls = [f"{where}: `{code}`" for where, code in _all_inline_spans()
            if re.match(r"^[A-Za-z_][\w.]*\(.+\)", code)
            and re.search(r"['\"=]", code)  # not prose like `jit(vmap(...))`
            and not code.startswith(("python ", "pip "))]
@@ -116,11 +135,11 @@ def _imports_resolve(body: str) -> None:
             f"{node.module}.{a.name}"), f"{node.module} has no {a.name}"
 
 
-@pytest.mark.parametrize("block", _blocks("python"), ids=_id)
+@pytest.mark.parametrize("block", _all_blocks("python"), ids=_id)
 def test_python_block_runs_as_written(block, tmp_path):
-  line, body = block
+  where, body = block
   if body.lstrip().startswith(HEAVY_MARKERS):
-    compile(body, f"README.md:{line}", "exec")
+    compile(body, where, "exec")
     _imports_resolve(body)
     return
   if RELEASE_PLACEHOLDER in body:
@@ -134,7 +153,7 @@ def test_python_block_runs_as_written(block, tmp_path):
   proc = subprocess.run([sys.executable, "-c", body], cwd=work, env=env,
                         capture_output=True, text=True, timeout=300)
   assert proc.returncode == 0, (
-      f"README.md:{line} fails as written:\n{body}\n{proc.stderr[-3000:]}")
+      f"{where} fails as written:\n{body}\n{proc.stderr[-3000:]}")
 
 
 # -- Commands -------------------------------------------------------------------
@@ -195,7 +214,7 @@ def _help(module: str) -> str:
 def test_command_is_valid(command):
   line, text = command
   words = shlex.split(text)
-  where = f"README.md:{line}: {text}"
+  where = f"{line}: {text}"
   if words[0] in ("pip", "pip3"):
     for extra in re.findall(r"\.\[([\w,-]+)\]", text):
       pyproject = open(os.path.join(ROOT, "pyproject.toml")).read()
@@ -213,7 +232,15 @@ def test_command_is_valid(command):
   if words[1] == "-m":
     module, args = words[2], words[3:]
     usage = _help(module)
+    overrides = [a for a in args if a.startswith("--config.")]
+    if overrides:  # A command that reads a config file (cli.embed).
+      assert re.search(r"--config\b", usage), (
+          f"{where}: {module} has no flag --config")
+      _check_launch([a for a in args if a.startswith("--config=")]
+                    + overrides)
     for a in args:
+      if a.startswith("--config."):
+        continue
       if a.startswith("--"):
         flag = a.split("=")[0]
         # absl lists a boolean flag as --[no]name.

@@ -1,0 +1,118 @@
+"""Study records and the tables generated from them (docs/records/*.json).
+
+  python -m blm_jax.cli.records make --workdir=W --out=docs/records/x.json --command="python launch.py ..."
+  python -m blm_jax.cli.records tables           # rewrite every marked table
+  python -m blm_jax.cli.records tables --check   # exit 1 if one differs
+
+`make` writes the record of a finished run (results.json without per-epoch
+histories, config.json, the command, the commit of the working tree).
+`tables` rewrites every table between `<!-- table: RECORD [options] -->`
+and `<!-- end table -->` in README.md and docs/**/*.md from its record;
+with --check it changes nothing and names each file and table that
+differs (see blm_jax/results/records.py for the options).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from blm_jax.base import files
+from blm_jax.results import records
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+
+def _head_commit(root: str) -> str:
+  try:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                          capture_output=True, text=True,
+                          check=True).stdout.strip()
+  except (OSError, subprocess.CalledProcessError):
+    return ""
+
+
+def make(workdir: str, out: str, command: str, commit: str = "",
+         study: str = "", note: str = "") -> dict:
+  record = records.record_from_workdir(
+      workdir, command, commit or _head_commit(ROOT), study=study or None,
+      note=note or None)
+  files.write_json(out, record, indent=1)
+  print(f"wrote {out}")
+  return record
+
+
+def tables(root: str = ROOT, check: bool = False) -> list[str]:
+  """Rewrites (or, with check, compares) every marked table under `root`;
+  returns one line per table that differed."""
+  differ = []
+  for doc in records.documents(root):
+    path = os.path.join(root, doc)
+    with open(path, encoding="utf-8") as f:
+      text = f.read()
+    try:
+      rendered, found = records.render_document(text, root)
+    except records.RecordError as e:
+      raise SystemExit(f"{doc}: {e}") from None
+    for t in found:
+      if t["changed"]:
+        differ.append(f"{doc}:{t['line']}: table from {t['record']}"
+                      f"{t['options']} differs from its record")
+    if rendered != text and not check:
+      files.write_text(path, rendered)
+  return differ
+
+
+def main(argv) -> None:
+  from absl import flags
+
+  f = flags.FLAGS
+  if len(argv) != 2 or argv[1] not in ("make", "tables"):
+    raise SystemExit("usage: python -m blm_jax.cli.records make|tables "
+                     "[flags]; --help lists them")
+  if argv[1] == "make":
+    for name in ("workdir", "out", "command"):
+      if not f[name].value:
+        raise SystemExit(f"make needs --{name}")
+    make(f.workdir, f.out, f.command, f.commit, f.study, f.note)
+    return
+  differ = tables(check=f.check)
+  for line in differ:
+    print(line if f.check else line.replace(" differs from its record",
+                                            ": rewritten from its record"))
+  if f.check and differ:
+    print("run `python -m blm_jax.cli.records tables` to regenerate them",
+          file=sys.stderr)
+    raise SystemExit(1)
+  if not differ:
+    print("every table matches its record")
+
+
+def define_flags(fv=None) -> None:
+  from absl import flags
+
+  fv = flags.FLAGS if fv is None else fv
+  flags.DEFINE_string("workdir", None, "make: the finished run's workdir.",
+                      flag_values=fv)
+  flags.DEFINE_string("out", None, "make: the record to write, e.g. "
+                      "docs/records/main_job_vae2_cpu.json.", flag_values=fv)
+  flags.DEFINE_string("command", None, "make: the command that made the "
+                      "run, as a reader should type it.", flag_values=fv)
+  flags.DEFINE_string("commit", "", "make: the code's commit (default: "
+                      "this checkout's HEAD).", flag_values=fv)
+  flags.DEFINE_string("study", "", "make: the study's name (default: the "
+                      "workdir's name).", flag_values=fv)
+  flags.DEFINE_string("note", "", "make: what results.json does not say "
+                      "(wall time, machine).", flag_values=fv)
+  flags.DEFINE_bool("check", False, "tables: change nothing; exit 1 naming "
+                    "each file and table that differs from its record.",
+                    flag_values=fv)
+
+
+if __name__ == "__main__":
+  from absl import app
+
+  define_flags()
+  app.run(main)

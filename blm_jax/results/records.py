@@ -1,0 +1,192 @@
+"""Study records: small JSON files that every results table in the docs is read from.
+
+A record (docs/records/<name>.json) holds what a table needs and where it
+came from:
+
+  {"study": ..., "date": "YYYY-MM-DD", "commit": ..., "command": ...,
+   "config": {...} (the resolved config, where known), "source": ...,
+   ... the data}
+
+The data is either a grid's results.json without its per-epoch histories
+(`summary` train type -> test type -> f1_mean/f1_std, `grid`, `data`,
+`cells`, ...), made by `record_from_workdir`, or named tables of rows,
+`{"tables": {name: {"columns": [...], "rows": [[...], ...]}}}`, whose
+cells are strings transcribed as published.
+
+A document shows a table between two markers, which `render_document`
+rewrites from the record:
+
+  <!-- table: docs/records/main_job_vae2_cpu.json -->
+  | train \\ test | I | II | III |
+  ...
+  <!-- end table -->
+
+Options after the path: `table=NAME` picks one of the record's `tables`
+(rows table); `key=a.b.c` picks a summary inside the record (heatmap of
+`controls.answer_only.summary`, say). Without options a record with a
+`summary` renders as a heatmap.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from typing import Any
+
+MARKER = re.compile(
+    r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
+    r"(?P<body>.*?)"
+    r"^<!-- end table -->$", re.M | re.S)
+
+
+class RecordError(ValueError):
+  """A record or a table marker that cannot be rendered."""
+
+
+def drop_histories(obj: Any) -> Any:
+  """`obj` without any "history" key, at any depth."""
+  if isinstance(obj, dict):
+    return {k: drop_histories(v) for k, v in obj.items() if k != "history"}
+  if isinstance(obj, list):
+    return [drop_histories(v) for v in obj]
+  return obj
+
+
+def record_from_workdir(workdir: str, command: str, commit: str,
+                        study: str | None = None,
+                        date: str | None = None,
+                        note: str | None = None) -> dict:
+  """The record of a finished run: its results.json minus every "history",
+  its config.json, the command that made it and the code's commit.
+
+  `date` defaults to the day results.json was written (UTC); `note` is
+  free text for what results.json does not hold (wall time, machine).
+  """
+  path = os.path.join(workdir, "results.json")
+  if not os.path.isfile(path):
+    raise RecordError(f"{workdir}: no results.json (is the run finished?)")
+  with open(path, encoding="utf-8") as f:
+    results = json.load(f)
+  config = None
+  config_path = os.path.join(workdir, "config.json")
+  if os.path.isfile(config_path):
+    with open(config_path, encoding="utf-8") as f:
+      config = json.load(f)
+  if date is None:
+    date = datetime.datetime.fromtimestamp(
+        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
+  record = {
+      "study": study or os.path.basename(os.path.normpath(workdir)),
+      "date": date, "commit": commit, "command": command,
+      "config": config,
+      "source": f"results.json and config.json of the run in {workdir}",
+  }
+  if note:
+    record["note"] = note
+  for k, v in drop_histories(results).items():
+    record.setdefault(k, v)
+  if "config" in results:  # results.json's own short config summary.
+    record["results_config"] = results["config"]
+  return record
+
+
+def _pick(record: dict, key: str) -> Any:
+  node = record
+  for part in key.split("."):
+    if not isinstance(node, dict) or part not in node:
+      raise RecordError(f"no {key!r} in the record")
+    node = node[part]
+  return node
+
+
+def heatmap_table(summary: dict, train_types=None, test_types=None) -> str:
+  """A "train \\ test" markdown table of F1 "mean ± std" to 3 decimals."""
+  train_types = list(train_types or summary)
+  test_types = list(test_types or summary[train_types[0]])
+  lines = ["| train \\ test | " + " | ".join(test_types) + " |",
+           "| --- |" + " --- |" * len(test_types)]
+  for t in train_types:
+    cells = [f"{summary[t][u]['f1_mean']:.3f} ± {summary[t][u]['f1_std']:.3f}"
+             for u in test_types]
+    lines.append(f"| {t} | " + " | ".join(cells) + " |")
+  return "\n".join(lines) + "\n"
+
+
+def rows_table(columns: list[str], rows: list[list[Any]]) -> str:
+  """A markdown table of named columns; cells are written as given."""
+  for i, row in enumerate(rows):
+    if len(row) != len(columns):
+      raise RecordError(f"row {i} has {len(row)} cells, the header "
+                        f"{len(columns)}")
+  lines = ["| " + " | ".join(columns) + " |",
+           "|" + " --- |" * len(columns)]
+  lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+  return "\n".join(lines) + "\n"
+
+
+def render(record: dict, options: dict[str, str] | None = None) -> str:
+  """The markdown table a marker with `options` asks of `record`."""
+  options = dict(options or {})
+  if "table" in options:
+    tables = record.get("tables", {})
+    if options["table"] not in tables:
+      raise RecordError(f"no table {options['table']!r} (has "
+                        f"{sorted(tables)})")
+    t = tables[options["table"]]
+    return rows_table(t["columns"], t["rows"])
+  if "key" in options:
+    summary = _pick(record, options["key"])
+  elif "summary" in record:
+    summary = record["summary"]
+  elif "columns" in record:
+    return rows_table(record["columns"], record["rows"])
+  else:
+    raise RecordError("the record has no summary, columns or tables; "
+                      "name one with table=NAME or key=PATH")
+  grid = record.get("grid", {})
+  return heatmap_table(summary, grid.get("train_types"),
+                       grid.get("test_types"))
+
+
+def load(path: str) -> dict:
+  with open(path, encoding="utf-8") as f:
+    return json.load(f)
+
+
+def _options(text: str) -> dict[str, str]:
+  return dict(o.split("=", 1) for o in text.split())
+
+
+def render_document(text: str, root: str) -> tuple[str, list[dict]]:
+  """`text` with every marked table rewritten from its record (paths are
+  relative to `root`), and one entry per table: path, options, line,
+  whether it changed."""
+  tables = []
+
+  def sub(m: re.Match) -> str:
+    opts = _options(m.group("opts"))
+    line = text.count("\n", 0, m.start()) + 1
+    path = os.path.join(root, m.group("path"))
+    if not os.path.isfile(path):
+      raise RecordError(f"line {line}: no record {m.group('path')}")
+    try:
+      body = render(load(path), opts)
+    except RecordError as e:
+      raise RecordError(f"line {line}: {m.group('path')}: {e}") from None
+    tables.append({"record": m.group("path"), "options": m.group("opts"),
+                   "line": line, "changed": body != m.group("body")})
+    head = m.group(0)[:m.start("body") - m.start()]
+    return head + body + "<!-- end table -->"
+
+  return MARKER.sub(sub, text), tables
+
+
+def documents(root: str) -> list[str]:
+  """README.md and every docs/**/*.md under `root`, relative to it."""
+  out = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
+  for folder, _, names in sorted(os.walk(os.path.join(root, "docs"))):
+    out += sorted(os.path.relpath(os.path.join(folder, n), root)
+                  for n in names if n.endswith(".md"))
+  return out

@@ -1,0 +1,127 @@
+"""Study records and the tables generated from them (blm_jax/results/records.py,
+blm_jax/cli/records.py): every table in README.md and docs/ equals its record."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from blm_jax.cli import records as cli
+from blm_jax.results import records
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _summary():
+  return {"I": {"I": {"f1_mean": 0.9481, "f1_std": 0.0104},
+                "II": {"f1_mean": 0.37, "f1_std": 0.0}},
+          "II": {"I": {"f1_mean": 0.7226, "f1_std": 0.00349},
+                 "II": {"f1_mean": 1.0, "f1_std": 0.01}}}
+
+
+def test_heatmap_table_on_a_hand_made_record():
+  record = {"summary": _summary(),
+            "grid": {"train_types": ["II", "I"], "test_types": ["I", "II"]}}
+  assert records.render(record) == (
+      "| train \\ test | I | II |\n"
+      "| --- | --- | --- |\n"
+      "| II | 0.723 ± 0.003 | 1.000 ± 0.010 |\n"
+      "| I | 0.948 ± 0.010 | 0.370 ± 0.000 |\n")
+
+
+def test_heatmap_of_a_summary_inside_the_record():
+  record = {"summary": {}, "controls": {"answer_only": {"summary": _summary()}}}
+  table = records.render(record, {"key": "controls.answer_only.summary"})
+  assert table.splitlines()[2] == "| I | 0.948 ± 0.010 | 0.370 ± 0.000 |"
+  with pytest.raises(records.RecordError, match="no 'controls.x'"):
+    records.render(record, {"key": "controls.x"})
+
+
+def test_rows_table_writes_cells_as_given():
+  record = {"tables": {"t": {"columns": ["dataset", "F1"],
+                             "rows": [["roll", "0.983±0.008"],
+                                      ["mixture", "1.000 (ep 3) / 0.99"]]}}}
+  assert records.render(record, {"table": "t"}) == (
+      "| dataset | F1 |\n| --- | --- |\n| roll | 0.983±0.008 |\n"
+      "| mixture | 1.000 (ep 3) / 0.99 |\n")
+  with pytest.raises(records.RecordError, match="no table 'u'"):
+    records.render(record, {"table": "u"})
+  record["tables"]["t"]["rows"].append(["short"])
+  with pytest.raises(records.RecordError, match="row 2 has 1 cells"):
+    records.render(record, {"table": "t"})
+
+
+def test_committed_docs_match_their_records():
+  assert cli.tables(ROOT, check=True) == []
+
+
+def test_every_record_names_its_provenance():
+  folder = os.path.join(ROOT, "docs", "records")
+  names = sorted(os.listdir(folder))
+  assert names
+  for name in names:
+    r = records.load(os.path.join(folder, name))
+    for key in ("study", "date", "commit", "command", "source"):
+      assert r.get(key), f"docs/records/{name} has no {key}"
+
+
+def _copy_docs(tmp_path):
+  shutil.copy(os.path.join(ROOT, "README.md"), tmp_path / "README.md")
+  shutil.copytree(os.path.join(ROOT, "docs"), tmp_path / "docs")
+  return tmp_path
+
+
+def test_a_changed_number_fails_the_check_naming_file_and_record(tmp_path):
+  root = _copy_docs(tmp_path)
+  path = root / "docs" / "records" / "main_job_vae2_cpu.json"
+  record = json.loads(path.read_text())
+  record["summary"]["II"]["III"]["f1_mean"] += 0.01
+  path.write_text(json.dumps(record))
+  differ = cli.tables(str(root), check=True)
+  assert differ and all("docs/records/main_job_vae2_cpu.json" in d
+                        for d in differ)
+  assert any(d.startswith("README.md:") for d in differ)
+  # Without --check the tables are rewritten, and then they match.
+  cli.tables(str(root))
+  assert cli.tables(str(root), check=True) == []
+  assert "| II | 0.723 ± 0.003 | 0.446 ± 0.028 | 0.311 ± 0.023 |" in (
+      root / "README.md").read_text()
+
+
+def test_a_missing_record_is_an_error_naming_the_file(tmp_path):
+  (tmp_path / "README.md").write_text(
+      "x\n<!-- table: docs/records/nope.json -->\n<!-- end table -->\n")
+  with pytest.raises(SystemExit, match="README.md: line 2: no record "
+                     "docs/records/nope.json"):
+    cli.tables(str(tmp_path), check=True)
+
+
+def test_make_drops_histories(tmp_path):
+  work = tmp_path / "run"
+  work.mkdir()
+  history = {"train": {"answer_margin": [1.0, 0.5]}, "dev_loss": [2.0, 1.0]}
+  cell = {"seed": 0, "train_type": "I", "history": history,
+          "test": {"I": {"f1": 0.5}}}
+  results = {"config": {"model": "ffnn"}, "cells": [cell],
+             "summary": {"I": {"I": {"f1_mean": 0.5, "f1_std": 0.0}}},
+             "grid": {"seeds": [0], "train_types": ["I"],
+                      "test_types": ["I"]},
+             "controls": {"answer_only": {"cells": [cell], "summary": {}}}}
+  (work / "results.json").write_text(json.dumps(results))
+  (work / "config.json").write_text(json.dumps({"model": {"name": "ffnn"}}))
+  out = tmp_path / "docs" / "records" / "r.json"
+  cli.make(str(work), str(out), "python launch.py --config=configs/ffnn.py",
+           commit="abc1234")
+  r = json.loads(out.read_text())
+  assert "history" not in json.dumps(r)
+  assert r["cells"][0]["test"] == {"I": {"f1": 0.5}}
+  assert r["config"] == {"model": {"name": "ffnn"}}
+  assert r["results_config"] == {"model": "ffnn"}
+  assert (r["commit"], r["command"], r["study"]) == (
+      "abc1234", "python launch.py --config=configs/ffnn.py", "run")
+  assert len(r["date"]) == 10
+  assert records.render(r) == ("| train \\ test | I |\n| --- | --- |\n"
+                               "| I | 0.500 ± 0.000 |\n")
