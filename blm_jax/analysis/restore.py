@@ -1,21 +1,16 @@
 """Restore a trained grid from its workdir and run every cell on any dataset.
 
-  cells = probe.predict("workdirs/vae2", "blm_spray_load/ATL-ALT_type_III")
+  cells = restore.predict("workdirs/vae2", "blm_spray_load/ATL-ALT_type_III")
   cells["seed=0,train=I"]["latent"]            # [N, latent] task latents
   cells["seed=0,train=I"]["sentence_latent"]   # [N, C, latent] (vae2 only)
 
 This is what probing builds on: predictions, candidate scores and latents of
-every cell (evaluated deterministically, with the best-dev parameters), plus
-the instances' correct indices and answer labels to compare them with.
-`restore` gives the cells' parameters and jitted functions over them
-(`Restored.apply`, `Restored.decode`) for the analyses in `blm_jax.analysis.probing`.
+every cell (evaluated deterministically, with the best-dev parameters, by the
+solver's own predict), plus the instances' correct indices and answer labels
+to compare them with. `restore` gives the cells' parameters and jitted
+functions over them (`Restored.apply`, `Restored.decode`) for the analyses in
+`blm_jax.analysis.probing` (command line: `python -m blm_jax.cli.probe`).
 Restoring never writes to the workdir (read-only checkpoint managers).
-
-  python -m blm_jax.cli.probe --workdir=W --analysis=confusion,traversal,projection
-  python -m blm_jax.cli.probe --workdir=W --analysis=tsne   # needs the probe extra
-  python -m blm_jax.cli.probe --table5=W1,W2,... --out=DIR    # 000 Table 5
-
-writes PNGs and probe.json into W/probe/ (see blm_jax/probing.py).
 """
 
 from __future__ import annotations

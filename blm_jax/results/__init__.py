@@ -1,2 +1,3 @@
-"""Results: metrics of a trained grid, results.json and plots, and the
-papers' claims checked on finished grids."""
+"""Results: metrics of a trained grid, results.json and plots, the papers'
+claims checked on finished grids, and the study records every table in the
+docs is generated from."""
