@@ -77,7 +77,11 @@ def per_device_bytes(*, param_bytes: int, layers: int, devices: int,
 
 
 def gib(n: float) -> str:
-  return f"{n / GIB:.2f} GiB"
+  """Bytes for people: GiB, or MiB/KiB/B where smaller."""
+  for unit, size in (("GiB", GIB), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    if n >= size:
+      return f"{n / size:.2f} {unit}"
+  return f"{int(n)} B"
 
 
 def check_params_fit(name: str, param_bytes: int, dtype: str,
