@@ -253,7 +253,40 @@ def plan_params(encoder: encoders.Encoder, devices, batch_size: int,
   return sharded
 
 
+def _mesh_shardings(encoder: encoders.Encoder, devices: tuple,
+                    sharded: bool):
+  """(parameter shardings, row sharding) on a 1-D mesh over `devices`."""
+  mesh = Mesh(np.array(devices), ("data",))
+  replicated = NamedSharding(mesh, P())
+  placed = (param_shardings(encoder.params, mesh) if sharded else
+            jax.tree_util.tree_map(lambda _: replicated, encoder.params))
+  return placed, NamedSharding(mesh, P("data"))
+
+
+@functools.lru_cache(maxsize=1)
+def _placed(encoder: encoders.Encoder, devices: tuple, sharded: bool):
+  """The encoder's parameters on the devices: one copy, whatever the
+  pooling (a decoder's weights are most of a device's memory; the previous
+  encoder's copy is released when another is placed)."""
+  return jax.device_put(encoder.params,
+                        _mesh_shardings(encoder, devices, sharded)[0])
+
+
 @functools.lru_cache(maxsize=8)
+def _jitted(encoder: encoders.Encoder, pooling: str, devices: tuple,
+            sharded: bool):
+  placed, rows = _mesh_shardings(encoder, devices, sharded)
+
+  def f(params, ids, mask):
+    # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
+    hidden = encoder.hidden_states(params, ids, mask)
+    return jnp.stack([encoders.pool(h.astype(jnp.float32), mask, pooling)
+                      for h in hidden], axis=1)
+
+  fn = jax.jit(f, in_shardings=(placed, rows, rows), out_shardings=rows)
+  return fn, rows
+
+
 def _compiled(encoder: encoders.Encoder, pooling: str, devices: tuple,
               sharded: bool = False):
   """(jitted pooled forward, params on the mesh, row sharding).
@@ -267,20 +300,8 @@ def _compiled(encoder: encoders.Encoder, pooling: str, devices: tuple,
   Cached so that repeated calls (one per split, say) reuse the compilation
   and the parameters already on the devices.
   """
-  mesh = Mesh(np.array(devices), ("data",))
-  replicated = NamedSharding(mesh, P())
-  rows = NamedSharding(mesh, P("data"))
-  placed = (param_shardings(encoder.params, mesh) if sharded else
-            jax.tree_util.tree_map(lambda _: replicated, encoder.params))
-
-  def f(params, ids, mask):
-    # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
-    hidden = encoder.hidden_states(params, ids, mask)
-    return jnp.stack([encoders.pool(h.astype(jnp.float32), mask, pooling)
-                      for h in hidden], axis=1)
-
-  fn = jax.jit(f, in_shardings=(placed, rows, rows), out_shardings=rows)
-  return fn, jax.device_put(encoder.params, placed), rows
+  fn, rows = _jitted(encoder, pooling, devices, sharded)
+  return fn, _placed(encoder, devices, sharded), rows
 
 
 def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
