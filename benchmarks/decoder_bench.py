@@ -5,11 +5,12 @@
 
 Each model is a random decoder of the given shape, written as a Hugging Face
 folder (config.json, model.safetensors, a byte-level BPE tokenizer.json
-trained on the sentences, up to 1000 tokens: whole words, as a real one) and read back through `load_encoder`, as a real checkpoint is.
-The figure is `embed_sentences` end to end (tokenize, length buckets, all
-local devices, pooled every hidden state, no cache) on 1000 BLM-like
-sentences, warm: a first pass over the same sentences compiles every bucket.
-Median of --rounds passes. The record (benchmarks/results/decoder_bench.json)
+trained on the sentences, up to 1000 tokens: whole words, as a real one) and
+read back through `load_encoder`, as a real checkpoint is. The figure is
+`embed_sentences` end to end (tokenize, length buckets, all local devices,
+pooled every hidden state, no cache) on 1000 BLM-like sentences, warm: a
+first pass over the same sentences compiles every bucket. Median of --rounds
+passes. The record (benchmarks/results/decoder_bench.json)
 holds the command, the device, the versions and every round.
 """
 

@@ -274,3 +274,20 @@ def test_memory_estimate_over_the_limit(tmp_path, monkeypatch):
   with pytest.raises(memory.MemoryEstimateError, match="sharded over 4 "
                      "devices.*or use more devices"):
     embed.plan_params(deep, four, 4, 8)
+
+
+def test_random_weights_control_and_missing_tokenizer(tmp_path):
+  folder, _ = _write(tmp_path, "gemma")
+  enc = encoders.load_encoder(folder)
+  rand = encoders.randomized(enc, 0)
+  norm = rand.params["layers"]["0"]["input_layernorm"]["scale"]
+  assert not np.asarray(norm).any()  # Gemma: weight 0 is scale 1.
+  a = embed.embed_sentences(SENTENCES, enc, progress=False)
+  b = embed.embed_sentences(SENTENCES, rand, progress=False)
+  assert np.isfinite(b).all() and np.abs(a - b).max() > 1e-3
+  os.remove(os.path.join(folder, "tokenizer.json"))
+  encoders._load_cached.cache_clear()
+  with pytest.raises(encoders.EncoderUnavailableError,
+                     match=r"gemma: no tokenizer\.json, which gemma folders "
+                     r"are read from"):
+    encoders.load_encoder(folder)

@@ -12,10 +12,11 @@ Every architecture is a Flax module of ours, one per family: `bert` (BERT,
 multilingual BERT, MiniLM, AlephBERT), `electra` (the discriminator),
 `roberta` (RoBERTa and XLM-R), `openai_gpt` (GPT-1), `gpt2` and the decoder
 LLMs of the Llama layout (`llama_family`: Llama 2/3, Mistral, Qwen2, Qwen3,
-Gemma), sharing the blocks of `transformer_blocks`. They read Hugging Face folders directly (config.json
-plus model.safetensors or flax_model.msgpack, `hf_checkpoint`) and tokenize
-with the `tokenizers` package (`hf_tokenizer`): transformers is not needed at
-run time. The model type comes from the folder's config.json, so AlephBERT
+Gemma), sharing the blocks of `transformer_blocks`. They read Hugging Face
+folders directly (config.json plus model.safetensors, a sharded checkpoint's
+index and files, or flax_model.msgpack, `hf_checkpoint`) and tokenize with
+the `tokenizers` package (`hf_tokenizer`): transformers is not needed at run
+time. Decoders: see docs/decoder-encoders.md. The model type comes from the folder's config.json, so AlephBERT
 (a BERT) needs nothing special.
 
 Pooling (the papers use both):
@@ -423,9 +424,11 @@ def load_encoder(name_or_path: str | None = None,
                  dtype: str = "float32") -> Encoder:
   """Loads an encoder by registry name, alias, hub id or local folder.
 
-  `dtype` is the compute dtype: 'float32' (default) or 'bfloat16' (weights
-  stay float32; matmuls and activations in bfloat16, layer-norm statistics
-  and attention softmax in float32; embeddings come back float32).
+  `dtype` is the compute dtype: 'float32' (default) or 'bfloat16' (matmuls
+  and activations in bfloat16, norm statistics and attention softmax in
+  float32; embeddings come back float32). Encoder weights stay float32;
+  decoder weights (GPT-2, the Llama layout) are held in bfloat16 too, half
+  the memory of the model that dominates a device.
 
   The last two loaded encoders stay in memory, so callers embedding several
   splits one after another load the weights once.
@@ -453,16 +456,18 @@ def randomized(encoder: Encoder, seed: int) -> Encoder:
   The random-encoder control (Hewitt and Liang's question: how much of a
   probe's score comes from pretraining?). Initialised as Hugging Face
   initialises these models: every weight matrix and embedding N(0, 0.02),
-  biases 0, layer-norm scales 1. The identity carries the new weights'
-  digest and the seed, so the embedding cache keys it apart from the
-  pretrained encoder.
+  biases 0, norm scales 1 (Gemma's stored weight 0, as it scales by 1 + w).
+  The identity carries the new weights' digest and the seed, so the
+  embedding cache keys it apart from the pretrained encoder.
   """
   leaves, treedef = jax.tree_util.tree_flatten_with_path(encoder.params)
   keys = jax.random.split(jax.random.key(seed), len(leaves))
   new = []
   for (path, leaf), key in zip(leaves, keys):
     name = str(getattr(path[-1], "key", path[-1]))
-    if name == "scale":
+    if name == "scale" and encoder.model_type == "gemma":
+      new.append(jnp.zeros_like(leaf))  # Gemma's norms scale by 1 + w.
+    elif name == "scale":
       new.append(jnp.ones_like(leaf))
     elif name == "bias":
       new.append(jnp.zeros_like(leaf))

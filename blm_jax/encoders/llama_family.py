@@ -1,4 +1,4 @@
-"""Decoder LLMs of the Llama layout in Flax: Llama, Mistral, Qwen2, Qwen3, Gemma.
+"""Decoder LLMs of the Llama layout in Flax: Llama, Mistral, Qwen2/3, Gemma.
 
 One module, `LlamaFamilyModel`, for the families that share the layout
 
