@@ -25,7 +25,13 @@ changes (`MEMBERS`):
   gemma    RMSNorm scaled by (1 + weight), embeddings times sqrt(hidden) (in
            the compute dtype, as transformers), gelu-tanh gated MLP, head_dim
            from config.json (256 for Gemma 7B, where heads x head_dim !=
-           hidden).
+           hidden). The MLP activation is `hidden_activation` where set,
+           else `hidden_act`, as GemmaConfig documents and Google's and
+           transformers' Flax code do: the published folders say
+           hidden_act "gelu" (legacy) and hidden_activation
+           "gelu_pytorch_tanh". transformers 4.57's PyTorch GemmaModel reads
+           hidden_act alone, so on those folders it runs exact gelu and
+           differs from this module by the gap between the two gelus.
 
 Positions are counted over real tokens (`cumsum(mask) - 1`), so a sentence
 gets the same vectors alone, right-padded or left-padded in a batch.
