@@ -163,41 +163,41 @@ def test_sharded_checkpoint_embeds_sharded_over_four_devices(tmp_path):
     np.testing.assert_allclose(got[f"False_{k}"], v, atol=1e-5)
 
 
+@pytest.mark.parametrize("family", FAMILIES)
 def test_cache_keys_every_pooling_and_layer_and_sweep_equals_one_layer(
-    tmp_path):
-  for family in ("gpt2", "gemma"):
-    folder, _ = _write(tmp_path, family)
-    enc = encoders.load_encoder(folder)
-    cache = str(tmp_path / f"cache-{family}")
-    sweeps = {}
-    for pooling in ("mean", "last"):
-      spec = embed.EncoderSpec(folder, pooling=pooling)
-      sweeps[pooling], stats = embed.embed_layers(
-          SENTENCES, spec, cache_dir=cache, progress=False)
-      assert stats.embedded == len(SENTENCES)  # Nothing shared across.
-      assert sorted(sweeps[pooling]) == [0, 1, 2]
-    keys = []
-    for name in sorted(os.listdir(cache)):
-      with open(os.path.join(cache, name, "meta.json")) as f:
-        key = json.load(f)["key"]
-      keys.append((key["pooling"], key["layer"]))
-      assert key["encoder"]["model_type"] == family
-    assert sorted(keys) == [(p, k) for p in ("last", "mean")
-                            for k in (0, 1, 2)]
-    for pooling, by_layer in sweeps.items():
-      for k, v in by_layer.items():
-        one = embed.embed_sentences(SENTENCES, enc, pooling=pooling, layer=k,
-                                    progress=False)  # No cache: computed.
-        np.testing.assert_allclose(one, v, atol=1e-6)
-        cached, stats = embed.embed_with_stats(
-            SENTENCES, embed.EncoderSpec(folder, pooling=pooling, layer=k),
-            cache_dir=cache, progress=False)
-        assert stats.embedded == 0
-        np.testing.assert_array_equal(cached, v)
-    vectors = [v for s in sweeps.values() for v in s.values()]
-    for i in range(len(vectors)):
-      for j in range(i):
-        assert np.abs(vectors[i] - vectors[j]).max() > 1e-3
+    family, tmp_path):
+  folder, _ = _write(tmp_path, family)
+  enc = encoders.load_encoder(folder)
+  cache = str(tmp_path / f"cache-{family}")
+  sweeps = {}
+  for pooling in ("mean", "last"):
+    spec = embed.EncoderSpec(folder, pooling=pooling)
+    sweeps[pooling], stats = embed.embed_layers(
+        SENTENCES, spec, cache_dir=cache, progress=False)
+    assert stats.embedded == len(SENTENCES)  # Nothing shared across.
+    assert sorted(sweeps[pooling]) == [0, 1, 2]
+  keys = []
+  for name in sorted(os.listdir(cache)):
+    with open(os.path.join(cache, name, "meta.json")) as f:
+      key = json.load(f)["key"]
+    keys.append((key["pooling"], key["layer"]))
+    assert key["encoder"]["model_type"] == family
+  assert sorted(keys) == [(p, k) for p in ("last", "mean")
+                          for k in (0, 1, 2)]
+  for pooling, by_layer in sweeps.items():
+    for k, v in by_layer.items():
+      one = embed.embed_sentences(SENTENCES, enc, pooling=pooling, layer=k,
+                                  progress=False)  # No cache: computed.
+      np.testing.assert_allclose(one, v, atol=1e-6)
+      cached, stats = embed.embed_with_stats(
+          SENTENCES, embed.EncoderSpec(folder, pooling=pooling, layer=k),
+          cache_dir=cache, progress=False)
+      assert stats.embedded == 0
+      np.testing.assert_array_equal(cached, v)
+  vectors = [v for s in sweeps.values() for v in s.values()]
+  for i in range(len(vectors)):
+    for j in range(i):
+      assert np.abs(vectors[i] - vectors[j]).max() > 1e-3
 
 
 def test_missing_shard_file_names_the_index_and_the_file(tmp_path):
