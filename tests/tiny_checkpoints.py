@@ -201,13 +201,21 @@ def decoder_config(family, vocab_size):
             num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
             max_position_embeddings=64, rms_norm_eps=1e-5,
             bos_token_id=0, eos_token_id=1)
+  if family == "llama-linear":  # Linear rope scaling, every bias on.
+    kw.update(rope_scaling=dict(rope_type="linear", factor=2.0),
+              attention_bias=True, mlp_bias=True)
   if family == "llama":  # Llama 3.1's rope scaling, binding at head_dim 8.
     kw.update(rope_theta=10.0, rope_scaling=dict(
         rope_type="llama3", factor=8.0, low_freq_factor=1.0,
         high_freq_factor=4.0, original_max_position_embeddings=16))
   if family in ("qwen3", "gemma"):
     kw.update(head_dim=16)  # Heads x head_dim != hidden.
-  return getattr(transformers, DECODER_CLASSES[family][0])(**kw)
+  return getattr(transformers, DECODER_CLASSES[_base(family)][0])(**kw)
+
+
+def _base(family):
+  """'llama-linear' -> 'llama': variants of a family's config."""
+  return family.split("-")[0]
 
 
 def write_decoder_tokenizer(folder, sentences, bos=True, padding_side=None):
@@ -247,7 +255,8 @@ def write_decoder(folder, family, sentences, *, seed=0, shards=1,
                               padding_side=padding_side)
   config = decoder_config(family, n)
   torch.manual_seed(seed)
-  model = getattr(transformers, DECODER_CLASSES[family][1])(config).eval()
+  model = getattr(transformers,
+                  DECODER_CLASSES[_base(family)][1])(config).eval()
   with torch.no_grad():
     for name, p in model.named_parameters():
       noise = 0.1 * torch.randn_like(p)
