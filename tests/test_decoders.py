@@ -200,6 +200,14 @@ def test_cache_keys_every_pooling_and_layer_and_sweep_equals_one_layer(
       assert np.abs(vectors[i] - vectors[j]).max() > 1e-3
 
 
+def test_parameters_the_device_count_does_not_divide_stay_whole():
+  params = {"w": np.zeros((8, 8), np.float32), "b": np.zeros((6,), np.float32),
+            "e": np.zeros((7, 6), np.float32)}
+  # 3 devices: w (256 B) whole; b split (8 B each); e split on its 6 axis.
+  assert embed._resident_bytes(params, 3) == 256 + 8 + 56
+  assert embed._resident_bytes(params, 2) == 128 + 12 + 84
+
+
 def test_missing_shard_file_names_the_index_and_the_file(tmp_path):
   folder, _ = _write(tmp_path, "qwen2", shards=2)
   os.remove(os.path.join(folder, "model-00002-of-00002.safetensors"))

@@ -191,20 +191,37 @@ def _rows_for(n: int, batch_size: int, n_dev: int) -> int:
   return -(-rows // n_dev) * n_dev
 
 
+def _split_axis(shape: tuple, n: int) -> int | None:
+  """The largest axis that n devices divide evenly, or None."""
+  for ax in sorted(range(len(shape)), key=lambda a: -shape[a]):
+    if shape[ax] >= n and shape[ax] % n == 0:
+      return ax
+  return None
+
+
 def param_shardings(params, mesh: Mesh):
   """Each parameter split over the mesh along its largest axis that the
-  device count divides (replicated where none does: norms, biases)."""
-  n = mesh.size
+  device count divides (replicated where none does: norms, biases, and
+  whole matrices when the count divides none of their sizes; a power of
+  two of devices divides every matrix of the published models)."""
 
   def spec(x):
-    shape = tuple(x.shape)
-    for ax in sorted(range(len(shape)), key=lambda a: -shape[a]):
-      if shape[ax] >= n and shape[ax] % n == 0:
-        return NamedSharding(mesh, P(*(("data" if a == ax else None)
-                                       for a in range(len(shape)))))
-    return NamedSharding(mesh, P())
+    ax = _split_axis(tuple(x.shape), mesh.size)
+    if ax is None:
+      return NamedSharding(mesh, P())
+    return NamedSharding(mesh, P(*(("data" if a == ax else None)
+                                   for a in range(len(x.shape)))))
 
   return jax.tree_util.tree_map(spec, params)
+
+
+def _resident_bytes(params, n: int) -> int:
+  """Bytes of `param_shardings`' layout on one of n devices."""
+  total = 0
+  for x in jax.tree_util.tree_leaves(params):
+    b = memory.tree_bytes(x)
+    total += b // n if _split_axis(tuple(x.shape), n) is not None else b
+  return total
 
 
 def plan_params(encoder: encoders.Encoder, devices, batch_size: int,
@@ -225,9 +242,10 @@ def plan_params(encoder: encoders.Encoder, devices, batch_size: int,
              heads=encoder.num_heads or max(d // 64, 1),
              compute_bytes=jnp.dtype(
                  transformer_blocks.compute_dtype(encoder.dtype)).itemsize)
-  need = {s: memory.per_device_bytes(param_bytes=param_bytes,
-                                     layers=encoder.num_layers, devices=n,
-                                     sharded=s, **act)
+  resident = _resident_bytes(encoder.params, n)
+  need = {s: memory.per_device_bytes(
+              param_bytes=param_bytes, layers=encoder.num_layers, devices=n,
+              sharded=s, resident_bytes=resident, **act)
           for s in (False, True)}
   limits = [memory.device_limit(x) for x in devices]
   limit = None if any(x is None for x in limits) else min(limits)

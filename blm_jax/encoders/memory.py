@@ -69,10 +69,19 @@ def activation_bytes(*, rows: int, length: int, hidden: int,
 
 
 def per_device_bytes(*, param_bytes: int, layers: int, devices: int,
-                     sharded: bool, **activations) -> int:
-  """Parameters (whole or sharded) plus activations, on one device."""
-  params = param_bytes / devices + 2 * param_bytes / max(layers, 1) \
-      if sharded else param_bytes
+                     sharded: bool, resident_bytes: int | None = None,
+                     **activations) -> int:
+  """Parameters (whole or sharded) plus activations, on one device.
+
+  `resident_bytes`: the sharded parameters one device holds, where some
+  cannot be split evenly (default param_bytes / devices).
+  """
+  if sharded:
+    resident = param_bytes / devices if resident_bytes is None \
+        else resident_bytes
+    params = resident + 2 * param_bytes / max(layers, 1)
+  else:
+    params = param_bytes
   return int(params) + activation_bytes(layers=layers, **activations)
 
 
