@@ -148,12 +148,12 @@ def test_bad_folders(tmp_path):
   with pytest.raises(encoders.EncoderUnavailableError,
                      match="noconfig: no config.json"):
     encoders.load_encoder(str(tmp_path / "noconfig"))
-  (tmp_path / "gpt2").mkdir()
-  with open(tmp_path / "gpt2" / "config.json", "w") as f:
-    json.dump({"model_type": "gpt2"}, f)
-  with pytest.raises(ValueError, match="model_type 'gpt2' in .* is not "
+  (tmp_path / "t5").mkdir()
+  with open(tmp_path / "t5" / "config.json", "w") as f:
+    json.dump({"model_type": "t5"}, f)
+  with pytest.raises(ValueError, match="model_type 't5' in .* is not "
                      "supported; supported: .*'openai-gpt'"):
-    encoders.load_encoder(str(tmp_path / "gpt2"))
+    encoders.load_encoder(str(tmp_path / "t5"))
   folder = tiny_checkpoints.write_bert(str(tmp_path / "noweights"), flax=True)
   os.remove(os.path.join(folder, "flax_model.msgpack"))
   with pytest.raises(encoders.EncoderUnavailableError, match="no weights"):

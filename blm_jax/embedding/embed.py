@@ -31,6 +31,16 @@ older API, now built on shard_map), it needs no per-device reshaping, and the
 same compiled function serves one device or many. Batches are dispatched one
 ahead of the host, so tokenizing/padding the next batch overlaps the device.
 
+Models larger than one device (decoder LLMs): before the first batch the
+memory a device needs is estimated (`encoders.memory`: parameters plus the
+activations of a batch at its padded length) and checked against what XLA
+may allocate there. Where the parameters would not fit replicated, each is
+sharded over the mesh along its largest axis divisible by the device count
+(`param_shardings`); under jit XLA gathers each layer's weights where they
+are used, so a model of P bytes needs about P / devices each, plus a layer.
+`shard_params=True` forces that layout (tests, or to free memory for larger
+batches). Where even that does not fit, the error names what to change.
+
 With a cache, the embeddings are written as they are made: one shard every
 `shard_batches` batches (atomically, see embedding_cache.py). The cache is
 checked writable before the first batch; a killed run keeps its finished
@@ -55,6 +65,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from blm_jax.embedding import cache as embedding_cache
 from blm_jax.encoders import blocks as transformer_blocks, encoder as encoders
+from blm_jax.encoders import memory
 
 # The max_length training uses (configs/common.py encoder.max_length; a test
 # keeps the two equal), so the command line fills the cache training reads.
@@ -180,9 +191,125 @@ def _rows_for(n: int, batch_size: int, n_dev: int) -> int:
   return -(-rows // n_dev) * n_dev
 
 
+def _split_axis(shape: tuple, n: int) -> int | None:
+  """The largest axis that n devices divide evenly, or None."""
+  for ax in sorted(range(len(shape)), key=lambda a: -shape[a]):
+    if shape[ax] >= n and shape[ax] % n == 0:
+      return ax
+  return None
+
+
+def param_shardings(params, mesh: Mesh):
+  """Each parameter split over the mesh along its largest axis that the
+  device count divides (replicated where none does: norms, biases, and
+  whole matrices when the count divides none of their sizes; a power of
+  two of devices divides every matrix of the published models)."""
+
+  def spec(x):
+    ax = _split_axis(tuple(x.shape), mesh.size)
+    if ax is None:
+      return NamedSharding(mesh, P())
+    return NamedSharding(mesh, P(*(("data" if a == ax else None)
+                                   for a in range(len(x.shape)))))
+
+  return jax.tree_util.tree_map(spec, params)
+
+
+def _resident_bytes(params, n: int) -> int:
+  """Bytes of `param_shardings`' layout on one of n devices."""
+  total = 0
+  for x in jax.tree_util.tree_leaves(params):
+    b = memory.tree_bytes(x)
+    total += b // n if _split_axis(tuple(x.shape), n) is not None else b
+  return total
+
+
+def plan_params(encoder: encoders.Encoder, devices, batch_size: int,
+                max_length: int, shard_params: bool | None = None) -> bool:
+  """Whether to shard the parameters; raises if the estimate exceeds memory.
+
+  None decides: shard exactly when the replicated layout does not fit. A
+  device whose memory is unknown (CPU without BLM_DEVICE_MEMORY) is not
+  checked.
+  """
+  n = len(devices)
+  d = encoder.hidden_size
+  rows = -(-batch_size // n)
+  length = _bucket(max_length)
+  param_bytes = memory.tree_bytes(encoder.params)
+  act = dict(rows=rows, length=length, hidden=d,
+             intermediate=encoder.intermediate_size or 4 * d,
+             heads=encoder.num_heads or max(d // 64, 1),
+             compute_bytes=jnp.dtype(
+                 transformer_blocks.compute_dtype(encoder.dtype)).itemsize)
+  resident = _resident_bytes(encoder.params, n)
+  need = {s: memory.per_device_bytes(
+              param_bytes=param_bytes, layers=encoder.num_layers, devices=n,
+              sharded=s, resident_bytes=resident, **act)
+          for s in (False, True)}
+  limits = [memory.device_limit(x) for x in devices]
+  limit = None if any(x is None for x in limits) else min(limits)
+  if shard_params is None:
+    sharded = n > 1 and limit is not None and need[False] > limit
+  else:
+    sharded = bool(shard_params)
+  if limit is not None and need[sharded] > limit:
+    activations = memory.activation_bytes(layers=encoder.num_layers, **act)
+    layout = f"sharded over {n} devices" if sharded else "whole"
+    raise memory.MemoryEstimateError(
+        f"encoder {encoder.name!r} needs about {memory.gib(need[sharded])} "
+        f"per device: {memory.gib(need[sharded] - activations)} of "
+        f"{encoder.dtype} parameters ({memory.gib(param_bytes)} in all, "
+        f"{layout}) plus {memory.gib(activations)} of activations for "
+        f"batch_size={batch_size} at max_length={max_length} (padded to "
+        f"{length}), over the {memory.gib(limit)} XLA may use on "
+        f"{devices[0].platform} device(s). Lower batch_size or max_length "
+        "(config.encoder.batch_size, config.encoder.max_length)"
+        + (", use dtype='bfloat16' (config.encoder.dtype)"
+           if encoder.dtype == "float32" else "")
+        + ", or use more devices (parameters are sharded over all of them)")
+  return sharded
+
+
+def _mesh_shardings(encoder: encoders.Encoder, devices: tuple,
+                    sharded: bool):
+  """(parameter shardings, row sharding) on a 1-D mesh over `devices`."""
+  mesh = Mesh(np.array(devices), ("data",))
+  replicated = NamedSharding(mesh, P())
+  placed = (param_shardings(encoder.params, mesh) if sharded else
+            jax.tree_util.tree_map(lambda _: replicated, encoder.params))
+  return placed, NamedSharding(mesh, P("data"))
+
+
+@functools.lru_cache(maxsize=1)
+def _placed(encoder: encoders.Encoder, devices: tuple, sharded: bool):
+  """The encoder's parameters on the devices: one copy, whatever the
+  pooling (a decoder's weights are most of a device's memory; the previous
+  encoder's copy is released when another is placed)."""
+  return jax.device_put(encoder.params,
+                        _mesh_shardings(encoder, devices, sharded)[0])
+
+
 @functools.lru_cache(maxsize=8)
-def _compiled(encoder: encoders.Encoder, pooling: str, devices: tuple):
-  """(jitted pooled forward, params replicated on the mesh, row sharding).
+def _jitted(encoder: encoders.Encoder, pooling: str, devices: tuple,
+            sharded: bool):
+  placed, rows = _mesh_shardings(encoder, devices, sharded)
+
+  def f(params, ids, mask):
+    # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
+    hidden = encoder.hidden_states(params, ids, mask)
+    return jnp.stack([encoders.pool(h.astype(jnp.float32), mask, pooling)
+                      for h in hidden], axis=1)
+
+  fn = jax.jit(f, in_shardings=(placed, rows, rows), out_shardings=rows)
+  return fn, rows
+
+
+def _compiled(encoder: encoders.Encoder, pooling: str, devices: tuple,
+              sharded: bool = False):
+  """(jitted pooled forward, params on the mesh, row sharding).
+
+  Parameters are replicated, or with `sharded` split by `param_shardings`.
 
   The forward returns [B, num_layers + 1, D]: every hidden state, pooled.
   The program is thus the same whichever layers a call wants, so a layer's
@@ -191,29 +318,22 @@ def _compiled(encoder: encoders.Encoder, pooling: str, devices: tuple):
   Cached so that repeated calls (one per split, say) reuse the compilation
   and the parameters already on the devices.
   """
-  mesh = Mesh(np.array(devices), ("data",))
-  replicated = NamedSharding(mesh, P())
-  rows = NamedSharding(mesh, P("data"))
-
-  def f(params, ids, mask):
-    # Pool in float32 whatever the compute dtype (a bf16 sum loses digits).
-    hidden = encoder.hidden_states(params, ids, mask)
-    return jnp.stack([encoders.pool(h.astype(jnp.float32), mask, pooling)
-                      for h in hidden], axis=1)
-
-  fn = jax.jit(f, in_shardings=(replicated, rows, rows), out_shardings=rows)
-  return fn, jax.device_put(encoder.params, replicated), rows
+  fn, rows = _jitted(encoder, pooling, devices, sharded)
+  return fn, _placed(encoder, devices, sharded), rows
 
 
 def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
                     pooling: str, layers: tuple[int, ...], batch_size: int,
-                    devices, bar) -> tuple[np.ndarray, int]:
+                    devices, bar, sharded: bool = False
+                    ) -> tuple[np.ndarray, int]:
   """Embeds the sentences `sel_all` (indices into `ids`, sorted by length):
   (vectors [len(sel_all), len(layers), D], padded tokens)."""
   out = np.zeros((len(sel_all), len(layers), encoder.hidden_size),
                  np.float32)
   n_dev = len(devices)
-  fn, params, rows_sharding = _compiled(encoder, pooling, tuple(devices))
+  fn, params, rows_sharding = _compiled(encoder, pooling, tuple(devices),
+                                        sharded)
+  left = encoder.padding_side == "left"
   layers = list(layers)
 
   def host_batch(sel):
@@ -221,10 +341,12 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
     rows = _rows_for(len(sel), batch_size, n_dev)
     b_ids = np.full((rows, t), encoder.pad_id, np.int32)
     b_mask = np.zeros((rows, t), np.int32)
-    b_mask[len(sel):, 0] = 1  # Filler rows: one token, dropped afterwards.
+    # Filler rows: one token, dropped afterwards.
+    b_mask[len(sel):, -1 if left else 0] = 1
     for r, i in enumerate(sel):
-      b_ids[r, :lengths[i]] = ids[i]
-      b_mask[r, :lengths[i]] = 1
+      cols = slice(t - lengths[i], t) if left else slice(0, lengths[i])
+      b_ids[r, cols] = ids[i]
+      b_mask[r, cols] = 1
     return b_ids, b_mask
 
   padded = 0
@@ -245,7 +367,7 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
 def _encode_parts(encoder: encoders.Encoder, texts: Sequence[str], *,
                   pooling: str, layers: tuple[int, ...], max_length: int,
                   batch_size: int, devices, part_batches: int, progress: bool,
-                  totals: dict):
+                  totals: dict, sharded: bool = False):
   """Embeds `texts` (no cache) part by part, every layer of `layers` in one
   encoder pass.
 
@@ -275,7 +397,7 @@ def _encode_parts(encoder: encoders.Encoder, texts: Sequence[str], *,
       sel = order[start:start + part]
       vectors, padded = _encode_batches(
           encoder, ids, lengths, sel, pooling=pooling, layers=layers,
-          batch_size=batch_size, devices=devices, bar=bar)
+          batch_size=batch_size, devices=devices, bar=bar, sharded=sharded)
       totals["padded"] += padded
       yield sel, vectors
   finally:
@@ -331,6 +453,7 @@ def embed_with_stats(
     devices: Sequence[Any] | None = None,
     shard_batches: int = DEFAULT_SHARD_BATCHES,
     return_embeddings: bool = True,
+    shard_params: bool | None = None,
 ) -> tuple[np.ndarray | None, EmbedStats]:
   """`embed_sentences`, plus what it did (counts, throughput).
 
@@ -343,7 +466,7 @@ def embed_with_stats(
   by_layer, stats = _embed_layers(
       sentences, enc, spec, (k,), batch_size=batch_size, cache_dir=cache_dir,
       progress=progress, devices=devices, shard_batches=shard_batches,
-      return_embeddings=return_embeddings)
+      return_embeddings=return_embeddings, shard_params=shard_params)
   return (by_layer[k] if by_layer is not None else None), stats
 
 
@@ -357,6 +480,7 @@ def embed_layers(
     progress: bool = True,
     devices: Sequence[Any] | None = None,
     shard_batches: int = DEFAULT_SHARD_BATCHES,
+    shard_params: bool | None = None,
 ) -> tuple[dict[int, np.ndarray], EmbedStats]:
   """Embeddings at several hidden states, from ONE encoder pass.
 
@@ -372,12 +496,13 @@ def embed_layers(
   ks = tuple(dict.fromkeys(enc.layer_index(int(k)) for k in layers))
   return _embed_layers(sentences, enc, spec, ks, batch_size=batch_size,
                        cache_dir=cache_dir, progress=progress,
-                       devices=devices, shard_batches=shard_batches)
+                       devices=devices, shard_batches=shard_batches,
+                       shard_params=shard_params)
 
 
 def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
                   cache_dir, progress, devices, shard_batches,
-                  return_embeddings=True):
+                  return_embeddings=True, shard_params=None):
   """The cached embedding of `sentences` at hidden states `ks`: ({k: [n, D]}
   or None without return_embeddings, stats). The cache of every layer is
   written part by part as the encoder goes."""
@@ -428,9 +553,12 @@ def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
   # A sentence any layer lacks runs once, for every layer.
   todo = [i for i, h in enumerate(hashes)
           if any(h not in present[k] for k in ks)]
-  if todo:
+  sharded = False
+  if todo:  # Before the encoding work, not after it.
+    sharded = plan_params(enc, devices, -(-batch_size // len(devices))
+                          * len(devices), spec.max_length, shard_params)
     for cache in caches.values():
-      cache.check_writable()  # Before the encoding work, not after it.
+      cache.check_writable()
 
   totals: dict = {}
   start = time.perf_counter()
@@ -439,7 +567,7 @@ def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
       max_length=spec.max_length, batch_size=batch_size, devices=devices,
       # Without a cache, one part: nothing is gained by cutting.
       part_batches=shard_batches if caches else len(todo),
-      progress=progress, totals=totals):
+      progress=progress, totals=totals, sharded=sharded):
     rows = [todo[j] for j in sel]
     for j, k in enumerate(ks):
       if k in caches:
@@ -481,6 +609,7 @@ def embed_sentences(
     progress: bool = True,
     devices: Sequence[Any] | None = None,
     shard_batches: int = DEFAULT_SHARD_BATCHES,
+    shard_params: bool | None = None,
 ) -> np.ndarray:
   """Frozen-encoder embeddings of `sentences`, float32 [len(sentences), D].
 
@@ -501,6 +630,9 @@ def embed_sentences(
     devices: devices to split batches over; all local devices by default.
     shard_batches: with a cache, batches per shard written (a killed run
       keeps every finished shard; a rerun embeds only the rest).
+    shard_params: shard the encoder's parameters over the devices (True),
+      replicate them (False), or None: shard only when replicated ones
+      would not fit (see `plan_params`).
 
   Raises:
     encoders.EncoderUnavailableError: weights not on disk nor downloadable.
@@ -508,11 +640,14 @@ def embed_sentences(
       encoder's files.
     embedding_cache.CacheNotWritableError: the cache cannot be written
       (raised before any encoding) or the disk filled up.
+    memory.MemoryEstimateError: the encoder would not fit the devices with
+      this batch size and max length (raised before any encoding).
   """
   return embed_with_stats(
       sentences, encoder, pooling=pooling, layer=layer, max_length=max_length,
       batch_size=batch_size, cache_dir=cache_dir, progress=progress,
-      devices=devices, shard_batches=shard_batches)[0]
+      devices=devices, shard_batches=shard_batches,
+      shard_params=shard_params)[0]
 
 
 # -- filling the cache for a dataset ------------------------------------------

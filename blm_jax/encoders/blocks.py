@@ -1,4 +1,4 @@
-"""Transformer pieces the encoder families share (BERT, Electra, RoBERTa, GPT-1).
+"""Transformer pieces the encoder families share (BERT family, GPT-1/2, Llama).
 
 What is really shared:
   * `attention`: multi-head scaled dot-product attention over [B, T, N, H]
@@ -55,15 +55,18 @@ def compute_dtype(name: str):
                      f"{sorted(COMPUTE_DTYPES)}") from None
 
 
-def attention(q, k, v, mask, *, causal: bool = False):
+def attention(q, k, v, mask, *, causal: bool = False,
+              right_padded: bool = True):
   """Scaled dot-product attention, [B, T, N, H] each -> [B, T, N, H].
 
-  `mask` [B, T] (1 real, 0 padding) hides padded keys. On a GPU with a
-  half-precision compute dtype the cuDNN fused kernel is used, given the
-  padding as per-row key lengths (right padding, which the tokenizers here
-  produce); elsewhere XLA's implementation with the mask itself.
+  k and v may have fewer heads than q (grouped-query attention: N a multiple
+  of theirs). `mask` [B, T] (1 real, 0 padding) hides padded keys. On a GPU
+  with a half-precision compute dtype and `right_padded` inputs (what the
+  embedding code produces unless a tokenizer asks for left padding) the
+  cuDNN fused kernel is used, given the padding as per-row key lengths;
+  elsewhere XLA's implementation with the mask itself.
   """
-  if (q.dtype in (jnp.bfloat16, jnp.float16)
+  if (right_padded and q.dtype in (jnp.bfloat16, jnp.float16)
       and jax.default_backend() == "gpu"):
     lengths = mask.astype(jnp.int32).sum(-1)
     try:

@@ -10,11 +10,13 @@ One small interface over the encoders the BLM papers probe:
 
 Every architecture is a Flax module of ours, one per family: `bert` (BERT,
 multilingual BERT, MiniLM, AlephBERT), `electra` (the discriminator),
-`roberta` (RoBERTa and XLM-R) and `openai_gpt` (GPT-1), sharing the blocks of
-`transformer_blocks`. They read Hugging Face folders directly (config.json
-plus model.safetensors or flax_model.msgpack, `hf_checkpoint`) and tokenize
-with the `tokenizers` package (`hf_tokenizer`): transformers is not needed at
-run time. The model type comes from the folder's config.json, so AlephBERT
+`roberta` (RoBERTa and XLM-R), `openai_gpt` (GPT-1), `gpt2` and the decoder
+LLMs of the Llama layout (`llama_family`: Llama 2/3, Mistral, Qwen2, Qwen3,
+Gemma), sharing the blocks of `transformer_blocks`. They read Hugging Face
+folders directly (config.json plus model.safetensors, a sharded checkpoint's
+index and files, or flax_model.msgpack, `hf_checkpoint`) and tokenize with
+the `tokenizers` package (`hf_tokenizer`): transformers is not needed at run
+time. Decoders: see docs/decoder-encoders.md. The model type comes from the folder's config.json, so AlephBERT
 (a BERT) needs nothing special.
 
 Pooling (the papers use both):
@@ -23,6 +25,7 @@ Pooling (the papers use both):
          embeddings").
   first  the first token, [CLS] / <s> (003 sec. 5, 004 sec. 4.1).
   last   the last real token: the summary position of a left-to-right decoder.
+Both find the real tokens from the mask, so right and left padding pool alike.
 
 Weights come from a local folder, the Hugging Face cache, or the hub. Nothing
 here downloads silently on an offline machine: when a hub model is not on disk
@@ -44,7 +47,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blm_jax.encoders import bert_family, hf_checkpoint, openai_gpt
+from blm_jax.encoders import bert_family, gpt2, hf_checkpoint, llama_family
+from blm_jax.encoders import memory, openai_gpt
 from blm_jax.encoders import blocks as transformer_blocks
 
 POOLINGS = ("mean", "first", "last")
@@ -124,6 +128,10 @@ class Encoder:
       the embedding cache is keyed on (the same weights from another folder
       hit the same cache), plus the compute dtype when it is not float32.
     dtype: the compute dtype, 'float32' or 'bfloat16'.
+    intermediate_size, num_heads: MLP width and attention heads, for the
+      memory estimate (0: 4 x hidden and hidden / 64).
+    padding_side: 'right', or 'left' where the tokenizer config asks for it
+      (decoders); the embedding code pads batches on this side.
   """
 
   name: str
@@ -139,6 +147,9 @@ class Encoder:
   identity: dict
   dtype: str
   _forward: Callable = dataclasses.field(repr=False)
+  intermediate_size: int = 0
+  num_heads: int = 0
+  padding_side: str = "right"
 
   def hidden_states(self, params, input_ids, attention_mask):
     """Tuple of num_layers + 1 arrays [B, T, D]: embeddings, then each layer."""
@@ -168,15 +179,19 @@ class Encoder:
 def pool(hidden: jax.Array, mask: jax.Array, pooling: str) -> jax.Array:
   """[B, T, D] token vectors + [B, T] mask -> [B, D] sentence vectors.
 
-  Right padding is assumed (the tokenizer output is padded here, on the right).
+  The first and last real tokens are found in the mask, so right padding
+  (what the embedding code produces) and left padding (what some decoder
+  tokenizers ask for) pool the same.
   """
   if pooling == "mean":
     m = mask.astype(hidden.dtype)[..., None]
     return (hidden * m).sum(1) / jnp.maximum(m.sum(1), 1.0)
+  real = mask > 0
   if pooling == "first":
-    return hidden[:, 0]
+    first = jnp.argmax(real, axis=1)
+    return jnp.take_along_axis(hidden, first[:, None, None], axis=1)[:, 0]
   if pooling == "last":
-    last = jnp.maximum(mask.astype(jnp.int32).sum(1) - 1, 0)
+    last = mask.shape[1] - 1 - jnp.argmax(real[:, ::-1], axis=1)
     return jnp.take_along_axis(hidden, last[:, None, None], axis=1)[:, 0]
   raise ValueError(f"pooling={pooling!r} is not one of {POOLINGS}")
 
@@ -286,12 +301,53 @@ def params_sha256(params) -> str:
   return h.hexdigest()
 
 
-SUPPORTED_MODEL_TYPES = tuple(sorted(bert_family.MODEL_TYPES
-                                    + openai_gpt.MODEL_TYPES))
+SUPPORTED_MODEL_TYPES = tuple(sorted(
+    bert_family.MODEL_TYPES + openai_gpt.MODEL_TYPES + gpt2.MODEL_TYPES
+    + llama_family.MODEL_TYPES))
+# Decoders whose weights load tensor by tensor in the compute dtype, with a
+# memory check before loading.
+DECODER_MODEL_TYPES = gpt2.MODEL_TYPES + llama_family.MODEL_TYPES
 
 
-def _load_family(name: str, model_dir: str, dtype):
-  """(model type, module, params, hidden, layers, max tokens, config pad)."""
+@dataclasses.dataclass(frozen=True)
+class _Family:
+  """What `_load_family` found: the model and the numbers `Encoder` keeps."""
+
+  model_type: str
+  module: Any
+  params: Any
+  hidden: int
+  layers: int
+  max_tokens: int
+  pad_id: int | None
+  intermediate: int = 0
+  heads: int = 0
+
+
+def _load_decoder(name: str, model_dir: str, config: dict, dtype,
+                  right_padded: bool) -> _Family:
+  """GPT-2 or the Llama layout, after checking that the weights fit."""
+  model_type = config["model_type"]
+  where = f"{model_dir}/config.json"
+  lib = gpt2 if model_type in gpt2.MODEL_TYPES else llama_family
+  module = lib.build(config, where, dtype, right_padded)
+  memory.check_params_fit(
+      name, memory.tree_bytes(llama_family.abstract_params(module)),
+      jnp.dtype(dtype).name, jax.local_devices())
+  try:
+    module, params, c = lib.load(model_dir, config, dtype, right_padded)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  if lib is gpt2:
+    return _Family(model_type, module, params, c.n_embd, c.n_layer,
+                   c.n_positions, c.pad_token_id, c.inner, c.n_head)
+  return _Family(model_type, module, params, c.hidden_size,
+                 c.num_hidden_layers, c.max_tokens, c.pad_token_id,
+                 c.intermediate_size, c.num_attention_heads)
+
+
+def _supported_config(name: str, model_dir: str) -> dict:
+  """config.json, if its model_type is one of SUPPORTED_MODEL_TYPES."""
   try:
     config = hf_checkpoint.read_config(model_dir)
   except hf_checkpoint.CheckpointError as e:
@@ -302,16 +358,28 @@ def _load_family(name: str, model_dir: str, dtype):
         f"encoder {name!r}: model_type {model_type!r} in "
         f"{model_dir}/config.json is not supported; supported: "
         f"{SUPPORTED_MODEL_TYPES}")
+  return config
+
+
+def _load_family(name: str, model_dir: str, dtype,
+                 right_padded: bool = True) -> _Family:
+  """The module and parameters of a folder, by config.json's model_type."""
+  config = _supported_config(name, model_dir)
+  model_type = config["model_type"]
+  if model_type in DECODER_MODEL_TYPES:
+    return _load_decoder(name, model_dir, config, dtype, right_padded)
   if model_type in openai_gpt.MODEL_TYPES:
     module, params, c = openai_gpt.load(model_dir, dtype)
-    return (model_type, module, params, c.n_embd, c.n_layer, c.n_positions,
-            config.get("pad_token_id"))
+    return _Family(model_type, module, params, c.n_embd, c.n_layer,
+                   c.n_positions, config.get("pad_token_id"), 4 * c.n_embd,
+                   c.n_head)
   try:
     module, params, c = bert_family.load(model_dir, config, dtype)
   except hf_checkpoint.CheckpointError as e:
     raise EncoderUnavailableError(str(e)) from None
-  return (model_type, module, params, c.hidden_size, c.num_hidden_layers,
-          bert_family.max_tokens(module), c.pad_token_id)
+  return _Family(model_type, module, params, c.hidden_size,
+                 c.num_hidden_layers, bert_family.max_tokens(module),
+                 c.pad_token_id, c.intermediate_size, c.num_attention_heads)
 
 
 @functools.lru_cache(maxsize=2)
@@ -319,19 +387,21 @@ def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
   from blm_jax.encoders import hf_tokenizer
 
   compute = transformer_blocks.compute_dtype(dtype)
-  model_type, module, params, hidden, layers, max_tokens, config_pad = (
-      _load_family(name, model_dir, compute))
+  config = _supported_config(name, model_dir)
+  try:  # The tokenizer first: its padding side is part of the module.
+    tokenizer = hf_tokenizer.load_tokenizer(model_dir, config["model_type"])
+  except hf_tokenizer.TokenizerError as e:
+    raise EncoderUnavailableError(str(e)) from None
+  fam = _load_family(name, model_dir, compute,
+                     right_padded=tokenizer.padding_side == "right")
+  model_type, module, params = fam.model_type, fam.module, fam.params
 
   def forward(p, ids, mask):
     return module.apply({"params": p}, ids, mask)[1]
 
-  try:
-    tokenizer = hf_tokenizer.load_tokenizer(model_dir, model_type)
-  except hf_tokenizer.TokenizerError as e:
-    raise EncoderUnavailableError(str(e)) from None
   pad_id = tokenizer.pad_token_id
-  if pad_id is None:  # GPT-1 has no pad token; the mask hides padding.
-    pad_id = config_pad or 0
+  if pad_id is None:  # GPT-1/2 and Llama have no pad token; the mask hides it.
+    pad_id = fam.pad_id or 0
   identity = {
       "model_type": model_type,
       "weights_sha256": params_sha256(params),
@@ -341,9 +411,12 @@ def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
     identity["compute_dtype"] = dtype
   return Encoder(name=name, model_dir=model_dir, model_type=model_type,
                  tokenizer=tokenizer, module=module, params=params,
-                 hidden_size=int(hidden), num_layers=int(layers),
-                 max_tokens=int(max_tokens), pad_id=int(pad_id),
-                 identity=identity, dtype=dtype, _forward=forward)
+                 hidden_size=int(fam.hidden), num_layers=int(fam.layers),
+                 max_tokens=int(fam.max_tokens), pad_id=int(pad_id),
+                 identity=identity, dtype=dtype, _forward=forward,
+                 intermediate_size=int(fam.intermediate),
+                 num_heads=int(fam.heads),
+                 padding_side=tokenizer.padding_side)
 
 
 def load_encoder(name_or_path: str | None = None,
@@ -351,9 +424,11 @@ def load_encoder(name_or_path: str | None = None,
                  dtype: str = "float32") -> Encoder:
   """Loads an encoder by registry name, alias, hub id or local folder.
 
-  `dtype` is the compute dtype: 'float32' (default) or 'bfloat16' (weights
-  stay float32; matmuls and activations in bfloat16, layer-norm statistics
-  and attention softmax in float32; embeddings come back float32).
+  `dtype` is the compute dtype: 'float32' (default) or 'bfloat16' (matmuls
+  and activations in bfloat16, norm statistics and attention softmax in
+  float32; embeddings come back float32). Encoder weights stay float32;
+  decoder weights (GPT-2, the Llama layout) are held in bfloat16 too, half
+  the memory of the model that dominates a device.
 
   The last two loaded encoders stay in memory, so callers embedding several
   splits one after another load the weights once.
@@ -381,16 +456,18 @@ def randomized(encoder: Encoder, seed: int) -> Encoder:
   The random-encoder control (Hewitt and Liang's question: how much of a
   probe's score comes from pretraining?). Initialised as Hugging Face
   initialises these models: every weight matrix and embedding N(0, 0.02),
-  biases 0, layer-norm scales 1. The identity carries the new weights'
-  digest and the seed, so the embedding cache keys it apart from the
-  pretrained encoder.
+  biases 0, norm scales 1 (Gemma's stored weight 0, as it scales by 1 + w).
+  The identity carries the new weights' digest and the seed, so the
+  embedding cache keys it apart from the pretrained encoder.
   """
   leaves, treedef = jax.tree_util.tree_flatten_with_path(encoder.params)
   keys = jax.random.split(jax.random.key(seed), len(leaves))
   new = []
   for (path, leaf), key in zip(leaves, keys):
     name = str(getattr(path[-1], "key", path[-1]))
-    if name == "scale":
+    if name == "scale" and encoder.model_type == "gemma":
+      new.append(jnp.zeros_like(leaf))  # Gemma's norms scale by 1 + w.
+    elif name == "scale":
       new.append(jnp.ones_like(leaf))
     elif name == "bias":
       new.append(jnp.zeros_like(leaf))

@@ -192,3 +192,134 @@ def load_params(module, model_dir: str, *, prefixes=(), optional=()) -> dict:
   params = to_params(kind, weights, expected, prefixes=prefixes,
                      optional=optional, where=model_dir)
   return jax.tree_util.tree_map(jnp.asarray, params)
+
+
+# -- Lazy tensor reading (decoders): one tensor at a time, in its target dtype.
+
+_ST_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16",
+              "BF16": "bfloat16", "I64": "int64", "I32": "int32",
+              "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
+
+
+def _np_dtype(name: str):
+  if name == "bfloat16":
+    import ml_dtypes
+    return np.dtype(ml_dtypes.bfloat16)
+  return np.dtype(name)
+
+
+class SafetensorsFolder:
+  """The tensors of `model.safetensors` or of a sharded checkpoint, by name.
+
+  Reads only the headers when opened; `get` memory-maps one tensor (no copy
+  until it is cast or transposed), so a model larger than host memory in
+  float32 still loads tensor by tensor, and bfloat16 files need neither
+  torch nor a trip through a device. A sharded checkpoint is
+  `model.safetensors.index.json`, whose `weight_map` names a file per tensor.
+  """
+
+  def __init__(self, model_dir: str):
+    self.model_dir = model_dir
+    self._where: dict[str, tuple[str, dict, int]] = {}
+    single = os.path.join(model_dir, "model.safetensors")
+    index = single + ".index.json"
+    if os.path.isfile(single):
+      self._add_file(single, None)
+    elif os.path.isfile(index):
+      try:
+        with open(index, encoding="utf-8") as f:
+          weight_map = json.load(f).get("weight_map")
+      except (ValueError, AttributeError) as e:
+        raise CheckpointError(f"{index}: not a JSON object ({e})") from None
+      if not isinstance(weight_map, dict) or not weight_map:
+        raise CheckpointError(f"{index}: field 'weight_map' is missing or "
+                              "empty")
+      files = {}
+      for tensor, shard in weight_map.items():
+        files.setdefault(shard, []).append(tensor)
+      for shard, tensors in sorted(files.items()):
+        path = os.path.join(model_dir, shard)
+        if not os.path.isfile(path):
+          raise CheckpointError(
+              f"{index}: field 'weight_map' names shard file {shard!r} (for "
+              f"{tensors[0]!r} and {len(tensors) - 1} more tensors), which "
+              f"is not in {model_dir}")
+        found = self._add_file(path, index)
+        lacking = sorted(set(tensors) - found)
+        if lacking:
+          raise CheckpointError(
+              f"{index}: field 'weight_map' puts {lacking[0]!r} in {shard}, "
+              "which does not hold it")
+    else:
+      raise CheckpointError(
+          f"{model_dir}: no model.safetensors or model.safetensors.index.json")
+
+  def _add_file(self, path: str, index: str | None) -> set:
+    try:
+      with open(path, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(n))
+    except (OSError, ValueError) as e:
+      raise CheckpointError(f"{path}: not a safetensors file ({e})") from None
+    header.pop("__metadata__", None)
+    for name, info in header.items():
+      if info.get("dtype") not in _ST_DTYPES:
+        raise CheckpointError(f"{path}: tensor {name!r} has dtype "
+                              f"{info.get('dtype')!r}, not supported")
+      self._where[name] = (path, info, 8 + n)
+    return set(header)
+
+  def __contains__(self, name: str) -> bool:
+    return name in self._where
+
+  def names(self) -> list[str]:
+    return sorted(self._where)
+
+  def get(self, name: str) -> np.ndarray:
+    """The tensor as stored (a read-only memory map)."""
+    path, info, base = self._where[name]
+    start, end = info["data_offsets"]
+    dtype = _np_dtype(_ST_DTYPES[info["dtype"]])
+    shape = tuple(info["shape"])
+    if end - start != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+      raise CheckpointError(f"{path}: tensor {name!r}: data_offsets do not "
+                            f"match shape {shape} and dtype {info['dtype']}")
+    if not shape or end == start:
+      with open(path, "rb") as f:
+        f.seek(base + start)
+        return np.frombuffer(f.read(end - start), dtype).reshape(shape)
+    return np.memmap(path, dtype=dtype, mode="r", offset=base + start,
+                     shape=shape)
+
+
+def load_tensors(folder: SafetensorsFolder, expected: Mapping, lookup,
+                 dtype: str, where: str) -> dict:
+  """The tree of `expected` (ShapeDtypeStructs) filled from `folder`.
+
+  `lookup(path)` -> (candidate tensor names, transpose?). Each tensor is cast
+  to `dtype` ('float32' or 'bfloat16') on the host, one at a time; the
+  result's leaves are numpy arrays, placed on devices by the caller (whole
+  or sharded).
+  """
+  target = _np_dtype(dtype)
+  params, missing = {}, []
+  for path, spec in _flat(expected).items():
+    names, transpose = lookup(path)
+    name = next((n for n in names if n in folder), None)
+    if name is None:
+      missing.append(names[0])
+      continue
+    value = folder.get(name)
+    if transpose:
+      value = value.T
+    if value.shape != tuple(spec.shape):
+      raise CheckpointError(
+          f"{where}: tensor {name} has shape {value.shape}, but config.json "
+          f"implies {tuple(spec.shape)}")
+    params[path] = np.ascontiguousarray(value, dtype=target)
+  if missing:
+    raise CheckpointError(
+        f"{where}: {len(missing)} tensors the model needs are missing from "
+        f"the checkpoint, e.g. {missing[:3]} (is it a checkpoint of this "
+        "model type, with this config.json?)")
+  return _unflat(params)

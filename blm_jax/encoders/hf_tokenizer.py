@@ -27,9 +27,15 @@ SPECIAL_DEFAULTS = {
                 "unk_token": "<unk>", "mask_token": "<mask>",
                 "bos_token": "<s>", "eos_token": "</s>"},
     "openai-gpt": {"unk_token": "<unk>"},
+    # GPT-2 and the decoder LLMs: tokenizer.json only, specials from the
+    # tokenizer config (Llama-style folders have no pad token).
+    "decoder": {},
 }
 _KIND = {"bert": "bert", "electra": "bert", "roberta": "roberta",
-         "xlm-roberta": "roberta", "openai-gpt": "openai-gpt"}
+         "xlm-roberta": "roberta", "openai-gpt": "openai-gpt",
+         "gpt2": "decoder", "llama": "decoder", "mistral": "decoder",
+         "qwen2": "decoder", "qwen3": "decoder", "gemma": "decoder"}
+PADDING_SIDES = ("right", "left")
 
 
 class TokenizerError(OSError):
@@ -39,9 +45,11 @@ class TokenizerError(OSError):
 class TextTokenizer:
   """Text -> ids with the special tokens a model was trained with."""
 
-  def __init__(self, tokenizer, special: dict[str, str], source: str):
+  def __init__(self, tokenizer, special: dict[str, str], source: str,
+               padding_side: str = "right"):
     self._tok = tokenizer
     self.source = source
+    self.padding_side = padding_side
     self.special_tokens = dict(special)
     for name in ("cls_token", "sep_token", "pad_token", "unk_token",
                  "mask_token"):
@@ -106,6 +114,11 @@ def load_tokenizer(model_dir: str, model_type: str) -> TextTokenizer:
     raise TokenizerError(f"{model_dir}: no tokenizer rule for model_type "
                          f"{model_type!r}")
   special, config = _special_tokens(model_dir, kind)
+  side = config.get("padding_side", "right")
+  if side not in PADDING_SIDES:
+    raise TokenizerError(f"{model_dir}/tokenizer_config.json: field "
+                         f"padding_side={side!r} is not one of "
+                         f"{PADDING_SIDES}")
   path = os.path.join(model_dir, "tokenizer.json")
   if os.path.isfile(path):
     try:
@@ -113,7 +126,7 @@ def load_tokenizer(model_dir: str, model_type: str) -> TextTokenizer:
     except Exception as e:  # tokenizers raises a bare Exception.
       raise TokenizerError(f"{path}: cannot be read by tokenizers ({e})") \
           from None
-    return TextTokenizer(tok, special, path)
+    return TextTokenizer(tok, special, path, side)
   has = lambda n: os.path.isfile(os.path.join(model_dir, n))
   if kind == "bert" and has("vocab.txt"):
     tok = _wordpiece(model_dir, special, config)
@@ -121,6 +134,12 @@ def load_tokenizer(model_dir: str, model_type: str) -> TextTokenizer:
       "merges.txt"):
     tok = (_byte_bpe if kind == "roberta" else _gpt_bpe)(model_dir, special,
                                                          config)
+  elif kind == "decoder":
+    raise TokenizerError(
+        f"{model_dir}: no tokenizer.json, which {model_type} folders are "
+        "read from. Write one once where transformers is installed: "
+        f"`AutoTokenizer.from_pretrained({model_dir!r}).save_pretrained("
+        f"{model_dir!r})`")
   elif has("sentencepiece.bpe.model") or has("spiece.model"):
     raise TokenizerError(
         f"{model_dir}: only a sentencepiece model is there, no "
@@ -131,7 +150,7 @@ def load_tokenizer(model_dir: str, model_type: str) -> TextTokenizer:
     raise TokenizerError(
         f"{model_dir}: no tokenizer.json and no vocabulary files for a "
         f"{model_type} tokenizer (vocab.txt, or vocab.json + merges.txt)")
-  return TextTokenizer(tok, special, model_dir)
+  return TextTokenizer(tok, special, model_dir, side)
 
 
 def _read_vocab_txt(path: str) -> dict[str, int]:
