@@ -297,8 +297,8 @@ def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
 
 
 @dataclasses.dataclass(frozen=True)
-class TestPredictions:
-  """Every cell's chosen answers on one test type, with what scores them.
+class Predictions:
+  """Every cell's chosen answers on one test type, and what scores them.
 
   pred: [cells, instances] chosen answer index per cell.
   correct: [instances] index of the correct answer.
@@ -330,7 +330,7 @@ class TrainingOutcome:
   best_dev_loss: np.ndarray  # [cells]
   best_epoch: np.ndarray  # [cells]
   history: dict
-  test: dict[str, TestPredictions]
+  test: dict[str, Predictions]
   sweep_layers: tuple[int, ...]  # Swept hidden states, () without a sweep.
   main_layer: int | None  # The real cells' hidden state, with a sweep.
   train_instances_per_s: float | None  # None: no epoch after the first.
@@ -476,8 +476,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   test = {}
   for u in test_types:
     out = grid.predict(state.best_params, grid.test[u])
-    test[u] = TestPredictions(np.asarray(out["pred"])[:grid.num_cells],
-                              data.test[u].correct, data.test[u].labels)
+    test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
+                          data.test[u].correct, data.test[u].labels)
   return TrainingOutcome(
       spec=grid.spec, test_types=test_types,
       label_names=tuple(data.label_names), num_answers=data.num_answers,
