@@ -23,6 +23,8 @@ from absl import app, flags
 from absl import logging as absl_logging
 from ml_collections import config_flags
 
+from blm_jax.training import progress
+
 _CONFIG = config_flags.DEFINE_config_file(
     "config", None, "Experiment config file (configs/<name>.py[:variant]).",
     lock_config=True)
@@ -85,24 +87,32 @@ def parse_flags(argv):
     sys.exit("\n".join(lines) + "\nvalid keys:\n  " + "\n  ".join(valid))
 
 
-class _ConsoleEcho(logging.FileHandler):
-  """The trainer's log.txt handler, echoing resume news to the console.
+class Console(progress.Progress):
+  """The trainer's events on the terminal, and what a Ctrl-C message needs.
 
-  train._setup_logging keeps a handler already writing to the workdir's
-  log.txt, so installing this one first shows "resumed from epoch N" and
-  "already trained: evaluating only" when they happen, not after the run.
+  Resume news is printed when it happens; `epochs_done` and `epochs_saved`
+  count completed epochs (the trainer's events give 0-based indices).
   """
 
-  ECHO = re.compile(r"^(resumed from epoch (\d+)|already trained.*)")
+  def __init__(self):
+    self.started = False  # The workdir is made and the epochs run.
+    self.epochs_done = 0
+    self.epochs_saved = None  # None: no checkpoint holds this run yet.
 
-  def emit(self, record):
-    super().emit(record)
-    m = self.ECHO.match(record.getMessage())
-    if m:
-      # The log counts epochs from 0; the console counts completed epochs.
-      msg = (f"resumed from epoch {int(m.group(2)) + 1}" if m.group(2)
-             else m.group(1))
-      print(msg, file=sys.stderr, flush=True)
+  def on_resume(self, epoch):
+    self.epochs_done = self.epochs_saved = epoch + 1
+    print(f"resumed from epoch {epoch + 1}", file=sys.stderr, flush=True)
+
+  def on_train_start(self, first_epoch, epochs):
+    self.started = True
+    if first_epoch >= epochs:
+      print("already trained: evaluating only", file=sys.stderr, flush=True)
+
+  def on_epoch_end(self, epoch, measurements):
+    self.epochs_done = epoch + 1
+
+  def on_checkpoint(self, epoch):
+    self.epochs_saved = epoch + 1
 
 
 def _not_interrupt(record: logging.LogRecord) -> bool:
@@ -124,23 +134,6 @@ def _quiet_logs() -> None:
     tfds.disable_progress_bar()  # Dataset generation bars; ours stay.
 
 
-def _progress(workdir: str) -> tuple[int, int | None]:
-  """(epochs completed per log.txt, epochs held by the newest checkpoint)."""
-  done = 0
-  try:
-    with open(os.path.join(workdir, "log.txt")) as f:
-      for line in f:
-        m = re.search(r" epoch (\d+) loss ", line)
-        if m:
-          done = int(m.group(1)) + 1
-  except OSError:
-    pass
-  ckpt_dir = os.path.join(workdir, "checkpoints")
-  steps = [int(n) for n in (os.listdir(ckpt_dir) if os.path.isdir(ckpt_dir)
-                            else ()) if n.isdigit()]
-  return done, (max(steps) + 1 if steps else None)
-
-
 def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full
   disk or unwritable embedding cache, a workdir holding another run."""
@@ -157,13 +150,16 @@ def error_line(e: Exception) -> str | None:
   return None
 
 
-def interrupted_message(workdir: str) -> str:
-  if not os.path.exists(os.path.join(workdir, "log.txt")):
+def interrupted_message(workdir: str, console: Console) -> str:
+  """What a Ctrl-C leaves behind and how to go on from it."""
+  if not console.started:
     # The trainer makes the workdir once the data is loaded and embedded.
+    where = (f"; {workdir} was not made" if not os.path.exists(workdir)
+             else "")
     return ("interrupted before training started (while loading or "
-            f"embedding the data; {workdir} was not made); rerun the same "
-            "command: the embedding shards already written are reused")
-  done, saved = _progress(workdir)
+            f"embedding the data{where}); rerun the same command: the "
+            "embedding shards already written are reused")
+  done, saved = console.epochs_done, console.epochs_saved
   if saved is None:
     return (f"interrupted after epoch {done}; no checkpoint was written yet, "
             "so rerunning the same command starts from the beginning")
@@ -187,16 +183,13 @@ def main(argv):
 
   if _DISTRIBUTED.value:
     jax.distributed.initialize()
-  from blm_jax.training import trainer as train
+  from blm_jax.results import experiment
 
-  echo = _ConsoleEcho(os.path.abspath(os.path.join(workdir, "log.txt")),
-                      delay=True)
-  echo.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-  logging.getLogger("blm_jax.training.trainer").addHandler(echo)
+  console = Console()
   try:
-    results = train.train_and_evaluate(config, workdir)
+    results = experiment.run_experiment(config, workdir, progress=console)
   except KeyboardInterrupt:
-    sys.exit(interrupted_message(workdir))
+    sys.exit(interrupted_message(workdir, console))
   except Exception as e:
     line = error_line(e)
     if line is None:

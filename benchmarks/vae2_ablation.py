@@ -121,7 +121,7 @@ def dev_row(results: dict) -> dict:
 
 def main(argv):
   del argv
-  from blm_jax.training import trainer as train
+  from blm_jax.results.experiment import run_experiment
 
   unknown = [s for s in _SETTINGS.value if s not in SETTINGS]
   if unknown:
@@ -133,7 +133,7 @@ def main(argv):
     path = os.path.join(workdir, "results.json")
     if not os.path.exists(path):
       print(f"== {name}: training in {workdir}", flush=True)
-      train.train_and_evaluate(config_for(name, _DATASET.value), workdir)
+      run_experiment(config_for(name, _DATASET.value), workdir)
     with open(path) as f:
       rows[name] = dev_row(json.load(f))
     print(f"== {name}: {rows[name]}", flush=True)

@@ -9,7 +9,8 @@ import orbax.checkpoint as ocp
 import pytest
 from absl import logging as absl_logging
 
-from blm_jax.training import checkpoints, trainer as train
+from blm_jax.results.experiment import run_experiment
+from blm_jax.training import checkpoints
 from tests import synthetic
 
 # What orbax 0.12 raised on a 48 KiB tmpfs (tensorstore's error text).
@@ -35,7 +36,7 @@ def test_full_disk_is_one_line(tmp_path, monkeypatch, caplog):
   work = tmp_path / "work"
   with caplog.at_level(logging.INFO):
     with pytest.raises(OSError) as e:
-      train.train_and_evaluate(cfg, str(work), data=synthetic.data(
+      run_experiment(cfg, str(work), data=synthetic.data(
           n_train=40, n_dev=10, n_test=10))
   assert e.value.errno == errno.ENOSPC
   assert e.value.strerror == (
@@ -49,7 +50,7 @@ def test_full_disk_is_one_line(tmp_path, monkeypatch, caplog):
   assert launch.error_line(e.value) == "error: " + e.value.strerror
   # The run resumes from the step saved before the disk filled up.
   monkeypatch.setattr(ocp.CheckpointManager, "save", real_save)
-  train.train_and_evaluate(cfg, str(work), data=synthetic.data(
+  run_experiment(cfg, str(work), data=synthetic.data(
       n_train=40, n_dev=10, n_test=10))
   assert "resumed from epoch 0" in (work / "log.txt").read_text()
 

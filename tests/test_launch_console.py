@@ -1,7 +1,7 @@
 """launch.py's console: one-line errors before any workdir, quiet logs,
-resume news, and a Ctrl-C that says how to resume instead of a traceback."""
+resume news from the trainer's events, and a Ctrl-C that says how to resume
+instead of a traceback."""
 
-import logging
 import os
 import re
 import signal
@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from tests import release_fixtures, tiny_checkpoints
+from tests import release_fixtures, synthetic, tiny_checkpoints
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -53,26 +53,6 @@ def test_bad_config_and_dataset_name_fail_before_the_workdir(tmp_path):
       "error: config.data.name='blm_spray_lod/ALT-ATL_type_{}': no dataset "
       "'blm_spray_lod'; did you mean 'blm_spray_load'?")
   assert not work.exists()
-
-
-def test_resume_news_is_echoed_from_the_trainer_log(tmp_path, capsys):
-  import launch  # Defines absl flags: imported once, here only.
-
-  path = str(tmp_path / "log.txt")
-  handler = launch._ConsoleEcho(path, delay=True)
-  log = logging.getLogger("test_console_echo")
-  log.propagate = False
-  log.addHandler(handler)
-  try:
-    log.warning("resumed from epoch %d", 4)
-    log.warning("epoch %d loss %.5f", 5, 0.1)
-    log.warning("already trained: evaluating only")
-  finally:
-    log.removeHandler(handler)
-    handler.close()
-  assert capsys.readouterr().err.splitlines() == [
-      "resumed from epoch 5", "already trained: evaluating only"]
-  assert "epoch 5 loss" in open(path).read()
 
 
 def test_ctrl_c_says_how_to_resume(tmp_path):
@@ -119,15 +99,62 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
   assert not re.search(r"^I\d{4} ", err, re.M), err[:3000]
 
 
-def test_ctrl_c_before_training_says_so(tmp_path):
+def test_ctrl_c_message_counts_the_trainer_events(tmp_path):
   import launch
 
   work = tmp_path / "work"  # Not made yet: the data was still loading.
-  assert launch.interrupted_message(str(work)) == (
+  console = launch.Console()
+  assert launch.interrupted_message(str(work), console) == (
       "interrupted before training started (while loading or embedding the "
       f"data; {work} was not made); rerun the same command: the embedding "
       "shards already written are reused")
-  work.mkdir()
-  (work / "log.txt").write_text("2026-01-01 epoch 0 loss 1.0\n")
-  assert launch.interrupted_message(str(work)).startswith(
+  work.mkdir()  # A rerun's workdir, interrupted while loading again.
+  assert launch.interrupted_message(str(work), console) == (
+      "interrupted before training started (while loading or embedding the "
+      "data); rerun the same command: the embedding shards already written "
+      "are reused")
+  console.on_train_start(0, 10)
+  assert launch.interrupted_message(str(work), console) == (
+      "interrupted after epoch 0; no checkpoint was written yet, so rerunning "
+      "the same command starts from the beginning")
+  console.on_epoch_end(0, {})
+  assert launch.interrupted_message(str(work), console).startswith(
       "interrupted after epoch 1; no checkpoint was written yet")
+  console.on_epoch_end(1, {})
+  console.on_checkpoint(1)
+  console.on_epoch_end(2, {})
+  assert launch.interrupted_message(str(work), console) == (
+      "interrupted after epoch 3; rerun the same command to resume from "
+      "epoch 2")
+  # A resumed run starts from what its checkpoint holds.
+  resumed = launch.Console()
+  resumed.on_resume(3)
+  resumed.on_train_start(4, 10)
+  assert launch.interrupted_message(str(work), resumed) == (
+      "interrupted after epoch 4; rerun the same command to resume from "
+      "epoch 4")
+
+
+def test_launch_never_reads_the_log():
+  with open(os.path.join(ROOT, "launch.py")) as f:
+    assert "log.txt" not in f.read()
+
+
+def test_resume_news_is_printed_from_the_trainer_events(tmp_path, capsys):
+  import launch  # Defines absl flags: imported once, here only.
+  from blm_jax.results.experiment import run_experiment
+
+  cfg = synthetic.config("ffnn", epochs=2, seeds=(0,), types=("I",))
+  data = synthetic.data(n_train=40, n_dev=10, n_test=10, types=("I",))
+
+  def news():
+    return [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith(("resumed", "already"))]
+
+  run_experiment(cfg, str(tmp_path), data=data, progress=launch.Console())
+  assert news() == []
+  console = launch.Console()
+  run_experiment(cfg, str(tmp_path), data=data, progress=console)
+  # The console counts completed epochs; the trainer's events, 0-based ones.
+  assert news() == ["resumed from epoch 2", "already trained: evaluating only"]
+  assert (console.epochs_done, console.epochs_saved) == (2, 2)

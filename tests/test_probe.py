@@ -5,7 +5,7 @@ import pytest
 
 from blm_jax.analysis import restore as probe
 from blm_jax.data.sentence_table import build_sentence_table
-from blm_jax.training import trainer as train
+from blm_jax.results.experiment import run_experiment
 from data_builders.common import loading as data_lib
 from tests import synthetic
 
@@ -13,7 +13,7 @@ from tests import synthetic
 def test_probe_reproduces_results(tmp_path, monkeypatch):
   d = synthetic.data(n_train=60, n_dev=20, n_test=30)
   cfg = synthetic.config("vae2", epochs=2, seeds=(0, 1))
-  res = train.train_and_evaluate(cfg, str(tmp_path), data=d)
+  res = run_experiment(cfg, str(tmp_path), data=d)
   # Serve the synthetic test split of type II as if it were a TFDS dataset.
   insts = synthetic.instances(30, "II", 0 * 1000 + 1 * 10 + 4)[0]
   assert build_sentence_table(insts).num_instances == 30

@@ -13,7 +13,7 @@ from absl import flags
 from blm_jax.analysis import probing, restore as probe
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
-from blm_jax.training import trainer as train
+from blm_jax.results.experiment import run_experiment
 from data_builders.common import schema
 from tests import synthetic
 from blm_jax.cli import probe as probe_cli
@@ -61,8 +61,8 @@ def chunk_data(n_train=60, n_dev=20, n_test=40, seed=0):
 def vae2_run(tmp_path_factory):
   workdir = str(tmp_path_factory.mktemp("vae2"))
   d = synthetic.data(n_train=60, n_dev=20, n_test=30)
-  train.train_and_evaluate(synthetic.config("vae2", epochs=2, seeds=(0, 1)),
-                           workdir, data=d)
+  run_experiment(synthetic.config("vae2", epochs=2, seeds=(0, 1)), workdir,
+                 data=d)
   return workdir, d
 
 
@@ -72,7 +72,7 @@ def sent_vae_run(tmp_path_factory):
   d = chunk_data()
   c = synthetic.config("sent_vae", epochs=3, seeds=(0, 1), types=("chunks",))
   c.data.name = "blm_chunks/spray_load_ALT-ATL"
-  res = train.train_and_evaluate(c, workdir, data=d)
+  res = run_experiment(c, workdir, data=d)
   return workdir, d, res
 
 

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from blm_jax.results.experiment import run_experiment
 from blm_jax.training import grid as grid_lib, trainer as train
 from tests import synthetic
 
@@ -26,7 +27,7 @@ def test_outputs_and_learning(tmp_path):
   cfg.train.score = "cosine"  # the synthetic wrong answers have larger norms
   cfg.train.learning_rate = 1e-2
   cfg.train.batch_size = 50
-  res = train.train_and_evaluate(
+  res = run_experiment(
       cfg, str(tmp_path), data=synthetic.data(n_train=400, n_test=60))
   for f in ("config.json", "results.json", "heatmap.png", "errors.png",
             "log.txt"):
@@ -44,14 +45,14 @@ def test_outputs_and_learning(tmp_path):
 
 def test_same_config_same_results(tmp_path, data):
   cfg = synthetic.config("vae2", epochs=2)
-  a = train.train_and_evaluate(cfg, str(tmp_path / "a"), data=data)
-  b = train.train_and_evaluate(cfg, str(tmp_path / "b"), data=data)
+  a = run_experiment(cfg, str(tmp_path / "a"), data=data)
+  b = run_experiment(cfg, str(tmp_path / "b"), data=data)
   assert _cells(a) == _cells(b)
 
 
 def test_killed_run_resumes_to_the_same_results(tmp_path, data, monkeypatch):
   cfg = synthetic.config("ffnn", epochs=4)
-  full = train.train_and_evaluate(cfg, str(tmp_path / "full"), data=data)
+  full = run_experiment(cfg, str(tmp_path / "full"), data=data)
 
   real = grid_lib.Grid.run_epoch
 
@@ -62,11 +63,10 @@ def test_killed_run_resumes_to_the_same_results(tmp_path, data, monkeypatch):
 
   monkeypatch.setattr(grid_lib.Grid, "run_epoch", dies_at_epoch_2)
   with pytest.raises(KeyboardInterrupt):
-    train.train_and_evaluate(cfg, str(tmp_path / "killed"), data=data)
+    run_experiment(cfg, str(tmp_path / "killed"), data=data)
   assert not (tmp_path / "killed" / "results.json").exists()
   monkeypatch.setattr(grid_lib.Grid, "run_epoch", real)
-  resumed = train.train_and_evaluate(cfg, str(tmp_path / "killed"),
-                                     data=data)
+  resumed = run_experiment(cfg, str(tmp_path / "killed"), data=data)
   assert "resumed from epoch 1" in (tmp_path / "killed" / "log.txt").read_text()
   assert _cells(resumed) == _cells(full)
 
@@ -81,7 +81,7 @@ def test_nan_loss_names_cell_and_step(tmp_path):
   with pytest.raises(FloatingPointError,
                      match=r"non-finite loss .* in cell seed=5,train=II at "
                      r"epoch 0, step \d"):
-    train.train_and_evaluate(cfg, str(tmp_path), data=bad)
+    run_experiment(cfg, str(tmp_path), data=bad)
 
 
 def test_mismatches_fail_before_compiling(tmp_path, data):
@@ -89,30 +89,30 @@ def test_mismatches_fail_before_compiling(tmp_path, data):
   cfg.data.num_answers = 9
   with pytest.raises(ValueError, match="config.data.num_answers=9 but "
                      "'synthetic_{}' has 4 candidate answers"):
-    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+    run_experiment(cfg, str(tmp_path), data=data)
   cfg = synthetic.config("vae2")
   cfg.model.grid_shape = (3, 5)
   with pytest.raises(ValueError, match=r"grid_shape=\(3, 5\) does not "
                      "reshape an embedding of dimension 8"):
-    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+    run_experiment(cfg, str(tmp_path), data=data)
   cfg = synthetic.config("cnn")
   with pytest.raises(ValueError, match="need at least 7 context sentences; "
                      "the data has 4"):
-    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+    run_experiment(cfg, str(tmp_path), data=data)
   assert not (tmp_path / "checkpoints").exists()
 
 
 def test_changed_config_or_data_is_never_resumed(tmp_path, data):
   cfg = synthetic.config("ffnn", epochs=2)
   workdir = str(tmp_path / "run")
-  train.train_and_evaluate(cfg, workdir, data=data)
+  run_experiment(cfg, workdir, data=data)
   config_json = (tmp_path / "run" / "config.json").read_text()
 
   changed = synthetic.config("ffnn", epochs=2)
   changed.train.learning_rate = 0.01
   changed.loss.answer_reduction = "mean"
   with pytest.raises(train.RunMismatchError) as e:
-    train.train_and_evaluate(changed, workdir, data=data)
+    run_experiment(changed, workdir, data=data)
   msg = str(e.value)
   assert "config.train.learning_rate: 0.001 -> 0.01" in msg
   assert "config.loss.answer_reduction: 'sum' -> 'mean'" in msg
@@ -121,23 +121,23 @@ def test_changed_config_or_data_is_never_resumed(tmp_path, data):
 
   other = synthetic.data(n_train=40, n_dev=20, n_test=20, seed=3)
   with pytest.raises(train.RunMismatchError, match=r"data train/I: '"):
-    train.train_and_evaluate(cfg, workdir, data=other)
+    run_experiment(cfg, workdir, data=other)
   vae = synthetic.config("vae2", epochs=2)
   with pytest.raises(train.RunMismatchError,
                      match="config.model.name: 'ffnn' -> 'vae2'"):
-    train.train_and_evaluate(vae, workdir, data=data)
+    run_experiment(vae, workdir, data=data)
 
   changed.train.resume = "restart"
-  results = train.train_and_evaluate(changed, workdir, data=data)
+  results = run_experiment(changed, workdir, data=data)
   assert results["config"]["loss_weights"]["answer_margin"] == 1.0
   assert '"learning_rate": 0.01' in (tmp_path / "run" / "config.json").read_text()
 
 
 def test_more_epochs_resume_the_same_run(tmp_path, data):
   cfg = synthetic.config("ffnn", epochs=2)
-  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  run_experiment(cfg, str(tmp_path), data=data)
   cfg.train.epochs = 3
-  results = train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  results = run_experiment(cfg, str(tmp_path), data=data)
   assert "resumed from epoch 1" in (tmp_path / "log.txt").read_text()
   cell = results["cells"][0]
   assert len(cell["history"]["dev_accuracy"]) == 3
@@ -154,10 +154,10 @@ def test_bit_damage_in_a_checkpoint_falls_back_to_an_older_step(tmp_path,
                                                                 data):
   cfg = synthetic.config("ffnn", epochs=3)
   cfg.train.keep_checkpoints = 2
-  full = train.train_and_evaluate(cfg, str(tmp_path / "ref"), data=data)
+  full = run_experiment(cfg, str(tmp_path / "ref"), data=data)
   work = tmp_path / "run"
   cfg.train.epochs = 2
-  train.train_and_evaluate(cfg, str(work), data=data)
+  run_experiment(cfg, str(work), data=data)
   steps = sorted(os.listdir(work / "checkpoints"))
   assert steps == ["0", "1"]
   path = _largest_data_file(work / "checkpoints" / "1")
@@ -166,7 +166,7 @@ def test_bit_damage_in_a_checkpoint_falls_back_to_an_older_step(tmp_path,
     raw[i] ^= 0xFF
   open(path, "wb").write(bytes(raw))
   cfg.train.epochs = 3
-  resumed = train.train_and_evaluate(cfg, str(work), data=data)
+  resumed = run_experiment(cfg, str(work), data=data)
   log = (work / "log.txt").read_text()
   # Where the flipped bytes land depends on how orbax laid out the file
   # (its writes run concurrently): inside a compressed chunk the reader
@@ -188,7 +188,7 @@ def test_digest_mismatch_falls_back_to_an_older_step(tmp_path, data,
   from blm_jax.training import checkpoints
   cfg = synthetic.config("ffnn", epochs=2)
   cfg.train.keep_checkpoints = 2
-  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  run_experiment(cfg, str(tmp_path), data=data)
   real, calls = checkpoints.digest, []
 
   def digest_once_wrong(state):
@@ -197,7 +197,7 @@ def test_digest_mismatch_falls_back_to_an_older_step(tmp_path, data,
 
   monkeypatch.setattr(checkpoints, "digest", digest_once_wrong)
   cfg.train.epochs = 3
-  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  run_experiment(cfg, str(tmp_path), data=data)
   log = (tmp_path / "log.txt").read_text()
   assert re.search(r"checkpoint step 1 in \S+ is damaged \(its bytes do not "
                    r"match the saved digest\); moved to", log), log
@@ -207,17 +207,17 @@ def test_digest_mismatch_falls_back_to_an_older_step(tmp_path, data,
 def test_structure_mismatch_is_an_error_not_a_fresh_start(tmp_path, data):
   from blm_jax.training import checkpoints
   cfg = synthetic.config("ffnn", epochs=1)
-  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  run_experiment(cfg, str(tmp_path), data=data)
   cfg.model.hidden_factor = 3.0
   cfg.train.resume = "force"  # past the config check: the state must say it
   with pytest.raises(checkpoints.CheckpointMismatchError,
                      match=r"step 0 holds a state of another structure .*"
                      r"layer1.*\[4, 32, 16\] -> \[4, 32, 24\]"):
-    train.train_and_evaluate(cfg, str(tmp_path), data=data)
+    run_experiment(cfg, str(tmp_path), data=data)
   assert os.listdir(tmp_path / "checkpoints") == ["0"]
 
 
 def test_one_checkpoint_is_kept_by_default(tmp_path, data):
   cfg = synthetic.config("ffnn", epochs=3)
-  train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  run_experiment(cfg, str(tmp_path), data=data)
   assert os.listdir(tmp_path / "checkpoints") == ["2"]

@@ -11,6 +11,7 @@ import pytest
 
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
+from blm_jax.results.experiment import run_experiment
 from blm_jax.training import config_check
 from blm_jax.training import run_identity
 from blm_jax.training import trainer as train
@@ -191,8 +192,7 @@ def test_results_report_controls_selectivity_and_layer_sweep(tmp_path):
   c = synthetic.config("ffnn", epochs=2, seeds=(0, 1))
   c.controls = "answer_only"
   c.encoder.layer_sweep = "all"
-  out = train.train_and_evaluate(c, str(tmp_path), data=data,
-                                 sources_fn=sources_fn)
+  out = run_experiment(c, str(tmp_path), data=data, sources_fn=sources_fn)
   assert seen == [len(data.table.sentences)]
   with open(tmp_path / "results.json") as f:
     saved = json.load(f)

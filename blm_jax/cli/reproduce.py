@@ -20,7 +20,7 @@ import sys
 from absl import app, flags
 
 from blm_jax.results.claims import report
-from blm_jax.training import trainer as train
+from blm_jax.results.experiment import run_experiment
 
 
 def load_config(configs_dir: str, model: str, arg: str):
@@ -69,7 +69,7 @@ def main(argv):
         if opts.report_only:
           continue
         print(f"== {ds} / {model}: training into {workdir}", flush=True)
-        train.train_and_evaluate(config, workdir)
+        run_experiment(config, workdir)
       with open(path) as f:
         runs.setdefault(ds, {})[model] = json.load(f)
   record = report(runs, list(opts.models), opts.out,

@@ -1,9 +1,11 @@
-"""train_and_evaluate(config, workdir): a whole F1 heatmap in one jitted pass.
+"""train_and_evaluate(config, workdir): a whole grid trained in one jitted pass.
 
 Sections: data and embeddings; model, optimizer and grid; checkpoint resume;
-the epoch loop (one jitted, vmapped epoch for all cells); evaluation of every
-cell on every test type; outputs (config.json, results.json, heatmap.png,
-errors.png, log.txt, checkpoints/). The per-cell step is in `solver.py`, the
+the epoch loop (one jitted, vmapped epoch for all cells); predictions of
+every cell on every test type. It writes config.json, log.txt and
+checkpoints/, tells a `Progress` of resumes, epochs and checkpoints, and
+returns a `TrainingOutcome`; results.json and the plots are the results
+layer's (`blm_jax.results.report`). The per-cell step is in `solver.py`, the
 vmapping in `grid.py`.
 """
 
@@ -26,9 +28,9 @@ import tqdm
 from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
-from blm_jax.results import metrics as evaluate, plots
 from blm_jax.training import checkpoints, config_check, run_identity, variants
 from blm_jax.training.grid import available_bytes, Grid, GridSpec, resolve_mode
+from blm_jax.training.progress import Progress
 from blm_jax.training.solver import Solver
 
 
@@ -267,10 +269,12 @@ def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
                                                   saved, identity, log))
 
 
-def _setup_logging(workdir: str) -> logging.Logger:
+def open_log(workdir: str) -> logging.Logger:
+  """The run's logger, writing to the workdir's log.txt (the terminal gets
+  the progress bar and the `Progress` events instead)."""
   log = logging.getLogger("blm_jax.training.trainer")
   log.setLevel(logging.INFO)
-  log.propagate = False  # The file gets the log; the terminal, the progress bar.
+  log.propagate = False
   path = os.path.abspath(os.path.join(workdir, "log.txt"))
   if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
     for h in list(log.handlers):
@@ -292,11 +296,57 @@ def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
         "lower config.train.learning_rate or check the embeddings")
 
 
+@dataclasses.dataclass(frozen=True)
+class Predictions:
+  """Every cell's chosen answers on one test type, and what scores them.
+
+  pred: [cells, instances] chosen answer index per cell.
+  correct: [instances] index of the correct answer.
+  labels: [instances, answers] label index (into `label_names`) per answer.
+  """
+
+  pred: np.ndarray
+  correct: np.ndarray
+  labels: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingOutcome:
+  """What a training run measured, for the results layer to report.
+
+  Per-cell arrays follow `spec.cells` (the real run's cells, then each
+  variant's). `history` holds per-epoch lists of per-cell values:
+  {'train': {term: [[cell mean] per epoch]}, 'dev_accuracy': ...,
+  'dev_loss': ...}, the epochs of resumed runs included.
+  """
+
+  spec: GridSpec
+  test_types: tuple[str, ...]
+  label_names: tuple[str, ...]
+  num_answers: int
+  data_sizes: dict  # results.json's 'data' section.
+  loss_weights: tuple[tuple[str, float], ...]
+  best_dev_accuracy: np.ndarray  # [cells]
+  best_dev_loss: np.ndarray  # [cells]
+  best_epoch: np.ndarray  # [cells]
+  history: dict
+  test: dict[str, Predictions]
+  sweep_layers: tuple[int, ...]  # Swept hidden states, () without a sweep.
+  main_layer: int | None  # The real cells' hidden state, with a sweep.
+  train_instances_per_s: float | None  # None: no epoch after the first.
+  devices: tuple[str, ...]
+  data_seconds: float  # Loading, building and embedding the data.
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                        embed_fn: input_pipeline.EmbedFn | None = None,
                        data: input_pipeline.BLMData | None = None,
-                       sources_fn: SourcesFn | None = None) -> dict:
-  """Trains every grid cell, evaluates it on every test type, writes outputs.
+                       sources_fn: SourcesFn | None = None,
+                       progress: Progress | None = None) -> TrainingOutcome:
+  """Trains every grid cell and predicts every test type with it.
+
+  Writes config.json, log.txt and checkpoints/ to `workdir`; results.json
+  and the plots are the results layer's (`blm_jax.results.experiment`).
 
   Args:
     config: an experiment config (see configs/).
@@ -306,11 +356,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     data: already loaded data (tests and benchmarks); default: config.data.
     sources_fn: (config, sentences) -> the `Sources` of the random-encoder
       control and the layer sweep; default: `default_sources`.
+    progress: told of resumes, epochs and checkpoints as they happen.
 
   Returns:
-    The results dict also written to results.json.
+    What the run measured: best-dev statistics, histories and test
+    predictions of every cell.
   """
   config_check.validate(config)  # Before any data is built or embedded.
+  progress = progress or Progress()
 
   # ---- Data and embeddings --------------------------------------------------
   t0 = time.perf_counter()
@@ -332,7 +385,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
   os.makedirs(workdir, exist_ok=True)
-  log = _setup_logging(workdir)
+  log = open_log(workdir)
   log.info("data: %d distinct sentences (dedup ratio %.2f), D=%d, %d context "
            "x %d answers, train sizes %s, test sizes %s (%.1fs)",
            len(data.table.sentences), data.table.dedup_ratio, data.embed_dim,
@@ -357,7 +410,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   restored = restore_run(config, workdir, ckpt_dir, grid, meta["identity"],
                          log)
   files.write_text(os.path.join(workdir, "config.json"),
-              config.to_json_best_effort(indent=2, sort_keys=True))
+                   config.to_json_best_effort(indent=2, sort_keys=True))
+  epochs = config.train.epochs
   start_epoch = 0
   history = {"train": {}, "dev_accuracy": [], "dev_loss": []}
   if restored is not None:
@@ -365,13 +419,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     start_epoch = last_epoch + 1
     history = saved_meta.get("history", history)
     log.info("resumed from epoch %d", last_epoch)
-    if start_epoch >= config.train.epochs:
+    progress.on_resume(last_epoch)
+    if start_epoch >= epochs:
       log.info("already trained: evaluating only")
   else:
     state = grid.init()
+  progress.on_train_start(start_epoch, epochs)
 
   # ---- Train ----------------------------------------------------------------
-  epochs = config.train.epochs
   mgr = checkpoints.manager(ckpt_dir,
                             config.train.get("keep_checkpoints", 1))
   per_epoch = (grid.num_cells * grid.solver.steps_per_epoch
@@ -401,108 +456,49 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                  " ".join(f"{k} {v[i].mean():.5f}"
                           for k, v in measured["train"].items()),
                  measured["dev_accuracy"][i], measured["dev_loss"][i])
+      progress.on_epoch_end(epoch, {"loss": loss,
+                                    "instances_per_s": per_epoch / dt,
+                                    **measured})
       if (epoch + 1) % config.train.checkpoint_every_epochs == 0 or (
           epoch == epochs - 1):
-        checkpoints.save(mgr, epoch, state, {**meta, "history": history})
+        try:
+          checkpoints.save(mgr, epoch, state, {**meta, "history": history})
+        except KeyboardInterrupt:
+          # A Ctrl-C during the save takes effect once the step is written.
+          progress.on_checkpoint(epoch)
+          raise
+        progress.on_checkpoint(epoch)
   finally:
     mgr.close()
 
   # ---- Evaluate every cell on every test type ------------------------------
-  params = state.best_params
-  best_dev = np.asarray(state.best_dev_accuracy)[:grid.num_cells]
-  best_dev_loss = np.asarray(state.best_dev_loss)[:grid.num_cells]
-  best_epoch = np.asarray(state.best_epoch)[:grid.num_cells]
   test_types = tuple(config.data.test_types)
-  per_cell = []
-  for i, (seed, train_type) in enumerate(grid.spec.cells):
-    per_cell.append({
-        "seed": seed, "train_type": train_type,
-        "best_dev_accuracy": float(best_dev[i]),
-        "best_dev_loss": float(best_dev_loss[i]),
-        "best_epoch": int(best_epoch[i]),
-        "history": {
-            "train": {k: [e[i] for e in v]
-                      for k, v in history["train"].items()},
-            "dev_accuracy": [e[i] for e in history["dev_accuracy"]],
-            "dev_loss": [e[i] for e in history["dev_loss"]]},
-        "test": {}})
-    if grid.spec.cell_variants[i]:
-      per_cell[-1]["variant"] = grid.spec.cell_variants[i]
+  test = {}
   for u in test_types:
-    table = data.test[u]
-    out = grid.predict(params, grid.test[u])
-    for i, cell in enumerate(per_cell):
-      cell["test"][u] = evaluate.cell_metrics(
-          out["pred"][i], table.correct, table.labels, data.label_names)
-  by_variant = {v: [per_cell[i] for i in grid.spec.variant_cells(v)]
-                for v in grid.spec.variants}
-  summaries = {v: evaluate.summarize(grid.spec, cells, test_types)
-               for v, cells in by_variant.items()}
-  summary = summaries[""]
-  per_cell = by_variant[""]
-  throughput = per_epoch * trained_epochs / train_seconds if train_seconds else None
-  results = {
-      "config": {"model": config.model.name, "dataset": config.data.name,
-                 "encoder": config.encoder.name, "score": config.train.score,
-                 "predict_score": config.train.predict_score
-                 or config.train.score,
-                 "select_by": config.train.select_by,
-                 "loss_weights": dict(grid.solver.loss_weights)},
-      "grid": {**grid.spec.to_json(), "test_types": list(test_types)},
-      "label_names": list(data.label_names),
-      "cells": per_cell,
-      "summary": summary,
-      "data": {"distinct_sentences": len(data.table.sentences),
-               "dedup_ratio": data.table.dedup_ratio,
-               "embed_dim": data.embed_dim,
-               "train_sizes": {t: s.num_instances
-                               for t, s in data.train.items()},
-               "dev_sizes": {t: s.num_instances for t, s in data.dev.items()},
-               "dev_source": dict(data.dev_source),
-               "test_sizes": {t: s.num_instances
-                              for t, s in data.test.items()}},
-      "throughput": {"train_instances_per_s": throughput,
-                     "devices": [str(d) for d in grid.mesh.devices.flat],
-                     "data_and_embedding_s": data_seconds},
-  }
-  controls = [v for v in grid.spec.variants if v in variants.CONTROLS]
-  if controls:
-    results["controls"] = {
-        c: {"summary": summaries[c], "cells": by_variant[c],
-            "selectivity": evaluate.selectivity(summary, summaries[c])}
-        for c in controls}
-  if sources.sweep_layers:
-    results["layer_sweep"] = evaluate.layer_sweep(
-        {k: summaries[variants.layer_variant(k)]
-         if k != sources.main_layer else summary
-         for k in sources.sweep_layers}, sources.main_layer)
-  files.write_json(os.path.join(workdir, "results.json"), results)
-  title = f"{config.model.name} on {config.data.name}"
-  if controls:
-    plots.heatmap_with_controls(
-        summary, results["controls"], grid.spec.train_types, test_types,
-        os.path.join(workdir, "heatmap.png"), title=f"F1: {title}",
-        encoder=config.encoder.name, num_answers=data.num_answers)
-  else:
-    plots.heatmap(summary, grid.spec.train_types, test_types,
-                  os.path.join(workdir, "heatmap.png"), title=f"F1: {title}",
-                  encoder=config.encoder.name, num_answers=data.num_answers)
-  if sources.sweep_layers:
-    plots.layer_sweep(results["layer_sweep"], grid.spec.train_types,
-                      test_types, os.path.join(workdir, "layers.png"),
-                      title=f"F1 by layer: {title}",
-                      encoder=config.encoder.name,
-                      num_answers=data.num_answers)
-  plots.error_bars(summary, grid.spec.train_types, test_types,
-                   data.label_names, os.path.join(workdir, "errors.png"),
-                   title=f"Chosen answers: {title}",
-                   encoder=config.encoder.name, num_answers=data.num_answers)
-  for v in grid.spec.variants:
-    for t in grid.spec.train_types:
-      log.info("%strain %s: %s", f"[{v}] " if v else "", t, "  ".join(
-          f"test {u} F1 {summaries[v][t][u]['f1_mean']:.3f}±"
-          f"{summaries[v][t][u]['f1_std']:.3f}" for u in test_types))
-  return results
+    out = grid.predict(state.best_params, grid.test[u])
+    test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
+                          data.test[u].correct, data.test[u].labels)
+  return TrainingOutcome(
+      spec=grid.spec, test_types=test_types,
+      label_names=tuple(data.label_names), num_answers=data.num_answers,
+      data_sizes={
+          "distinct_sentences": len(data.table.sentences),
+          "dedup_ratio": data.table.dedup_ratio,
+          "embed_dim": data.embed_dim,
+          "train_sizes": {t: s.num_instances for t, s in data.train.items()},
+          "dev_sizes": {t: s.num_instances for t, s in data.dev.items()},
+          "dev_source": dict(data.dev_source),
+          "test_sizes": {t: s.num_instances for t, s in data.test.items()}},
+      loss_weights=grid.solver.loss_weights,
+      best_dev_accuracy=np.asarray(state.best_dev_accuracy)[:grid.num_cells],
+      best_dev_loss=np.asarray(state.best_dev_loss)[:grid.num_cells],
+      best_epoch=np.asarray(state.best_epoch)[:grid.num_cells],
+      history=history, test=test, sweep_layers=sources.sweep_layers,
+      main_layer=sources.main_layer,
+      train_instances_per_s=(per_epoch * trained_epochs / train_seconds
+                             if train_seconds else None),
+      devices=tuple(str(d) for d in grid.mesh.devices.flat),
+      data_seconds=data_seconds)
 
 
 def _append_history(history: dict, measured: dict) -> None:

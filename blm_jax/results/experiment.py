@@ -1,0 +1,31 @@
+"""run_experiment(config, workdir): train a grid, then report it.
+
+The one call behind launch.py, `blm_jax.cli.reproduce` and the benchmarks:
+`trainer.train_and_evaluate` trains and predicts (config.json, log.txt,
+checkpoints/), `report.write_report` writes results.json and the plots.
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+from blm_jax.data import input_pipeline
+from blm_jax.results import report
+from blm_jax.training import trainer
+from blm_jax.training.progress import Progress
+
+
+def run_experiment(config: ml_collections.ConfigDict, workdir: str,
+                   embed_fn: input_pipeline.EmbedFn | None = None,
+                   data: input_pipeline.BLMData | None = None,
+                   sources_fn: trainer.SourcesFn | None = None,
+                   progress: Progress | None = None) -> dict:
+  """Trains every cell of `config`'s grid, evaluates and reports it.
+
+  Arguments as `trainer.train_and_evaluate`'s. Returns the results dict
+  also written to `workdir`/results.json.
+  """
+  outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
+                                       data=data, sources_fn=sources_fn,
+                                       progress=progress)
+  return report.write_report(config, workdir, outcome)

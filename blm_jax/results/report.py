@@ -1,0 +1,143 @@
+"""A trained grid's report: results.json, the plots and the F1 log lines.
+
+`write_report(config, workdir, outcome)` turns what the trainer measured
+(`trainer.TrainingOutcome`: best-dev statistics, histories, test
+predictions) into per-cell metrics, the summary of every variant, the
+controls' selectivity and the layer sweep, and writes them to the workdir.
+"""
+
+from __future__ import annotations
+
+import os
+
+import ml_collections
+
+from blm_jax.base import files
+from blm_jax.results import metrics, plots
+from blm_jax.training import trainer, variants
+
+
+def _cell_results(outcome: trainer.TrainingOutcome) -> list[dict]:
+  """results.json's entry of every cell, variants included."""
+  history = outcome.history
+  cells = []
+  for i, (seed, train_type) in enumerate(outcome.spec.cells):
+    cells.append({
+        "seed": seed, "train_type": train_type,
+        "best_dev_accuracy": float(outcome.best_dev_accuracy[i]),
+        "best_dev_loss": float(outcome.best_dev_loss[i]),
+        "best_epoch": int(outcome.best_epoch[i]),
+        "history": {
+            "train": {k: [e[i] for e in v]
+                      for k, v in history["train"].items()},
+            "dev_accuracy": [e[i] for e in history["dev_accuracy"]],
+            "dev_loss": [e[i] for e in history["dev_loss"]]},
+        "test": {}})
+    if outcome.spec.cell_variants[i]:
+      cells[-1]["variant"] = outcome.spec.cell_variants[i]
+  for u in outcome.test_types:
+    t = outcome.test[u]
+    for i, cell in enumerate(cells):
+      cell["test"][u] = metrics.cell_metrics(
+          t.pred[i], t.correct, t.labels, outcome.label_names)
+  return cells
+
+
+def _variant_summaries(outcome: trainer.TrainingOutcome
+                       ) -> tuple[dict, dict]:
+  """({variant: its cells' results}, {variant: summary}), '' the real run."""
+  spec = outcome.spec
+  cells = _cell_results(outcome)
+  by_variant = {v: [cells[i] for i in spec.variant_cells(v)]
+                for v in spec.variants}
+  return by_variant, {
+      v: metrics.summarize(spec, by_variant[v], outcome.test_types)
+      for v in spec.variants}
+
+
+def _results(config: ml_collections.ConfigDict,
+             outcome: trainer.TrainingOutcome, by_variant: dict,
+             summaries: dict) -> dict:
+  """The dict written to results.json."""
+  spec, test_types = outcome.spec, outcome.test_types
+  summary = summaries[""]
+  results = {
+      "config": {"model": config.model.name, "dataset": config.data.name,
+                 "encoder": config.encoder.name, "score": config.train.score,
+                 "predict_score": config.train.predict_score
+                 or config.train.score,
+                 "select_by": config.train.select_by,
+                 "loss_weights": dict(outcome.loss_weights)},
+      "grid": {**spec.to_json(), "test_types": list(test_types)},
+      "label_names": list(outcome.label_names),
+      "cells": by_variant[""],
+      "summary": summary,
+      "data": outcome.data_sizes,
+      "throughput": {"train_instances_per_s": outcome.train_instances_per_s,
+                     "devices": list(outcome.devices),
+                     "data_and_embedding_s": outcome.data_seconds},
+  }
+  controls = [v for v in spec.variants if v in variants.CONTROLS]
+  if controls:
+    results["controls"] = {
+        c: {"summary": summaries[c], "cells": by_variant[c],
+            "selectivity": metrics.selectivity(summary, summaries[c])}
+        for c in controls}
+  if outcome.sweep_layers:
+    results["layer_sweep"] = metrics.layer_sweep(
+        {k: summaries[variants.layer_variant(k)]
+         if k != outcome.main_layer else summary
+         for k in outcome.sweep_layers}, outcome.main_layer)
+  return results
+
+
+def write_plots(config: ml_collections.ConfigDict, workdir: str,
+                outcome: trainer.TrainingOutcome, results: dict) -> None:
+  """heatmap.png (with the controls beside it, if any), layers.png (with a
+  layer sweep) and errors.png."""
+  train_types, test_types = outcome.spec.train_types, outcome.test_types
+  summary = results["summary"]
+  title = f"{config.model.name} on {config.data.name}"
+  plot_kw = dict(encoder=config.encoder.name, num_answers=outcome.num_answers)
+  heatmap = os.path.join(workdir, "heatmap.png")
+  if "controls" in results:
+    plots.heatmap_with_controls(summary, results["controls"], train_types,
+                                test_types, heatmap, title=f"F1: {title}",
+                                **plot_kw)
+  else:
+    plots.heatmap(summary, train_types, test_types, heatmap,
+                  title=f"F1: {title}", **plot_kw)
+  if "layer_sweep" in results:
+    plots.layer_sweep(results["layer_sweep"], train_types, test_types,
+                      os.path.join(workdir, "layers.png"),
+                      title=f"F1 by layer: {title}", **plot_kw)
+  plots.error_bars(summary, train_types, test_types, outcome.label_names,
+                   os.path.join(workdir, "errors.png"),
+                   title=f"Chosen answers: {title}", **plot_kw)
+
+
+def f1_lines(outcome: trainer.TrainingOutcome, summaries: dict) -> list[str]:
+  """'[variant] train T: test U F1 mean±std ...' for every variant (the
+  real run first, without a prefix) and train type."""
+  lines = []
+  for v in outcome.spec.variants:
+    for t in outcome.spec.train_types:
+      row = summaries[v][t]
+      lines.append((f"[{v}] " if v else "") + f"train {t}: " + "  ".join(
+          f"test {u} F1 {row[u]['f1_mean']:.3f}±{row[u]['f1_std']:.3f}"
+          for u in outcome.test_types))
+  return lines
+
+
+def write_report(config: ml_collections.ConfigDict, workdir: str,
+                 outcome: trainer.TrainingOutcome) -> dict:
+  """Writes results.json and the plots to `workdir`, the F1 of every
+  variant to its log.txt; returns the results dict."""
+  by_variant, summaries = _variant_summaries(outcome)
+  results = _results(config, outcome, by_variant, summaries)
+  files.write_json(os.path.join(workdir, "results.json"), results)
+  write_plots(config, workdir, outcome, results)
+  log = trainer.open_log(workdir)
+  for line in f1_lines(outcome, summaries):
+    log.info("%s", line)
+  return results
