@@ -88,7 +88,7 @@ def test_probe_scores_with_the_candidate_mask(tmp_path):
   assert not d.test["I"].answer_mask.all()
   cfg = synthetic.config("ffnn", epochs=1, seeds=(0,))
   cfg.train.score = "normalized"
-  res = train.train_and_evaluate(cfg, str(tmp_path), data=d)
+  res = run_experiment(cfg, str(tmp_path), data=d)
   run = probe.restore(str(tmp_path), d)
   table = d.test["I"]
   got = run.apply(d.embeddings, table)
