@@ -27,8 +27,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from blm_jax.models import losses, patch_conv, registry
-from blm_jax.models import sentence_vae
+from blm_jax.models import losses, patch_conv, registry, sentence_vae
 from blm_jax.models.common import SolverOutput
 from blm_jax.models.sentence_vae import sample, SentenceVAE
 
