@@ -8,6 +8,8 @@ defaults stay paper-scale).
 
 import ml_collections
 
+from blm_jax.training import config_defaults
+
 # Short names for the datasets the project builds or reads; '{}' is the
 # lexical type (I, II, III).
 DATASETS = {
@@ -111,113 +113,14 @@ def parse_arg(arg: str | None, **defaults) -> ml_collections.ConfigDict:
 
 
 def base(model: str, dataset: str = "spray_load") -> ml_collections.ConfigDict:
+  """The library defaults of solver `model` (its keys only) on `dataset`."""
   if dataset not in DATASETS:
     raise ValueError(f"dataset {dataset!r} is not known; known: "
                      f"{sorted(DATASETS)}")
-  c = ml_collections.ConfigDict()
-
-  # Data: a TFDS name with '{}' for the lexical type.
-  c.data = ml_collections.ConfigDict()
+  c = config_defaults.default_config(model)
   c.data.name = DATASETS[dataset]
   c.data.train_types = DATASET_TYPES.get(dataset, ("I", "II", "III"))
   c.data.test_types = c.data.train_types
-  c.data.num_train = 2000  # sampled per train type; 20% of it is dev
-  c.data.dev_fraction = 0.2
-  c.data.seed = 0
-  c.data.max_test = 0  # 0 = the whole test split
-  c.data.num_answers = 0  # 0 = whatever the data has; else checked
-  c.data.data_dir = ""  # '' = $BLM_DATA_DIR or ~/tensorflow_datasets
-  c.data.manual_dir = ""  # release files, for blm_published
-
-  # Frozen encoder: averaged token embeddings (000 sec. 6.1).
-  c.encoder = ml_collections.ConfigDict()
-  c.encoder.name = "minilm"  # offline default; papers: Electra, OpenAI-GPT
-  c.encoder.pooling = "mean"
-  c.encoder.layer = -1
-  c.encoder.max_length = 64
-  c.encoder.batch_size = 128
-  c.encoder.dtype = "float32"  # or 'bfloat16' (about 1% off; own cache key)
-  c.encoder.cache_dir = ""  # '' = the embedding module's default
-  # Layer sweep: '' = off; 'all' = every hidden state (0 = embeddings); or
-  # '0,3,6'. One encoder pass embeds them all; each layer is a block of grid
-  # cells beside the real ones; results.json 'layer_sweep', layers.png.
-  c.encoder.layer_sweep = ""
-
-  # Solver.
-  c.model = ml_collections.ConfigDict()
-  c.model.name = model
-  c.model.hidden_factor = 3.5  # ffnn
-  c.model.channels = (8, 8, 8)  # cnn: three 3x3 convolutions
-  c.model.grid_shape = ()  # VAEs: 2-D reshape of D; () = derived (32x24 for 768)
-  c.model.kernel = 15
-  c.model.latent = 5
-  c.model.task_latent = 5  # vae2 task level
-  c.model.task_level = "mlp"  # 'mlp' (ours) or 'conv' (the authors' code)
-  c.model.task_hidden = 64  # 'mlp' task level
-  c.model.task_channels = 32  # 'conv' task level: 4x4 encoder, 15x15 decoder
-  c.model.task_kernel = 4
-  c.model.decoder_hidden_relu = True  # VAE decoders: ReLU after the dense
-  c.model.decoder_output_relu = False  # ... and on the output (authors' code)
-
-  # Training (000 footnote 19).
-  c.train = ml_collections.ConfigDict()
-  c.train.optimizer = "adam"
-  c.train.learning_rate = 1e-3
-  c.train.batch_size = 100
-  c.train.epochs = 120
-  c.train.score = "dot"  # to train: 000 eq. 1; 'cosine' as in 001/003/004
-  c.train.predict_score = ""  # to pick the answer; '' = train.score
-  # Which epoch is evaluated: 'accuracy' (best dev accuracy, ties to lower
-  # dev loss, then the later epoch), 'loss' (lowest dev loss), 'last'.
-  c.train.select_by = "accuracy"
-  c.train.eval_chunk = 256  # instances per evaluation chunk (bounds memory)
-  c.train.checkpoint_every_epochs = 10
-  # Checkpoints kept; each holds the latest state AND the best-dev
-  # parameters, so 1 is enough to resume and to probe.
-  c.train.keep_checkpoints = 1
-  # A workdir's checkpoints: 'auto' resumes only the same config and data
-  # (else an error names what differs), 'restart' discards them, 'force'
-  # resumes despite differences.
-  c.train.resume = "auto"
-
-  # The objective: the answer margin plus every term the model returns, each
-  # weighted here (0 switches a term off). eq. (6) of 000 is all weights 1
-  # with sentence_reduction='sum'.
-  c.loss = ml_collections.ConfigDict()
-  c.loss.answer_margin = 1.0
-  # Over wrong candidates: 'sum' = eq. 1, 'mean' = maxM of eq. 3/5,
-  # 'mean_hinge' = mean of the hinges (the authors' code).
-  c.loss.answer_reduction = "sum"
-  c.loss.task_kl = 1.0  # vae2: KL_seq of eq. 5
-  c.loss.sentence_margin = 1.0  # vae2: maxM of eq. 4, per context sentence
-  c.loss.sentence_kl = 1.0  # vae2 (eq. 4) and sent_vae (eq. 2)
-  # vae2: the sentence terms over the context, 'sum' (eq. 6) or 'mean'.
-  c.loss.sentence_reduction = "sum"
-  # vae2 sentence-level score: '' = train.score; 'normalized' = dot scores
-  # L2-normalised over (positive, negatives), as in the authors' code.
-  c.loss.sentence_score = ""
-  # Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
-  # (the authors' code: 5/768, without which, they note, nothing is learnt).
-  c.loss.kl_scale = "none"
-
-  # The grid: seeds x c.data.train_types.
-  c.grid = ml_collections.ConfigDict()
-  c.grid.seeds = (0, 1, 2)
-  # How the cells share the jitted epoch: 'vmap' (batched), 'scan' (one
-  # after another) or 'auto' (per model and platform, from measurements:
-  # blm_jax/grid.py AUTO_SCAN). Same results within float tolerance.
-  c.grid.mode = "auto"
-  # Memory the epoch may use, in GiB; 0 = what the device has available.
-  # Before training, XLA's estimate of the compiled epoch is checked against
-  # it: 'auto' scans a vmapped grid that does not fit, and a grid that does
-  # not fit either way stops with a message (blm_jax/grid.py fit_memory).
-  c.grid.memory_limit_gb = 0.0
-  # Control baselines, more cells of the same grid (blm_jax/variants.py):
-  # comma-separated subset of 'answer_only,shuffled_context,random_encoder';
-  # results.json 'controls' (with selectivity), heatmap.png shows them.
-  c.controls = ""
-
-  c.progress = True
   return c
 
 

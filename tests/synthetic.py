@@ -62,11 +62,12 @@ def config(model="ffnn", epochs=3, seeds=(0, 1), types=("I", "II")):
   c.data.train_types = types
   c.data.test_types = types
   c.grid.seeds = seeds
-  c.model.hidden_factor = 2.0
-  c.model.channels = (4,) if model in ("sent_vae", "vae2") else (4, 4, 4)
-  c.model.grid_shape = (4, 2)
-  c.model.kernel = 2
-  c.model.task_hidden = 16
+  small = {"hidden_factor": 2.0, "grid_shape": (4, 2), "kernel": 2,
+           "task_hidden": 16,
+           "channels": (4, 4, 4) if model == "cnn" else (4,)}
+  for key, value in small.items():  # Each solver has some of these keys.
+    if key in c.model:
+      c.model[key] = value
   c.train.epochs = epochs
   c.train.batch_size = 20
   c.train.checkpoint_every_epochs = 1

@@ -105,6 +105,6 @@ def test_cnn_has_the_nn_conv_models_parameters_and_outputs(channels, n_ctx):
 
 def test_cnn_names_the_config_when_the_context_is_too_short():
   with pytest.raises(ValueError, match=r"config.model.channels=\(8, 8, 8\)\) "
-                     r"need at least 7 context sentences; this data has 5"):
+                     r"need at least 7 context sentences; the data has 5"):
     CNN(16).init(jax.random.key(0), jnp.ones((2, 5, 16)),
                  jnp.ones((2, 5), bool))

@@ -7,8 +7,8 @@ from blm_jax.training import config_check
 from configs import common, ffnn, vae2
 
 
-def _problems(**overrides):
-  c = ffnn.get_config(None)
+def _problems(config=ffnn, **overrides):
+  c = config.get_config(None)
   for key, value in overrides.items():
     section, field = key.split("__")
     c[section][field] = value
@@ -29,11 +29,6 @@ def test_shipped_configs_are_valid():
     ("train__select_by", "acc", "config.train.select_by='acc' is not known "
      "(did you mean 'accuracy'?)"),
     ("loss__answer_reduction", "max", "config.loss.answer_reduction='max'"),
-    ("loss__sentence_reduction", "avg",
-     "expected one of 'sum', 'mean'"),
-    ("loss__sentence_score", "norm", "config.loss.sentence_score='norm'"),
-    ("loss__kl_scale", "dim", "expected one of 'none', 'latent_over_dim'"),
-    ("loss__task_kl", -0.5, "config.loss.task_kl=-0.5: must be a number >= 0"),
     ("loss__answer_margin", -1.0, "config.loss.answer_margin=-1.0"),
     ("encoder__name", "minilmm", "config.encoder.name='minilmm' is not known "
      "(did you mean 'minilm'?)"),
@@ -61,6 +56,47 @@ def test_each_bad_value_is_named(key, value, expected):
   found = _problems(**{key: value})
   assert len(found) == 1, found
   assert expected in found[0]
+
+
+@pytest.mark.parametrize("key,value,expected", [
+    ("loss__sentence_reduction", "avg",
+     "expected one of 'sum', 'mean'"),
+    ("loss__sentence_score", "norm", "config.loss.sentence_score='norm'"),
+    ("loss__kl_scale", "dim", "expected one of 'none', 'latent_over_dim'"),
+    ("loss__task_kl", -0.5, "config.loss.task_kl=-0.5: must be a number >= 0"),
+    ("model__task_level", "rnn", "config.model.task_level='rnn' is not "
+     "known; expected one of 'mlp', 'conv'"),
+])
+def test_each_bad_vae2_value_is_named(key, value, expected):
+  found = _problems(vae2, **{key: value})
+  assert len(found) == 1, found
+  assert expected in found[0]
+
+
+def test_another_solvers_key_is_named_with_the_solvers_keys():
+  # An FFNN config has no VAE keys ...
+  c = ffnn.get_config(None)
+  assert "latent" not in c.model and "task_kl" not in c.loss
+  assert sorted(c.model) == ["hidden_factor", "name"]
+  assert sorted(c.loss) == ["answer_margin", "answer_reduction"]
+  # ... so setting one on it (unlocked) is reported, naming the key.
+  c.loss.task_kl = 2.0
+  assert config_check.problems(c) == [
+      "config.loss.task_kl is not a key of the 'ffnn' solver; its "
+      "config.loss keys: answer_margin, answer_reduction"]
+  # A locked config (as launch.py loads it) refuses it outright.
+  c = ffnn.get_config(None)
+  c.lock()
+  with pytest.raises(AttributeError, match="latent"):
+    c.model.latent = 5
+
+
+def test_a_missing_solver_key_is_named():
+  c = vae2.get_config(None)
+  del c.model["task_kernel"]
+  assert config_check.problems(c) == [
+      "config.model.task_kernel is missing (a 'vae2' config has every key "
+      "of config_defaults.default_config('vae2'))"]
 
 
 def test_hub_names_and_folders_are_accepted(tmp_path):

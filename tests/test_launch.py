@@ -27,6 +27,18 @@ def test_misspelled_key_lists_valid_keys(tmp_path):
   assert not os.listdir(tmp_path)
 
 
+def test_another_solvers_key_is_unknown_to_an_ffnn_config(tmp_path):
+  proc = _launch("--config=configs/ffnn.py", f"--workdir={tmp_path}",
+                 "--config.model.task_kernel=8")
+  assert proc.returncode != 0
+  assert "unknown config key 'config.model.task_kernel'" in proc.stderr
+  valid = proc.stderr.split("valid keys:")[1].split()
+  assert "config.model.hidden_factor" in valid
+  assert not any(k.startswith(("config.model.task", "config.loss.task"))
+                 for k in valid)
+  assert not os.listdir(tmp_path)
+
+
 def test_unknown_variant_is_named(tmp_path):
   proc = _launch("--config=configs/ffnn.py:dataset=klingon",
                  f"--workdir={tmp_path}")

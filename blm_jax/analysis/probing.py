@@ -38,6 +38,7 @@ from blm_jax.analysis import restore as probe
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
+from blm_jax.models import registry
 from blm_jax.training import trainer as train
 from data_builders.common import loading as data_lib
 
@@ -67,9 +68,14 @@ def confusion_matrix(true: Sequence[str], chosen: Sequence[str],
   return names, m
 
 
+def _by_pattern(model_name: str) -> bool:
+  """Whether the solver's confusion counts input patterns (its spec)."""
+  return registry.get(model_name).confusion == "pattern"
+
+
 def level(model_name: str) -> str:
   """What the confusion rows and columns are for a model."""
-  if model_name == "sent_vae":
+  if _by_pattern(model_name):
     return "pattern: input sentence's pattern (rows) x chosen candidate's pattern"
   return "label: correct answer's label (rows) x chosen answer's label"
 
@@ -78,7 +84,7 @@ def confusion_keys(model_name: str, table: SentenceTable,
                    pred: np.ndarray) -> tuple[list[str], list[str]]:
   """(true keys, chosen keys) per instance for `level(model_name)`."""
   rows = np.arange(table.num_instances)
-  if model_name == "sent_vae":
+  if _by_pattern(model_name):
     pats = np.asarray(table.patterns, dtype=object)
     return (list(pats[table.context[:, 0]]),
             list(pats[table.answers[rows, pred]]))
@@ -89,7 +95,7 @@ def confusion_keys(model_name: str, table: SentenceTable,
 
 def key_names(model_name: str, table: SentenceTable) -> list[str]:
   """Every key the matrices of this table can hold, in a fixed order."""
-  if model_name == "sent_vae":
+  if _by_pattern(model_name):
     used = set(table.context[:, 0].tolist()) | set(
         table.answers[table.answer_mask].tolist())
     return sorted({table.patterns[i] for i in used})
@@ -190,7 +196,7 @@ def projections(run: probe.Restored, out: dict, table: SentenceTable,
                 cell: int) -> list[dict]:
   """The latent sets of one cell to project, each with its colouring."""
   sets = []
-  if run.model_name == "vae2":
+  if registry.get(run.model_name).sentence_latents:
     mask = table.context_mask
     idx = table.context[mask]
     _, first = np.unique(idx, return_index=True)
@@ -198,7 +204,7 @@ def projections(run: probe.Restored, out: dict, table: SentenceTable,
     sets.append({"latent": "sentence_latent", "colour": "sentence pattern",
                  "x": lat, "groups": [table.patterns[i] for i in idx[first]]})
   true, chosen = confusion_keys(run.model_name, table, out["pred"][cell])
-  if run.model_name == "sent_vae":
+  if _by_pattern(run.model_name):
     sets.append({"latent": "latent", "colour": "input pattern",
                  "x": out["latent"][cell], "groups": true})
   else:
@@ -369,11 +375,11 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
                      f"{list(ANALYSES)}")
   config = probe.load_config(workdir)
   model = config.model.name
-  if "traversal" in analyses and model not in probe.DECODABLE:
-    raise ValueError(f"--analysis=traversal needs a run of {probe.DECODABLE}"
-                     f"; {workdir} holds a {model!r} run")
-  data_dir = data_dir or config.data.get("data_dir") or None
-  manual_dir = config.data.get("manual_dir") or None
+  if "traversal" in analyses and not registry.get(model).decodes_latent:
+    raise ValueError(f"--analysis=traversal needs a run of "
+                     f"{probe.decodable()}; {workdir} holds a {model!r} run")
+  data_dir = data_dir or config.data.data_dir or None
+  manual_dir = config.data.manual_dir or None
   embed_fn = embed_fn or train.default_embed_fn(config.encoder)
   if data is None:
     data = input_pipeline.load(config.data, embed_fn, data_dir)

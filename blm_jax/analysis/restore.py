@@ -28,23 +28,47 @@ import numpy as np
 
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
-from blm_jax.models import losses
-from blm_jax.training import checkpoints, trainer as train
+from blm_jax.models import losses, registry
+from blm_jax.training import checkpoints, config_defaults, trainer as train
 from blm_jax.training.grid import GridSpec
 from data_builders.common import loading as data_lib
 
 PROBE = "probe"
-# Models whose latent can be decoded back to an answer (latent traversal).
-DECODABLE = ("sent_vae", "vae2")
+
+
+def decodable() -> tuple[str, ...]:
+  """Solvers whose latent decodes back to an answer (latent traversal)."""
+  return tuple(n for n in registry.names() if registry.get(n).decodes_latent)
 
 
 def load_config(workdir: str) -> ml_collections.ConfigDict:
+  """A workdir's config.json over the library defaults of its solver.
+
+  Keys added to the library after a run was written take their defaults
+  (which reproduce how such runs were trained), so the code that rebuilds
+  the run reads every key directly.
+  """
   path = os.path.join(workdir, "config.json")
   if not os.path.exists(path):
     raise FileNotFoundError(f"{path} is missing: {workdir!r} is not a "
                             "workdir written by launch.py / train_and_evaluate")
   with open(path) as f:
-    return ml_collections.ConfigDict(json.load(f))
+    saved = json.load(f)
+  name = saved.get("model", {}).get("name")
+  if name not in registry.names():
+    return ml_collections.ConfigDict(saved)
+  config = config_defaults.default_config(name)
+  _update(config, saved)
+  return config
+
+
+def _update(config: ml_collections.ConfigDict, saved: dict) -> None:
+  for key, value in saved.items():
+    if isinstance(value, dict) and isinstance(config.get(key),
+                                              ml_collections.ConfigDict):
+      _update(config[key], value)
+    else:
+      config[key] = value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +97,7 @@ class Restored:
   @functools.cached_property
   def _apply(self):
     model, kind = self.model, self.score
-    with_sentences = self.model_name == "vae2"
+    with_sentences = registry.get(self.model_name).sentence_latents
 
     def cell(params, ctx, ctx_mask, ans, ans_mask):
       out = model.apply(params, ctx, ctx_mask, False)
@@ -99,7 +123,8 @@ class Restored:
 
   def apply(self, emb: np.ndarray, table: SentenceTable) -> dict:
     """{'pred' [cells, N], 'scores' [cells, N, A], 'latent' [cells, N, L],
-    and for vae2 'sentence_latent' [cells, N, C, L]} on `table`'s rows."""
+    and, for solvers with sentence latents (vae2), 'sentence_latent'
+    [cells, N, C, L]} on `table`'s rows."""
     emb = jnp.asarray(emb)
     out = self._apply(self.params, emb[table.context], table.context_mask,
                       emb[table.answers], table.answer_mask)
@@ -109,9 +134,9 @@ class Restored:
              table: SentenceTable) -> np.ndarray:
     """Predictions [cells, N] when each cell decodes the latents z
     [cells, N, L] instead of its own (latent traversal)."""
-    if self.model_name not in DECODABLE:
+    if not registry.get(self.model_name).decodes_latent:
       raise ValueError(f"a {self.model_name!r} run has no latent to decode; "
-                       f"latent traversal needs one of {DECODABLE}")
+                       f"latent traversal needs one of {decodable()}")
     emb = jnp.asarray(emb)
     return np.asarray(self._decode(self.params, jnp.asarray(z),
                                    emb[table.answers], table.answer_mask))
@@ -121,9 +146,9 @@ def restore(workdir: str, data: input_pipeline.BLMData) -> Restored:
   """The run in `workdir`, its grid sized by `data` (which must match the
   embedding size and context length it was trained with)."""
   config = load_config(workdir)
-  variants = [k for k, v in (("controls", config.get("controls", "")),
+  variants = [k for k, v in (("controls", config.controls),
                              ("encoder.layer_sweep",
-                              config.encoder.get("layer_sweep", ""))) if v]
+                              config.encoder.layer_sweep)) if v]
   if variants:
     raise ValueError(
         f"{workdir} was trained with config.{' and config.'.join(variants)}"

@@ -18,26 +18,53 @@ from typing import Sequence
 
 import flax.linen as nn
 
-from blm_jax.models import banded_conv
+from blm_jax.models import banded_conv, registry
 from blm_jax.models.common import SolverOutput
+
+# config.model of the CNN: output channels of each 3x3 convolution.
+DEFAULTS = {"channels": (8, 8, 8)}
+
+
+def check_context(channels: Sequence[int], num_context: int) -> None:
+  """Each 'VALID' 3x3 convolution takes 2 rows off the sentence axis."""
+  need = 2 * len(channels) + 1
+  if num_context < need:
+    raise ValueError(
+        f"the CNN's {len(channels)} 3x3 'VALID' convolutions "
+        f"(config.model.channels={tuple(channels)}) need at least {need} "
+        f"context sentences; the data has {num_context}")
 
 
 class CNN(nn.Module):
   embed_dim: int
-  channels: Sequence[int] = (8, 8, 8)
+  channels: Sequence[int] = DEFAULTS["channels"]
 
   @nn.compact
   def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
     del train
-    rows_needed = 2 * len(self.channels) + 1
-    if ctx.shape[-2] < rows_needed:
-      raise ValueError(
-          f"the CNN's {len(self.channels)} 3x3 'VALID' convolutions "
-          f"(config.model.channels={tuple(self.channels)}) need at least "
-          f"{rows_needed} context sentences; this data has {ctx.shape[-2]}")
+    check_context(self.channels, ctx.shape[-2])
     x = (ctx * ctx_mask[..., None]).swapaxes(-1, -2)[..., None]  # [B, D, C, 1]
     for i, ch in enumerate(self.channels):
       x = nn.relu(banded_conv.Conv(ch, (3, 3), name=f"conv{i + 1}")(x))
     x = x.swapaxes(1, 2).reshape(x.shape[0], -1)  # (row, column, channel)
     pred = nn.Dense(self.embed_dim, name="out")(x)
     return SolverOutput(pred=pred, latent=x)
+
+
+def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
+  del loss_cfg, num_context, score
+  return CNN(embed_dim=embed_dim, channels=tuple(model_cfg.channels))
+
+
+def _check_data(config, data) -> None:
+  check_context(config.model.channels, data.num_context)
+
+
+SPEC = registry.SolverSpec(
+    name="cnn",
+    model=DEFAULTS,
+    build=_build,
+    check_data=_check_data,
+    # The vmapped 3x3 convolutions of many cells are slower than one cell
+    # after another on a CPU (benchmarks/README.md).
+    scan_on=frozenset({"cpu"}))

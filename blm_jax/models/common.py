@@ -9,20 +9,16 @@ import jax
 import jax.numpy as jnp
 
 
-# Every loss term a solver can add to the answer margin, by name. The config
-# section `loss` weights each one (`loss.<name>`); the trainer logs each
-# per epoch and keeps them in results.json.
-LOSS_TERMS = ("task_kl", "sentence_margin", "sentence_kl")
-
-
 @flax.struct.dataclass
 class SolverOutput:
   """What a solver returns for a batch.
 
   pred: [B, D] the answer embedding, scored against the candidates.
   latent: [B, L] the representation probing reads (task latent for VAEs).
-  terms: {name: [B]} unweighted loss terms, names from LOSS_TERMS; the
-    trainer adds the answer margin and weights each term by `config.loss`.
+  terms: {name: [B]} unweighted loss terms, named in the solver's spec
+    (`registry.SolverSpec.loss_terms`); the trainer adds the answer margin
+    and weights each term by `config.loss.<name>`, logs each per epoch and
+    keeps them in results.json.
   """
 
   pred: jax.Array

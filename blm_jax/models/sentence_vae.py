@@ -14,8 +14,21 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from blm_jax.models import losses, patch_conv
-from blm_jax.models.common import SolverOutput
+from blm_jax.models import losses, patch_conv, registry
+from blm_jax.models.common import sentence_grid_shape, SolverOutput
+
+# config.model keys of the sentence VAE, shared by the two-level VAE.
+DEFAULTS = {
+    "grid_shape": (),  # 2-D reshape of D; () = derived (32x24 for 768)
+    "channels": (32,),  # output channels of the 15x15 convolution
+    "kernel": 15,
+    "latent": 5,
+    "decoder_hidden_relu": True,  # ReLU after the decoder's dense layer
+    "decoder_output_relu": False,  # ... and on its output (authors' code)
+}
+# Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
+# (the authors' code: 5/768, without which, they note, nothing is learnt).
+KL_SCALES = ("none", "latent_over_dim")
 
 
 class SentenceVAE(nn.Module):
@@ -31,13 +44,13 @@ class SentenceVAE(nn.Module):
 
   embed_dim: int
   grid_shape: tuple[int, int]
-  channels: int = 1
-  kernel: int = 15
-  latent: int = 5
+  channels: int = DEFAULTS["channels"][0]
+  kernel: int = DEFAULTS["kernel"]
+  latent: int = DEFAULTS["latent"]
   # Decoder activations. Ours: ReLU after the dense layer, linear output.
   # The authors' Decoder_2D: linear dense layer, ReLU on the decoded output.
-  decoder_hidden_relu: bool = True
-  decoder_output_relu: bool = False
+  decoder_hidden_relu: bool = DEFAULTS["decoder_hidden_relu"]
+  decoder_output_relu: bool = DEFAULTS["decoder_output_relu"]
 
   def setup(self):
     h, w = self.grid_shape
@@ -111,3 +124,65 @@ class SentenceVAESolver(nn.Module):
   def decode_latent(self, z):
     """[B, latent] -> [B, D]: the answer embedding decoded from `z`."""
     return self.sentence.decode(z)
+
+
+def build_sentence(model_cfg, embed_dim: int) -> SentenceVAE:
+  """The sentence VAE of a VAE solver's `config.model`."""
+  return SentenceVAE(
+      embed_dim=embed_dim,
+      grid_shape=sentence_grid_shape(embed_dim, tuple(model_cfg.grid_shape)),
+      channels=model_cfg.channels[0] if model_cfg.channels else 1,
+      kernel=model_cfg.kernel,
+      latent=model_cfg.latent,
+      decoder_hidden_relu=model_cfg.decoder_hidden_relu,
+      decoder_output_relu=model_cfg.decoder_output_relu)
+
+
+def kl_scales(config, embed_dim: int, latents: dict) -> dict:
+  """{KL term: factor}: latent size / D per term under 'latent_over_dim'.
+
+  `latents` maps each KL term to the config.model key of its latent size.
+  """
+  kind = config.loss.kl_scale
+  if kind not in KL_SCALES:
+    raise ValueError(f"config.loss.kl_scale={kind!r}; expected one of "
+                     f"{KL_SCALES}")
+  if kind == "none":
+    return {}
+  return {term: config.model[key] / embed_dim for term, key in latents.items()}
+
+
+def check_grid_shape(config, data) -> None:
+  """The sentence reshape fits the data's D (names config.model.grid_shape)."""
+  sentence_grid_shape(data.embed_dim, tuple(config.model.grid_shape))
+
+
+def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
+  del loss_cfg, num_context, score
+  return SentenceVAESolver(sentence=build_sentence(model_cfg, embed_dim))
+
+
+def _check_data(config, data) -> None:
+  check_grid_shape(config, data)
+  if data.num_context != 1:
+    raise ValueError(
+        f"config.model.name='sent_vae' solves one-sentence inputs (the "
+        f"blm_chunks datasets); {config.data.name!r} has "
+        f"{data.num_context} context sentences")
+
+
+SPEC = registry.SolverSpec(
+    name="sent_vae",
+    model=DEFAULTS,
+    # sentence_kl completes eq. (2); kl_scale as KL_SCALES says.
+    loss={"sentence_kl": 1.0, "kl_scale": "none"},
+    build=_build,
+    loss_terms=("sentence_kl",),
+    term_scales=lambda config, dim: kl_scales(config, dim,
+                                              {"sentence_kl": "latent"}),
+    check_data=_check_data,
+    choices={"loss.kl_scale": KL_SCALES},
+    decodes_latent=True,
+    # Its input is one sentence: probing counts input x chosen patterns.
+    confusion="pattern",
+    scan_on=frozenset({"cpu"}))

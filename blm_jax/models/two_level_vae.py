@@ -27,13 +27,37 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from blm_jax.models import losses, patch_conv
+from blm_jax.models import losses, patch_conv, registry, sentence_vae
 from blm_jax.models.common import SolverOutput
 from blm_jax.models.sentence_vae import sample, SentenceVAE
 
 TASK_LEVELS = ("mlp", "conv")
 SENTENCE_SCORES = losses.SCORES
 SENTENCE_REDUCTIONS = ("sum", "mean")
+
+# config.model of the two-level VAE: the sentence VAE's keys plus its task
+# level.
+DEFAULTS = {
+    **sentence_vae.DEFAULTS,
+    "task_latent": 5,
+    "task_level": "mlp",  # 'mlp' (ours) or 'conv' (the authors' code)
+    "task_hidden": 64,  # 'mlp' task level
+    "task_channels": 32,  # 'conv' task level: 4x4 encoder, 15x15 decoder
+    "task_kernel": 4,
+}
+# Its config.loss keys: eq. (6) of 000 is every weight 1 with
+# sentence_reduction='sum'.
+LOSS_DEFAULTS = {
+    "task_kl": 1.0,  # KL_seq of eq. 5
+    "sentence_margin": 1.0,  # maxM of eq. 4, per context sentence
+    "sentence_kl": 1.0,  # KL of eq. 4
+    # The sentence terms over the context, 'sum' (eq. 6) or 'mean'.
+    "sentence_reduction": "sum",
+    # Sentence-level score: '' = train.score; 'normalized' = dot scores
+    # L2-normalised over (positive, negatives), as in the authors' code.
+    "sentence_score": "",
+    "kl_scale": "none",  # sentence_vae.KL_SCALES
+}
 
 
 class ConvTaskEncoder(nn.Module):
@@ -89,13 +113,13 @@ class ConvAnswerDecoder(nn.Module):
 class TwoLevelVAE(nn.Module):
   sentence: SentenceVAE
   num_context: int
-  task_latent: int = 5
-  task_hidden: int = 64  # 'mlp' task level
-  task_level: str = "mlp"
-  task_channels: int = 32  # 'conv' task level
-  task_kernel: int = 4
+  task_latent: int = DEFAULTS["task_latent"]
+  task_hidden: int = DEFAULTS["task_hidden"]  # 'mlp' task level
+  task_level: str = DEFAULTS["task_level"]
+  task_channels: int = DEFAULTS["task_channels"]  # 'conv' task level
+  task_kernel: int = DEFAULTS["task_kernel"]
   sentence_score: str = "cosine"
-  sentence_reduction: str = "sum"
+  sentence_reduction: str = LOSS_DEFAULTS["sentence_reduction"]
 
   def sentence_level(self, ctx, ctx_mask, train: bool):
     """Eq. (4) per context sentence: margin and KL [B, C], latents z."""
@@ -185,3 +209,41 @@ class TwoLevelVAE(nn.Module):
         terms={"task_kl": losses.kl_to_standard_normal(t_mean, t_logvar),
                "sentence_margin": self.reduce_sentences(margin, ctx_mask),
                "sentence_kl": self.reduce_sentences(sent_kl, ctx_mask)})
+
+
+def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
+  return TwoLevelVAE(
+      sentence=sentence_vae.build_sentence(model_cfg, embed_dim),
+      num_context=num_context,
+      task_latent=model_cfg.task_latent,
+      task_hidden=model_cfg.task_hidden,
+      task_level=model_cfg.task_level,
+      task_channels=model_cfg.task_channels,
+      task_kernel=model_cfg.task_kernel,
+      sentence_score=loss_cfg.sentence_score or score,
+      sentence_reduction=loss_cfg.sentence_reduction)
+
+
+def _check_data(config, data) -> None:
+  sentence_vae.check_grid_shape(config, data)
+  if data.num_context < 2:
+    raise ValueError("config.model.name='vae2' needs at least 2 context "
+                     "sentences (the others are each sentence's negatives)")
+
+
+SPEC = registry.SolverSpec(
+    name="vae2",
+    model=DEFAULTS,
+    loss=LOSS_DEFAULTS,
+    build=_build,
+    loss_terms=("task_kl", "sentence_margin", "sentence_kl"),
+    term_scales=lambda config, dim: sentence_vae.kl_scales(
+        config, dim, {"task_kl": "task_latent", "sentence_kl": "latent"}),
+    check_data=_check_data,
+    choices={"model.task_level": TASK_LEVELS,
+             "loss.sentence_reduction": SENTENCE_REDUCTIONS,
+             "loss.sentence_score": ("",) + SENTENCE_SCORES,
+             "loss.kl_scale": sentence_vae.KL_SCALES},
+    decodes_latent=True,
+    sentence_latents=True,
+    scan_on=frozenset({"cpu"}))

@@ -16,9 +16,6 @@ import difflib
 import os
 import re
 
-OPTIMIZERS = ("adam", "adamw")
-SELECT_BY = ("accuracy", "loss", "last")
-KL_SCALES = ("none", "latent_over_dim")
 # A hub id: 'org/name' (or a legacy one-part name, which must be registered).
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -97,49 +94,63 @@ def _variants_error(key: str, value) -> str | None:
   return None
 
 
-def _resume_modes():
-  """The trainer's accepted `train.resume` values, where it defines them."""
-  try:
-    from blm_jax.training import run_identity
-  except ImportError:
-    return None
-  for attr in ("RESUME_MODES", "RESUME_CHOICES"):
-    if hasattr(run_identity, attr):
-      return tuple(getattr(run_identity, attr))
-  return None
+def _missing_keys(config) -> list[str]:
+  """Keys of the solver's default config that `config` lacks."""
+  from blm_jax.training import config_defaults
+
+  name = config.model.name
+  have = set(config_defaults.flat_keys(config))
+  return [f"config.{k} is missing (a {name!r} config has every key of "
+          f"config_defaults.default_config({name!r}))"
+          for k in config_defaults.flat_keys(
+              config_defaults.default_config(name)) if k not in have]
+
+
+def _solver_problems(config) -> list[str | None]:
+  """The solver's own keys: none foreign, values its spec accepts, weights
+  of its loss terms."""
+  from blm_jax.models import registry
+  from blm_jax.training import config_defaults
+
+  spec = registry.get(config.model.name)
+  out: list[str | None] = list(config_defaults.foreign_keys(config))
+  for key, accepted in spec.choices.items():
+    section, field = key.split(".")
+    out.append(_choices(key, config[section][field], accepted))
+  for name in ("answer_margin",) + spec.loss_terms:
+    out.append(_number(f"loss.{name}", config.loss[name], integer=False,
+                       low=0, what="a loss weight; 0 switches the term off"))
+  if spec.check_config is not None:
+    out.extend(spec.check_config(config))
+  return out
 
 
 def problems(config) -> list[str]:
   """Every problem of `config`, one message each (empty when valid)."""
-  from blm_jax import models
   from blm_jax.encoders import encoder as encoders
-  from blm_jax.models import losses
-  from blm_jax.models import two_level_vae
+  from blm_jax.models import losses, registry
+  from blm_jax.training import run_identity
+  from blm_jax.training.optimizers import OPTIMIZERS
+  from blm_jax.training.solver import SELECT_BY
 
   out: list[str | None] = []
+  name = config.model.name
+  out.append(_choices("model.name", name, registry.names()))
+  if name in registry.names():
+    missing = _missing_keys(config)
+    if missing:
+      return missing  # The checks below read every key.
+    out.extend(_solver_problems(config))
   d, t, loss = config.data, config.train, config.loss
-  out.append(_choices("model.name", config.model.name, models.MODELS))
-  out.append(_choices("train.optimizer", t.optimizer, OPTIMIZERS))
+  out.append(_choices("train.optimizer", t.optimizer, tuple(OPTIMIZERS)))
   out.append(_choices("train.score", t.score, losses.SCORES))
-  if t.get("predict_score", ""):
+  if t.predict_score:
     out.append(_choices("train.predict_score", t.predict_score,
                         losses.SCORES))
-  if "select_by" in t:
-    out.append(_choices("train.select_by", t.select_by, SELECT_BY))
-  modes = _resume_modes()
-  if "resume" in t and modes is not None:
-    out.append(_choices("train.resume", t.resume, modes))
+  out.append(_choices("train.select_by", t.select_by, SELECT_BY))
+  out.append(_choices("train.resume", t.resume, run_identity.RESUME_MODES))
   out.append(_choices("loss.answer_reduction", loss.answer_reduction,
                       losses.MARGIN_REDUCTIONS))
-  out.append(_choices("loss.sentence_reduction", loss.sentence_reduction,
-                      two_level_vae.SENTENCE_REDUCTIONS))
-  if loss.sentence_score:
-    out.append(_choices("loss.sentence_score", loss.sentence_score,
-                        two_level_vae.SENTENCE_SCORES))
-  out.append(_choices("loss.kl_scale", loss.kl_scale, KL_SCALES))
-  for name in ("answer_margin",) + tuple(models.LOSS_TERMS):
-    out.append(_number(f"loss.{name}", loss[name], integer=False, low=0,
-                       what="a loss weight; 0 switches the term off"))
   out.append(_encoder_error(config.encoder.name))
   out.append(_choices("encoder.pooling", config.encoder.pooling,
                       encoders.POOLINGS))
@@ -171,24 +182,20 @@ def problems(config) -> list[str]:
   out.append(_number("train.checkpoint_every_epochs",
                      t.checkpoint_every_epochs, integer=True, low=0,
                      low_open=True))
-  if "eval_chunk" in t:
-    out.append(_number("train.eval_chunk", t.eval_chunk, integer=True,
-                       low=0, low_open=True,
-                       what="instances per evaluation chunk"))
-  if "keep_checkpoints" in t:
-    out.append(_number("train.keep_checkpoints", t.keep_checkpoints,
-                       integer=True, low=1,
-                       what="checkpoints kept; 1 suffices to resume"))
-  if "mode" in config.grid:
-    from blm_jax.training.grid import GRID_MODES
-    out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
-  if "memory_limit_gb" in config.grid:
-    out.append(_number("grid.memory_limit_gb", config.grid.memory_limit_gb,
-                       integer=False, low=0,
-                       what="GiB the epoch may use; 0 = available"))
-  out.append(_variants_error("controls", config.get("controls", "")))
+  out.append(_number("train.eval_chunk", t.eval_chunk, integer=True,
+                     low=0, low_open=True,
+                     what="instances per evaluation chunk"))
+  out.append(_number("train.keep_checkpoints", t.keep_checkpoints,
+                     integer=True, low=1,
+                     what="checkpoints kept; 1 suffices to resume"))
+  from blm_jax.training.grid import GRID_MODES
+  out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
+  out.append(_number("grid.memory_limit_gb", config.grid.memory_limit_gb,
+                     integer=False, low=0,
+                     what="GiB the epoch may use; 0 = available"))
+  out.append(_variants_error("controls", config.controls))
   out.append(_variants_error("encoder.layer_sweep",
-                             config.encoder.get("layer_sweep", "")))
+                             config.encoder.layer_sweep))
   seeds = tuple(config.grid.seeds)
   if not seeds:
     out.append("config.grid.seeds=(): needs at least one seed")

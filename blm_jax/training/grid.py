@@ -10,9 +10,9 @@ place, vmapped only over devices). Both give the same numbers within float
 tolerance. Which is faster depends on the model and the device: on a CPU a
 vmapped convolution can cost more per cell than the cell alone
 (benchmarks/README.md), so 'auto' picks per model and platform from
-measurements (`AUTO_SCAN`), and scans a vmapped grid whose compiled epoch
-would not fit in memory (`Grid.fit_memory`: the scan holds one cell's
-temporaries). The state is donated to the epoch: one copy of it lives.
+measurements (each solver's `SolverSpec.scan_on`), and scans a vmapped
+grid whose compiled epoch would not fit in memory (`Grid.fit_memory`: the
+scan holds one cell's temporaries). The state is donated to the epoch: one copy of it lives.
 
 Devices: the cell axis is sharded over a 1-D mesh ('grid') of all local
 devices with `NamedSharding` (the jit + sharding form JAX recommends over
@@ -42,6 +42,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from blm_jax.data.input_pipeline import BLMData
+from blm_jax.models import registry
 from blm_jax.training import variants as variants_lib
 from blm_jax.training.solver import CellState
 from blm_jax.training.solver import Solver
@@ -109,19 +110,19 @@ def make_mesh(devices=None) -> Mesh:
 
 GRID_MODES = ("auto", "vmap", "scan")
 
-# (platform, model name) pairs for which 'auto' scans over cells: where the
-# vmapped grid trained fewer instances/s than the cells one after another
-# (`python -m blm_jax.cli.bench`, benchmarks/README.md). Everything else vmaps.
-AUTO_SCAN = frozenset({("cpu", "vae2"), ("cpu", "sent_vae"), ("cpu", "cnn")})
-
 
 def resolve_mode(mode: str, model_name: str, platform: str) -> str:
-  """'vmap' or 'scan' for a configured `grid.mode`."""
+  """'vmap' or 'scan' for a configured `grid.mode`.
+
+  'auto' scans on the platforms a solver's spec lists in `scan_on`: where
+  its vmapped grid trained fewer instances/s than the cells one after
+  another (`python -m blm_jax.cli.bench`, benchmarks/README.md).
+  """
   if mode not in GRID_MODES:
     raise ValueError(f"grid.mode={mode!r}: expected one of {GRID_MODES}")
   if mode != "auto":
     return mode
-  return "scan" if (platform, model_name) in AUTO_SCAN else "vmap"
+  return "scan" if registry.get(model_name).scans(platform) else "vmap"
 
 
 class Grid:

@@ -5,7 +5,10 @@ workdir is never silently resumed by a run that another config or other data
 would have produced. Keys that only change how a run executes (epochs to go,
 checkpoint cadence, batch sizes of embedding, progress bars, paths, whether
 the grid's cells are vmapped or scanned) may
-differ: extending `train.epochs` resumes.
+differ: extending `train.epochs` resumes. Only keys of the run's solver and
+of the shared sections are compared: a saved identity that holds other
+solvers' keys (configs up to 2026-11-24 carried every solver's section)
+still matches.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ import hashlib
 import json
 
 import numpy as np
+
+from blm_jax.models import registry
+from blm_jax.training import config_defaults
 
 # Config keys that may change between a run and its resumption.
 EXECUTION_KEYS = frozenset({
@@ -64,15 +70,32 @@ def fingerprint(config, data) -> dict:
                    "embeddings": _digest(emb.shape, emb.tobytes())}}
 
 
+def _run_keys(config: dict) -> set[str] | None:
+  """The config keys a run of `config`'s solver can have; None = unknown
+  solver (every key counts)."""
+  name = config.get("model.name")
+  if name not in registry.names():
+    return None
+  return set(config_defaults.flat_keys(config_defaults.default_config(name)))
+
+
 def differences(old: dict, new: dict) -> list[str]:
-  """'key: old -> new' for every config key or data part that differs."""
+  """'key: old -> new' for every config key or data part that differs.
+
+  A key only the saved identity has and that the new run's solver does
+  not have (another solver's section) is not a difference.
+  """
   lines = []
   for section, label in (("config", "config."), ("data", "data ")):
     a, b = old.get(section, {}), new.get(section, {})
     if section == "data":
       a = {**a.get("instances", {}), "embeddings": a.get("embeddings")}
       b = {**b.get("instances", {}), "embeddings": b.get("embeddings")}
-    for k in sorted(set(a) | set(b)):
+    keys = set(a) | set(b)
+    own = _run_keys(b) if section == "config" else None
+    if own is not None:
+      keys = set(b) | (set(a) & own)
+    for k in sorted(keys):
       if a.get(k, "<absent>") != b.get(k, "<absent>"):
         lines.append(f"{label}{k}: {a.get(k, '<absent>')!r} -> "
                      f"{b.get(k, '<absent>')!r}")

@@ -99,7 +99,7 @@ class Solver:
     answer_reduction: the answer hinge over wrong candidates
       (`losses.MARGIN_REDUCTIONS`).
     loss_weights: ((term name, weight), ...) for 'answer_margin' and every
-      term the model returns (`models.LOSS_TERMS`).
+      term the model returns (its spec's `loss_terms`).
     batch_size: instances per step.
     steps_per_epoch: steps per epoch (static).
     select_by: which epoch's parameters are evaluated (`SELECT_BY`).

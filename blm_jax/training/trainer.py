@@ -22,7 +22,6 @@ from typing import Callable, Sequence
 import jax
 import ml_collections
 import numpy as np
-import optax
 import tqdm
 
 from blm_jax import models
@@ -30,17 +29,9 @@ from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.training import checkpoints, config_check, run_identity, variants
 from blm_jax.training.grid import available_bytes, Grid, GridSpec, resolve_mode
+from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
 from blm_jax.training.solver import Solver
-
-
-def create_optimizer(train_cfg) -> optax.GradientTransformation:
-  if train_cfg.optimizer == "adam":
-    return optax.adam(train_cfg.learning_rate)
-  if train_cfg.optimizer == "adamw":
-    return optax.adamw(train_cfg.learning_rate)
-  raise ValueError(f"config.train.optimizer={train_cfg.optimizer!r} is not "
-                   "known; expected 'adam' or 'adamw'")
 
 
 def encoder_spec(encoder_cfg, **overrides):
@@ -131,53 +122,22 @@ def default_sources(config, sentences: Sequence[str]) -> Sources:
 
 def check_compatible(config, data: input_pipeline.BLMData) -> None:
   """Data/model mismatches, reported before anything is compiled."""
-  name = config.model.name
-  if name not in models.MODELS:
-    raise ValueError(f"config.model.name={name!r} is not a known solver; "
-                     f"expected one of {models.MODELS}")
-  expected = config.data.get("num_answers", 0)
+  spec = models.registry.get(config.model.name)
+  expected = config.data.num_answers
   if expected and expected != data.num_answers:
     raise ValueError(
         f"config.data.num_answers={expected} but {config.data.name!r} has "
         f"{data.num_answers} candidate answers per instance")
-  if name in ("sent_vae", "vae2"):
-    models.sentence_grid_shape(data.embed_dim, tuple(config.model.grid_shape))
-  if name == "sent_vae" and data.num_context != 1:
-    raise ValueError(
-        f"config.model.name='sent_vae' solves one-sentence inputs (the "
-        f"blm_chunks datasets); {config.data.name!r} has "
-        f"{data.num_context} context sentences")
-  if name == "vae2" and data.num_context < 2:
-    raise ValueError("config.model.name='vae2' needs at least 2 context "
-                     "sentences (the others are each sentence's negatives)")
-  if name == "cnn":
-    need = 2 * len(config.model.channels) + 1
-    if data.num_context < need:
-      raise ValueError(
-          f"config.model.channels={tuple(config.model.channels)}: "
-          f"{len(config.model.channels)} 3x3 'VALID' convolutions need at "
-          f"least {need} context sentences; the data has {data.num_context}")
-
-
-KL_SCALES = ("none", "latent_over_dim")
+  if spec.check_data is not None:
+    spec.check_data(config, data)
 
 
 def loss_weights(config, embed_dim: int) -> tuple[tuple[str, float], ...]:
-  """(term, weight) for the answer margin and every model loss term.
-
-  With `loss.kl_scale='latent_over_dim'` each KL weight is multiplied by
-  its latent size over D, as the authors' code does (5/768 for Electra).
-  """
-  cfg = config.loss
-  if cfg.kl_scale not in KL_SCALES:
-    raise ValueError(f"config.loss.kl_scale={cfg.kl_scale!r}; expected one "
-                     f"of {KL_SCALES}")
-  per_dim = cfg.kl_scale == "latent_over_dim"
-  scale = {"task_kl": config.model.task_latent / embed_dim if per_dim else 1,
-           "sentence_kl": config.model.latent / embed_dim if per_dim else 1}
-  return (("answer_margin", float(cfg.answer_margin)),) + tuple(
-      (name, float(cfg[name]) * scale.get(name, 1.0))
-      for name in models.LOSS_TERMS)
+  """(term, weight) for the answer margin and every loss term the solver
+  returns, as its spec scales them (the VAEs' `loss.kl_scale`)."""
+  spec = models.registry.get(config.model.name)
+  return (("answer_margin", float(config.loss.answer_margin)),) + tuple(
+      spec.weights(config, embed_dim).items())
 
 
 def build_grid(config, data: input_pipeline.BLMData, mesh=None,
@@ -203,9 +163,9 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
   spec = GridSpec(tuple(int(s) for s in config.grid.seeds),
                   tuple(config.data.train_types),
                   variants.grid_variants(
-                      variants.parse_controls(config.get("controls", "")),
+                      variants.parse_controls(config.controls),
                       sources.sweep_layers, sources.main_layer))
-  mode = resolve_mode(config.grid.get("mode", "auto"), config.model.name,
+  mode = resolve_mode(config.grid.mode, config.model.name,
                       (mesh.devices.flat[0] if mesh is not None
                        else jax.devices()[0]).platform)
   return Grid(solver, spec, data, mesh, sources.tables, mode)
