@@ -28,9 +28,10 @@ import numpy as np
 
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
-from blm_jax.models import losses, registry
+from blm_jax.models import registry
 from blm_jax.training import checkpoints, config_defaults, trainer as train
 from blm_jax.training.grid import GridSpec
+from blm_jax.training.solver import eval_rows, Solver, SplitIndex
 from data_builders.common import loading as data_lib
 
 PROBE = "probe"
@@ -81,10 +82,13 @@ class Restored:
 
   config: ml_collections.ConfigDict
   spec: GridSpec
-  model: Any
-  score: str  # the score that picks the answer (as evaluation does)
+  solver: Solver  # the run's solver: its predict is the one evaluation path
   params: Any
   step: int
+
+  @property
+  def model(self):
+    return self.solver.model
 
   @property
   def cell_names(self) -> list[str]:
@@ -96,39 +100,39 @@ class Restored:
 
   @functools.cached_property
   def _apply(self):
-    model, kind = self.model, self.score
+    solver, model = self.solver, self.solver.model
     with_sentences = registry.get(self.model_name).sentence_latents
 
-    def cell(params, ctx, ctx_mask, ans, ans_mask):
-      out = model.apply(params, ctx, ctx_mask, False)
-      scores = jnp.where(ans_mask, losses.score(out.pred, ans, kind), -jnp.inf)
-      res = {"pred": losses.predict(scores, ans_mask), "scores": scores,
-             "latent": out.latent}
+    def cell(params, emb, split):
+      res = solver.predict(params, emb, split)
       if with_sentences:
-        res["sentence_latent"] = model.apply(params, ctx, ctx_mask,
-                                             method="sentence_latent")
+        res["sentence_latent"] = model.apply(
+            params, emb[split.context], split.context_mask,
+            method="sentence_latent")
       return res
 
-    return jax.jit(jax.vmap(cell, in_axes=(0, None, None, None, None)))
+    return jax.jit(jax.vmap(cell, in_axes=(0, None, None)))
 
   @functools.cached_property
   def _decode(self):
-    model, kind = self.model, self.score
+    solver, model = self.solver, self.solver.model
 
     def cell(params, z, ans, ans_mask):
       pred = model.apply(params, z, method="decode_latent")
-      return losses.predict(losses.score(pred, ans, kind), ans_mask)
+      return solver.choose(pred, ans, ans_mask)
 
     return jax.jit(jax.vmap(cell, in_axes=(0, 0, None, None)))
 
   def apply(self, emb: np.ndarray, table: SentenceTable) -> dict:
     """{'pred' [cells, N], 'scores' [cells, N, A], 'latent' [cells, N, L],
     and, for solvers with sentence latents (vae2), 'sentence_latent'
-    [cells, N, C, L]} on `table`'s rows."""
-    emb = jnp.asarray(emb)
-    out = self._apply(self.params, emb[table.context], table.context_mask,
-                      emb[table.answers], table.answer_mask)
-    return jax.tree.map(np.asarray, out)
+    [cells, N, C, L]} on `table`'s rows, computed by the solver's own
+    `predict` (as evaluation computes them)."""
+    n = table.num_instances
+    split = SplitIndex.from_table(
+        table, rows=eval_rows(n, self.solver.eval_chunk))
+    out = self._apply(self.params, jnp.asarray(emb), split)
+    return jax.tree.map(lambda x: np.asarray(x)[:, :n], out)
 
   def decode(self, z: np.ndarray, emb: np.ndarray,
              table: SentenceTable) -> np.ndarray:
@@ -171,10 +175,8 @@ def restore(workdir: str, data: input_pipeline.BLMData) -> Restored:
   n = grid.num_cells
   params = jax.tree.map(lambda x: jnp.asarray(np.asarray(x)[:n]),
                         state.best_params)
-  solver = grid.solver
-  return Restored(config=config, spec=grid.spec, model=solver.model,
-                  score=solver.predict_score or solver.score, params=params,
-                  step=int(step))
+  return Restored(config=config, spec=grid.spec, solver=grid.solver,
+                  params=params, step=int(step))
 
 
 def probe_data(config, table: SentenceTable,
