@@ -33,7 +33,7 @@ DATASETS = {
     "cos_plus_de_mix_t2i": "blm_cos_plus/de_mix_T2I_{}",
     "cos_plus_de_mix_i2t": "blm_cos_plus/de_mix_I2T_{}",
     # --- end blm_cos_plus ----------------------------------------------------
-    # Issue 15: spray/load v0 (003 sec. 4.2), BLM-AgrF's 6-candidate answer
+    # Spray/load v0 (003 sec. 4.2), BLM-AgrF's 6-candidate answer
     # set (001 Figure 3), Italian sequence of tense and Mixture (000 sec.
     # 3.2.5, appendix 11.1).
     "spray_load_v0": "blm_spray_load_v0/Template1_type_{}",

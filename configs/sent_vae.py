@@ -53,9 +53,10 @@ def get_config(arg=None):
   c.data.num_train = 2576 + 630
   c.data.dev_fraction = 630 / (2576 + 630)
   c.model.channels = (32,)
-  # Chosen on dev by the ablation in the README (spray_load_ALT-ATL chunks,
-  # one seed): eq. 2-3 as printed 0.148, dot + eq. 1 0.332, normalised
-  # scores 0.498, normalised + mean of hinges 0.594.
+  # Chosen on dev by the ablation of
+  # docs/experiments/2026-11-23-chunks-and-sent-vae.md (spray_load_ALT-ATL
+  # chunks, one seed): eq. 2-3 as printed 0.148, dot + eq. 1 0.332,
+  # normalised scores 0.498, normalised + mean of hinges 0.594.
   c.train.score = "normalized"
   c.loss.answer_reduction = "mean_hinge"
   c.loss.kl_scale = "latent_over_dim"

@@ -7,6 +7,7 @@ import pytest
 
 from blm_jax import models
 from blm_jax.models import registry
+from blm_jax.results.experiment import run_experiment
 from blm_jax.training import config_check, config_defaults
 from blm_jax.training import grid as grid_lib, trainer as train
 from tests import synthetic, toy_config, toy_solver
@@ -76,7 +77,7 @@ def test_a_toy_solver_trains_end_to_end(tmp_path):
   cfg = toy_config.get_config()
   assert sorted(cfg.model) == ["context_used", "hidden", "name"]
   data = synthetic.data(n_train=60, n_dev=20, n_test=20)
-  res = train.train_and_evaluate(cfg, str(tmp_path), data=data)
+  res = run_experiment(cfg, str(tmp_path), data=data)
   assert res["config"]["model"] == toy_solver.NAME
   assert res["config"]["loss_weights"] == {"answer_margin": 1.0,
                                            "pred_norm": 0.5}

@@ -8,18 +8,8 @@ Python:
       "google/electra-base-discriminator", pooling="mean", layer=-1),
       cache_dir="~/.cache/blm_jax/embeddings")         # float32 [n, D]
 
-Command line (fills the cache for every split of a dataset):
-
-  python -m blm_jax.cli.embed --dataset=blm_spray_load/ALT-ATL_type_I \\
-      --encoder=minilm [--split=train,dev] [--cache_dir=...]
-  python -m blm_jax.cli.embed --config=configs/ffnn.py:dataset=cos_en,cpu
-
-With --config the encoder settings (name, pooling, layer, max_length, dtype,
-batch size, cache folder) come from a training config, overrides included
-(--config.encoder.max_length=128), so the cache is filled under the keys
-that run reads; what is embedded is exactly that run's sentences (its
-sampled train/dev instances and its test instances), or with --split (and
---dataset) whole splits of every lexical type of config.data.
+To fill the cache ahead of training (a dataset's splits, or exactly one
+run's sentences): `python -m blm_jax.cli.embed` (`blm_jax.embedding.fill`).
 
 How it runs: the distinct sentences not yet cached are tokenized, sorted by
 token length and cut into batches padded to a few bucket lengths (padding is
