@@ -299,3 +299,34 @@ def test_random_weights_control_and_missing_tokenizer(tmp_path):
                      match=r"gemma: no tokenizer\.json, which gemma folders "
                      r"are read from"):
     encoders.load_encoder(folder)
+
+
+def test_batch_size_zero_is_the_largest_that_fits(tmp_path, monkeypatch):
+  """batch_size=0 picks the largest power of two whose estimate fits the
+  devices' memory, and embeds exactly as that batch size given by hand."""
+  folder, _ = _write(tmp_path, "llama")
+  enc = encoders.load_encoder(folder)
+  dev = [jax.devices()[0]]
+  # No memory limit known (a CPU): the default batch size.
+  monkeypatch.delenv(memory.ENV_LIMIT, raising=False)
+  assert embed.choose_batch_size(enc, dev, 16) == embed.DEFAULT_BATCH_SIZE
+  # A limit that holds the weights and the activations of 8 rows, not 16.
+  need = lambda b: memory.per_device_bytes(
+      param_bytes=memory.tree_bytes(enc.params), layers=enc.num_layers,
+      devices=1, sharded=False, rows=b, length=16, hidden=enc.hidden_size,
+      intermediate=enc.intermediate_size, heads=enc.num_heads,
+      compute_bytes=4)
+  monkeypatch.setenv(memory.ENV_LIMIT, str((need(8) + need(16)) // 2))
+  assert embed.choose_batch_size(enc, dev, 16) == 8
+  auto = embed.embed_sentences(SENTENCES * 5, enc, batch_size=0,
+                               max_length=16, progress=False)
+  by_hand = embed.embed_sentences(SENTENCES * 5, enc, batch_size=8,
+                                  max_length=16, progress=False)
+  np.testing.assert_array_equal(auto, by_hand)
+  # Nothing fits: the smallest batch's error, naming what to change.
+  monkeypatch.setenv(memory.ENV_LIMIT, str(need(1) // 2))
+  with pytest.raises(memory.MemoryEstimateError,
+                     match=r"batch_size=1 at max_length=16"):
+    embed.choose_batch_size(enc, dev, 16)
+  with pytest.raises(ValueError, match=r"batch_size=-1 must be >= 1 \(or 0"):
+    embed.embed_sentences(SENTENCES, enc, batch_size=-1, progress=False)

@@ -161,7 +161,8 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
                     "faster on accelerators, about 1% off float32; cached "
                     "under its own key).", flag_values=fv)
   flags.DEFINE_integer("batch_size", DEFAULT_BATCH_SIZE,
-                       "Sentences per step over all devices.", flag_values=fv)
+                       "Sentences per step over all devices (0: the largest "
+                       "that fits the devices' memory).", flag_values=fv)
   flags.DEFINE_string("split", None, "Comma-separated splits (default all; "
                       "with --config, default the run's sampled instances).",
                       flag_values=fv)

@@ -61,6 +61,9 @@ from blm_jax.encoders import memory
 # keeps the two equal), so the command line fills the cache training reads.
 DEFAULT_MAX_LENGTH = 64
 DEFAULT_BATCH_SIZE = 64
+# batch_size=0 chooses the largest power of two up to this that fits the
+# devices' memory (`choose_batch_size`).
+MAX_AUTO_BATCH_SIZE = 1024
 # Batches per cache shard: the work a killed run can lose, and what the
 # embedding of a dataset holds in memory before writing.
 DEFAULT_SHARD_BATCHES = 16
@@ -259,6 +262,27 @@ def plan_params(encoder: encoders.Encoder, devices, batch_size: int,
            if encoder.dtype == "float32" else "")
         + ", or use more devices (parameters are sharded over all of them)")
   return sharded
+
+
+def choose_batch_size(encoder: encoders.Encoder, devices, max_length: int,
+                      shard_params: bool | None = None) -> int:
+  """The largest power of two up to MAX_AUTO_BATCH_SIZE (a multiple of the
+  device count) whose memory estimate fits every device (`plan_params`);
+  DEFAULT_BATCH_SIZE where the devices' memory is unknown (a CPU without
+  BLM_DEVICE_MEMORY). Raises the smallest batch's error when none fits."""
+  n = len(devices)
+  if any(memory.device_limit(d) is None for d in devices):
+    return -(-DEFAULT_BATCH_SIZE // n) * n
+  size, error = MAX_AUTO_BATCH_SIZE, None
+  while size >= 1:
+    rows = -(-size // n) * n
+    try:
+      plan_params(encoder, devices, rows, max_length, shard_params)
+      return rows
+    except memory.MemoryEstimateError as e:
+      error = e
+    size //= 2
+  raise error
 
 
 def _mesh_shardings(encoder: encoders.Encoder, devices: tuple,
@@ -512,11 +536,15 @@ def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
     raise ValueError(
         f"encoder {enc.name!r}: max_length={spec.max_length} exceeds the "
         f"{enc.max_tokens} positions the model has")
-  if batch_size < 1:
-    raise ValueError(f"batch_size={batch_size} must be >= 1")
+  if batch_size < 0:
+    raise ValueError(f"batch_size={batch_size} must be >= 1 (or 0: chosen "
+                     "from the devices' memory)")
   if shard_batches < 1:
     raise ValueError(f"shard_batches={shard_batches} must be >= 1")
   devices = list(devices or jax.local_devices())
+  if batch_size == 0:
+    batch_size = choose_batch_size(enc, devices, spec.max_length,
+                                   shard_params)
 
   distinct = list(dict.fromkeys(texts))
   hashes = [embedding_cache.text_hash(t) for t in distinct]
@@ -614,7 +642,8 @@ def embed_sentences(
     max_length: tokens per sentence; None as above (64, or the model's
       limit if lower).
     batch_size: sentences per device step, over all devices together
-      (rounded up to a multiple of the device count).
+      (rounded up to a multiple of the device count); 0 chooses the largest
+      that fits the devices' memory (`choose_batch_size`).
     cache_dir: root of the embedding cache; None computes without caching.
     progress: show a progress bar (sentences/s) on stderr.
     devices: devices to split batches over; all local devices by default.

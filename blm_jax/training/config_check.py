@@ -157,7 +157,8 @@ def problems(config) -> list[str]:
   out.append(_number("encoder.max_length", config.encoder.max_length,
                      integer=True, low=0, low_open=True))
   out.append(_number("encoder.batch_size", config.encoder.batch_size,
-                     integer=True, low=0, low_open=True))
+                     integer=True, low=0,
+                     what="sentences per step; 0 = chosen from memory"))
 
   out.append(_number("data.num_train", d.num_train, integer=True, low=0,
                      low_open=True,

@@ -46,7 +46,7 @@ def _shared() -> ml_collections.ConfigDict:
   c.encoder.pooling = "mean"
   c.encoder.layer = -1
   c.encoder.max_length = 64
-  c.encoder.batch_size = 128
+  c.encoder.batch_size = 128  # 0 = the largest that fits the devices
   c.encoder.dtype = "float32"  # or 'bfloat16' (about 1% off; own cache key)
   c.encoder.cache_dir = ""  # '' = the embedding module's default
   # Layer sweep: '' = off; 'all' = every hidden state (0 = embeddings); or
