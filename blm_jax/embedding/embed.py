@@ -682,6 +682,6 @@ def from_config(encoder_cfg) -> tuple[EncoderSpec, dict]:
       name_or_path=encoder_cfg.name or EncoderSpec.name_or_path,
       pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
       max_length=encoder_cfg.max_length,
-      dtype=encoder_cfg.get("dtype", "float32"))
+      dtype=encoder_cfg.dtype)
   return spec, {"batch_size": encoder_cfg.batch_size,
                 "cache_dir": encoder_cfg.cache_dir or DEFAULT_CACHE_DIR}

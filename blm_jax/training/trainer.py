@@ -61,7 +61,7 @@ def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
     # embed.from_config: the same cache keys as `python -m blm_jax.cli.embed
     # --config=...` computes.
     spec, options = embed.from_config(encoder_cfg)
-    sweep = encoder_cfg.get("layer_sweep", "")
+    sweep = encoder_cfg.layer_sweep
     if not variants.parse_layer_sweep(sweep):
       return embed.embed_sentences(list(sentences), encoder=spec, **options)
     enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
@@ -94,8 +94,8 @@ RANDOM_ENCODER_SEED = 0  # The random encoder's weights: one fixed draw.
 
 def default_sources(config, sentences: Sequence[str]) -> Sources:
   """The random encoder's and every swept layer's embeddings (cached)."""
-  controls = variants.parse_controls(config.get("controls", ""))
-  sweep = config.encoder.get("layer_sweep", "")
+  controls = variants.parse_controls(config.controls)
+  sweep = config.encoder.layer_sweep
   if "random_encoder" not in controls and not variants.parse_layer_sweep(
       sweep):
     return Sources({})
@@ -174,7 +174,7 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
 def memory_budget(config, grid: Grid) -> int:
   """Bytes the grid's epoch may use: config.grid.memory_limit_gb, or (0)
   what the first device has available now."""
-  limit = config.grid.get("memory_limit_gb", 0)
+  limit = config.grid.memory_limit_gb
   if limit:
     return int(limit * 2**30)
   return available_bytes(grid.mesh.devices.flat[0])
@@ -200,7 +200,7 @@ def check_resume(config, workdir: str, step: int, saved: dict,
     diffs = run_identity.differences(saved["identity"], identity)
   if not diffs:
     return
-  if config.train.get("resume", "auto") == "force":
+  if config.train.resume == "force":
     log.warning("train.resume=force: resuming epoch %d despite:\n  %s", step,
                 "\n  ".join(diffs))
     return
@@ -216,7 +216,7 @@ def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
                 identity: dict, log: logging.Logger):
   """(last epoch, state, meta) of this run's newest intact checkpoint, or
   None; 'restart' discards the workdir's checkpoints first."""
-  mode = config.train.get("resume", "auto")
+  mode = config.train.resume
   if mode not in run_identity.RESUME_MODES:
     raise ValueError(f"config.train.resume={mode!r}; expected one of "
                      f"{run_identity.RESUME_MODES}")
@@ -330,7 +330,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   if data is None:
     data = input_pipeline.load(
         config.data, embed_fn or default_embed_fn(config.encoder),
-        config.data.get("data_dir") or None)
+        config.data.data_dir or None)
   check_compatible(config, data)
   t1 = time.perf_counter()
   sources = (sources_fn or default_sources)(config, data.table.sentences)
@@ -340,7 +340,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Model, optimizer and grid -------------------------------------------
   grid = build_grid(config, data, sources=sources)
   memory_notes = grid.fit_memory(memory_budget(config, grid),
-                                 may_scan=config.grid.get("mode") == "auto")
+                                 may_scan=config.grid.mode == "auto")
   # The workdir is made only now: a run that fails to load its data (a bad
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
@@ -388,13 +388,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
   # ---- Train ----------------------------------------------------------------
   mgr = checkpoints.manager(ckpt_dir,
-                            config.train.get("keep_checkpoints", 1))
+                            config.train.keep_checkpoints)
   per_epoch = (grid.num_cells * grid.solver.steps_per_epoch
                * grid.solver.batch_size)
   train_seconds, trained_epochs = 0.0, 0
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
-                  disable=not config.get("progress", True))
+                  disable=not config.progress)
   try:
     for epoch in bar:
       t = time.perf_counter()
