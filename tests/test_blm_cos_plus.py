@@ -279,6 +279,33 @@ def test_de_case_marks_case_on_every_np_and_de_mix_does_not(generated):
       assert {"die", "das", "der", "den"} <= words
 
 
+@pytest.mark.parametrize("lexicality", generate.LEXICALITIES)
+def test_de_mix_i2t_grammar_answer_never_reads_as_the_correct_meaning(
+    lexicality):
+  """Full-size scan. `Pa Verb Ag` is a well-formed object-first sentence
+  with the correct meaning ("Die Bratwurst hat die Konditorin gebraten")
+  when both articles are ambiguous between nominative and accusative
+  (die/das, not der/den) and both nouns have the same number (so the finite
+  verb agrees with either); no Grammar answer may be one."""
+  de = lexicon.load("de")
+  genders: dict[str, set[str]] = {}
+  for np_ in [*de.agents, *(p for v in de.verbs for p in v.patients)]:
+    genders.setdefault(np_.text, set()).add(np_.gender or "pl")
+
+  def number(article, noun):  # die Brötchen (pl) / das Brötchen (sg)
+    return "sg" if article == "das" or "f" in genders[noun] else "pl"
+
+  bad = []
+  for x in generate.generate("de_mix", "I2T", lexicality):
+    s = x.answers[x.labels.index("Grammar")]
+    (art1, noun1), (art2, noun2) = (c.lower().split()[:1] + c.split()[1:]
+                                    for c in (s.chunks[0], s.chunks[2]))
+    if ({art1, art2} <= {"die", "das"}
+        and number(art1, noun1) == number(art2, noun2)):
+      bad.append(f"{x.id}: {s.text}")
+  assert not bad, f"{len(bad)} of 2000, e.g. {bad[:3]}"
+
+
 def test_full_config_splits_1600_400_without_leaks():
   xs = generate.generate("en", "T2I", "MinLex")
   assert len(xs) == 2000

@@ -45,8 +45,16 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """COS+ change-of-state food BLMs (type B, relative clauses), En/It/De."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "En, It, De case/mix; T2I, I2T; MinLex, MaxLex."}
+  VERSION = tfds.core.Version("1.1.0")
+  RELEASE_NOTES = {
+      "1.0.0": "En, It, De case/mix; T2I, I2T; MinLex, MaxLex.",
+      "1.1.0": "de_mix I2T: the transitive answers (Correct, Grammar) are "
+               "drawn where the article or the verb's number shows the "
+               "subject, so Grammar ('Pa Verb Ag') is never an object-first "
+               "sentence with the correct meaning (Die Bratwurst hat die "
+               "Konditorin gebraten). Only the two de_mix I2T configs "
+               "change.",
+  }
   BUILDER_CONFIGS = _configs()
   split_fractions = SPLIT_FRACTIONS
 

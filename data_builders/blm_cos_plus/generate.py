@@ -12,12 +12,22 @@ Lexicality (002 sec. 3):
   MaxLex  every sentence, context and answers, draws its own verb (distinct
           within the context and within the answers), agent (distinct within
           the instance), patient and place; the tense is shared.
+German I2T: the Grammar answer `Pa Verb Ag` ("Die Bratwurst hat die
+Konditorin gebraten") is an ordinary object-first sentence with the correct
+meaning when neither article shows case (die/das are nominative and
+accusative alike) and the verb's number does not pick the subject. So the
+transitive answers' agent and patient are drawn where the roles show: one
+of them masculine singular (der/den), or the patient plural (the verb
+agrees with it). In MinLex that is the instance's pair; in MaxLex the pairs
+of Correct and Grammar (both, so the restriction is no answers-only cue).
+The context keeps all genders, as 002 sec. 4.2's Mix.
 All draws come from a generator seeded by (config, seed): a rebuild is
 identical. Every sentence passes `validate.problems` or generation fails.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from data_builders.blm_cos_plus import lexicon as lexicon_lib
@@ -86,6 +96,10 @@ def generate(variant: str, direction: str, lexicality: str,
                        + "; ".join(bad))
     return s
 
+  # German I2T: the transitive answers (Correct, Grammar) show who is who.
+  need_visible = language == "de" and direction == "I2T"
+  visible_k = [k for k, (_, shape) in enumerate(answers)
+               if need_visible and shape.transitive]
   verbs = lex.verbs
   per_verb = [i * len(verbs) // num_instances for i in range(num_instances)]
   pairs: dict[str, list] = {}
@@ -97,7 +111,7 @@ def generate(variant: str, direction: str, lexicality: str,
       verb = verbs[per_verb[i]]
       if verb.lemma not in pairs:
         pairs[verb.lemma] = _distinct_pairs(
-            verb, lex.agents, per_verb.count(per_verb[i]), rng)
+            verb, lex.agents, per_verb.count(per_verb[i]), rng, need_visible)
       agent, patient = pairs[verb.lemma].pop()
       m = realise.Material(verb, agent, patient, rng.choice(lex.places))
       mats_ctx, mats_ans = [m] * len(ctx), [m] * len(answers)
@@ -109,6 +123,17 @@ def generate(variant: str, direction: str, lexicality: str,
                                rng.choice(lex.places))
               for v, a in zip(v_ctx + v_ans, agents)]
       mats_ctx, mats_ans = mats[:len(ctx)], mats[len(ctx):]
+      for k in visible_k:
+        a = mats_ans[k]
+        if not swap_visible(a.agent, a.patient):
+          mats_ans[k] = dataclasses.replace(a, patient=rng.choice(
+              [p for p in a.verb.patients if swap_visible(a.agent, p)]))
+    for k in visible_k:
+      a = mats_ans[k]
+      if not swap_visible(a.agent, a.patient):
+        raise ValueError(f"{iid} answer {answers[k][0]}: agent "
+                         f"{a.agent.text!r} and patient {a.patient.text!r} "
+                         "do not show which is the subject")
     context = [say(shape, m, tense, f"{iid} context {label}")
                for (label, shape), m in zip(ctx, mats_ctx)]
     cands = [(label, say(shape, m, tense, f"{iid} answer {label}"))
@@ -120,8 +145,17 @@ def generate(variant: str, direction: str, lexicality: str,
   return out
 
 
-def _distinct_pairs(verb, agents, count, rng):
-  combos = [(a, p) for a in agents for p in verb.patients]
+def swap_visible(agent: lexicon_lib.NP, patient: lexicon_lib.NP) -> bool:
+  """German: `Pa Verb Ag` cannot be read as object-first with the right
+  meaning: an article shows case (der/den) or the verb agrees with the
+  patient only (a plural patient, a singular agent)."""
+  return (agent.case_marked or patient.case_marked
+          or agent.number != patient.number)
+
+
+def _distinct_pairs(verb, agents, count, rng, visible_only=False):
+  combos = [(a, p) for a in agents for p in verb.patients
+            if not visible_only or swap_visible(a, p)]
   if count > len(combos):
     raise ValueError(f"verb {verb.lemma!r}: {count} MinLex instances asked, "
                      f"only {len(combos)} (agent, patient) pairs")

@@ -35,8 +35,17 @@ _DESCRIPTIONS = {
 class Builder(builder.GeneratedBLMBuilder):
   """Roll-verb (manner of motion) causative BLMs in English."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "Roll verbs, types I-III (000 Figure 10)."}
+  VERSION = tfds.core.Version("1.1.0")
+  RELEASE_NOTES = {
+      "1.0.0": "Roll verbs, types I-III (000 Figure 10).",
+      "1.1.0": "Every verb takes its scene's path PPs: drop only a goal or "
+               "a vertical path (no 'dropped across the floor'), verbs of "
+               "motion around an axis only a place or a direction of "
+               "turning (no 'revolved onto the stand'). verbs.tsv lists the "
+               "kinds of path each verb takes and loading and generation "
+               "refuse a scene that breaks them; 28 scenes changed paths "
+               "or verbs, so all three configs differ from 1.0.0.",
+  }
   BUILDER_CONFIGS = [
       RollConfig(name=generate.config_name(t),
                  description=f"Roll verbs, lexical type {t}: "

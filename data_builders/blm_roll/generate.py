@@ -42,6 +42,9 @@ def generate(lexical_type: str, num_instances: int = INSTANCES_PER_CONFIG,
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
   lex = lex or lexicon_lib.load()
+  bad = lexicon_lib.path_problems(lex)  # also for a lexicon built in code
+  if bad:
+    raise lexicon_lib.LexiconError("; ".join(bad))
   name = config_name(lexical_type)
   rng = random.Random(stable_seed("blm_roll", name, seed))
   ctx_pats = templates.context_patterns()

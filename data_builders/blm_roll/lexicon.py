@@ -2,8 +2,9 @@
 
 Two files in `lexicon/`:
 
-  verbs.tsv   verb, past, subclass: the 18 Roll verbs of 000 footnotes 10
-              (`motion`) and 11 (`axis`), exactly those;
+  verbs.tsv   verb, past, subclass, paths: the 18 Roll verbs of 000
+              footnotes 10 (`motion`) and 11 (`axis`), exactly those, and
+              the kinds of path PP (PATH_KINDS) each takes intransitively;
   scenes.tsv  theme, number (sg|pl), locations ('path PP=stative PP', `;`
               between locations), agents (`;` between NPs, `|pl` marks a
               plural NP) and the verbs for which every combination of the
@@ -12,6 +13,9 @@ Two files in `lexicon/`:
 A scene is the unit of plausibility: sentences only ever combine material of
 one scene (000 sec. 4.3 crafts minimal transitive/intransitive pairs the same
 way), so any verb of the scene may realise any of its quadruple's sentences.
+That claim is checked where it is checkable: every path of a scene must be
+of a kind each of its verbs takes (*The box dropped across the floor, *The
+globe revolved onto the stand), or loading fails naming both entries.
 Lines starting with `#` are comments. Every problem is reported as
 `<file>:<line>: field '<name>': <problem>`; nothing is built from a bad file.
 """
@@ -28,7 +32,21 @@ MOTION_VERBS = ("bounce", "drift", "drop", "float", "glide", "move", "roll",
                 "slide", "swing")
 AXIS_VERBS = ("coil", "revolve", "rotate", "spin", "turn", "twirl", "twist",
               "whirl", "wind")
-VERB_FIELDS = ("verb", "past", "subclass")
+VERB_FIELDS = ("verb", "past", "subclass", "paths")
+# The kind of a path PP, read from its preposition: a goal the theme ends in
+# or at, a path along or over a surface, vertical motion, a place where the
+# motion happens, or the direction of a turn. Verbs list the kinds they take.
+PATH_KINDS = {
+    "into": "goal", "onto": "goal", "to": "goal", "toward": "goal",
+    "against": "goal", "under": "goal", "behind": "goal",
+    "across": "horizontal", "along": "horizontal", "past": "horizontal",
+    "over": "horizontal", "through": "horizontal",
+    "down": "vertical", "off": "vertical",
+    "around": "place", "in": "place", "on": "place", "above": "place",
+    "inside": "place", "outside": "place", "at": "place",
+    "to the left": "direction", "to the right": "direction",
+}
+KINDS = ("goal", "horizontal", "vertical", "place", "direction")
 SCENE_FIELDS = ("theme", "number", "locations", "agents", "verbs")
 NUMBERS = ("sg", "pl")
 MIN_AGENTS = 2
@@ -46,6 +64,8 @@ class Verb:
   lemma: str
   past: str
   subclass: str  # "motion" | "axis"
+  paths: tuple[str, ...] = KINDS  # the PATH_KINDS it takes
+  line: int = 0  # in verbs.tsv
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +106,10 @@ def load(lexicon_dir: str | pathlib.Path | None = None,
   path = d / "scenes.tsv"
   scenes = tuple(_scene(path, n, row, verbs)
                  for n, row in _rows(path, SCENE_FIELDS))
+  lex = Lexicon(verbs, scenes)
+  bad = path_problems(lex, d)
+  if bad:
+    raise LexiconError(bad[0])
   if not scenes:
     raise LexiconError(f"{path}: no scenes")
   seen: dict[str, int] = {}
@@ -101,7 +125,7 @@ def load(lexicon_dir: str | pathlib.Path | None = None,
         raise LexiconError(
             f"{path}: field 'verbs': verb {v!r} is in {n} scene(s); type I "
             f"needs at least {MIN_SCENES_PER_VERB}")
-  return Lexicon(verbs, scenes)
+  return lex
 
 
 def _rows(path: pathlib.Path, fields: tuple[str, ...]):
@@ -150,13 +174,52 @@ def _load_verbs(path: pathlib.Path, full_size: bool) -> dict[str, Verb]:
     if not row["past"].isalpha():
       raise LexiconError(f"{path}:{n}: field 'past': {row['past']!r} is not "
                          "one word")
-    verbs[lemma] = Verb(lemma, row["past"], row["subclass"])
+    kinds = tuple(k.strip() for k in row["paths"].split(";"))
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+      raise LexiconError(f"{path}:{n}: field 'paths': {unknown} not among "
+                         f"{list(KINDS)}")
+    verbs[lemma] = Verb(lemma, row["past"], row["subclass"], kinds, n)
   if full_size:
     missing = sorted(set(MOTION_VERBS + AXIS_VERBS) - set(verbs))
     if missing:
       raise LexiconError(f"{path}: field 'verb': missing {missing} "
                          "(000 footnotes 10-11)")
   return verbs
+
+
+def path_kind(path_pp: str) -> str | None:
+  """PATH_KINDS of a path PP ('into the cup' -> goal), None if unknown."""
+  words = path_pp.split()
+  return PATH_KINDS.get(" ".join(words[:3])) or PATH_KINDS.get(
+      words[0] if words else "")
+
+
+def path_problems(lex: Lexicon,
+                  lexicon_dir: str | pathlib.Path | None = None) -> list[str]:
+  """Each scene verb that cannot take one of the scene's paths.
+
+  Generation checks it too, so a lexicon built in code cannot produce
+  "The box dropped across the floor" either."""
+  d = pathlib.Path(lexicon_dir) if lexicon_dir else LEXICON_DIR
+  out = []
+  for s in lex.scenes:
+    for loc in s.locations:
+      kind = path_kind(loc.path)
+      if kind is None:
+        out.append(f"{d / 'scenes.tsv'}:{s.line}: field 'locations': path "
+                   f"{loc.path!r} has no known preposition; known: "
+                   f"{sorted(PATH_KINDS)}")
+        continue
+      for v in s.verbs:
+        verb = lex.verbs[v]
+        if kind not in verb.paths:
+          out.append(
+              f"{d / 'scenes.tsv'}:{s.line}: field 'verbs': {v!r} does not "
+              f"take the {kind} path {loc.path!r} of {s.theme.text!r} "
+              f"({d / 'verbs.tsv'}:{verb.line}: field 'paths': "
+              f"{';'.join(verb.paths)})")
+  return out
 
 
 def _np(path, n, field, item: str) -> NP:
