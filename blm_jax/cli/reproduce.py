@@ -1,12 +1,14 @@
 """Runs the reproduction suite: paper-scale grids, then the claims report.
 
-  python -m blm_jax.cli.reproduce --datasets=spray_load,agreement_en,cos_en \\
-      --models=ffnn,vae2 --out=workdirs/reproduce
+  python -m blm_jax.cli.reproduce --models=ffnn,vae2 --out=workdirs/reproduce
   python -m blm_jax.cli.reproduce ... --variant=cpu      # the short schedule
 
 Each (dataset, model) grid is `configs/<model>.py:dataset=<dataset>` run into
 `<out>/<dataset>/<model>/`; a grid whose results.json exists is not
-retrained and a killed one resumes. The claims and the report are
+retrained and a killed one resumes. The default datasets are those the
+papers' claims are about (both spray/load groups, English agreement,
+change of state and object drop). The claims, their bootstrap intervals
+(from each grid's predictions.npz) and the report are
 `blm_jax.results.claims`.
 """
 
@@ -19,8 +21,13 @@ import sys
 
 from absl import app, flags
 
-from blm_jax.results.claims import report
+from blm_jax.results.claims import load_predictions, report
 from blm_jax.results.experiment import run_experiment
+
+
+# The datasets the claims of blm_jax.results.claims are about.
+DATASETS = ("spray_load", "spray_load_atl_alt", "agreement_en", "cos_en",
+            "od_en")
 
 
 def load_config(configs_dir: str, model: str, arg: str):
@@ -37,7 +44,7 @@ def load_config(configs_dir: str, model: str, arg: str):
 def define_flags() -> None:
   """The command line (defined only when run, so importing this module
   never collides with other modules' absl flags)."""
-  flags.DEFINE_list("datasets", ["spray_load", "agreement_en", "cos_en"],
+  flags.DEFINE_list("datasets", list(DATASETS),
                     "Short dataset names (configs/common.py).")
   flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files.")
   flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
@@ -57,6 +64,7 @@ def main(argv):
   opts = flags.FLAGS
 
   runs: dict[str, dict[str, dict]] = {}
+  preds: dict[str, dict] = {}
   for ds in opts.datasets:
     for model in opts.models:
       arg = ",".join(filter(None, [f"dataset={ds}", opts.variant]))
@@ -72,10 +80,20 @@ def main(argv):
         run_experiment(config, workdir)
       with open(path) as f:
         runs.setdefault(ds, {})[model] = json.load(f)
+      preds.setdefault(ds, {})[model] = load_predictions(workdir)
   record = report(runs, list(opts.models), opts.out,
-                  "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]))
+                  "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
+                  preds)
   for v in record["claims"]:
-    print(f"[{v['verdict']}] {v['dataset']}: {v['claim']} ({v['evidence']})")
+    if "interval" in v:
+      lo, hi = v["interval"]
+      print(f"[{v['verdict']}] {v['dataset']}: {v['claim']}: "
+            f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}, "
+            f"{v['level']:.0%} interval [{lo:+.3f}, {hi:+.3f}] "
+            f"({v['basis']}; {v['evidence']})")
+    else:
+      print(f"[{v['verdict']}] {v['dataset']}: {v['claim']} "
+            f"({v['evidence']})")
   print(f"wrote {opts.out}/report.md and report.json")
 
 

@@ -263,11 +263,13 @@ class Predictions:
   pred: [cells, instances] chosen answer index per cell.
   correct: [instances] index of the correct answer.
   labels: [instances, answers] label index (into `label_names`) per answer.
+  ids: the instances' ids, so that two runs' predictions can be paired.
   """
 
   pred: np.ndarray
   correct: np.ndarray
   labels: np.ndarray
+  ids: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -437,7 +439,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   for u in test_types:
     out = grid.predict(state.best_params, grid.test[u])
     test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
-                          data.test[u].correct, data.test[u].labels)
+                          data.test[u].correct, data.test[u].labels,
+                          tuple(data.test[u].instance_ids))
   return TrainingOutcome(
       spec=grid.spec, test_types=test_types,
       label_names=tuple(data.label_names), num_answers=data.num_answers,
