@@ -260,3 +260,41 @@ def test_a_finished_run_writes_its_predictions(tmp_path):
     for u, m in cell["test"].items():
       assert loaded.tests[u].hits[s, t].mean() == pytest.approx(m["f1"])
       assert loaded.tests[u].ids == data.test[u].instance_ids
+
+
+def _write_grid(workdir, hits):
+  """results.json and predictions.npz of a grid with these hits."""
+  results, _ = _run(hits)
+  n = next(iter(hits.values())).shape[-1]
+  correct = np.arange(n) % 4
+  spec = GridSpec((0, 1, 2), TYPES)
+  test = {}
+  for u in TYPES:
+    h = hits[u].reshape(len(spec.cells), n)  # seed-major, as spec.cells
+    pred = np.where(h, correct, (correct + 1) % 4)
+    test[u] = Predictions(pred, correct, np.zeros((n, 4), int),
+                          tuple(f"{u}-{k}" for k in range(n)))
+  os.makedirs(workdir)
+  predictions.write(str(workdir), types.SimpleNamespace(
+      spec=spec, test_types=TYPES, test=test))
+  (workdir / "results.json").write_text(json.dumps(results))
+
+
+def test_cli_writes_verdicts_with_intervals(tmp_path):
+  import subprocess
+  import sys
+
+  rng = np.random.default_rng(4)
+  _write_grid(tmp_path / "cos_en" / "ffnn", _hits(rng, 0.6))
+  _write_grid(tmp_path / "cos_en" / "vae2", _hits(rng, 0.9))
+  root = os.path.join(os.path.dirname(__file__), "..")
+  out = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce", "--datasets=cos_en",
+       "--models=ffnn,vae2", f"--out={tmp_path}", "--report_only"],
+      cwd=root, capture_output=True, text=True, check=True).stdout
+  assert f"[holds] cos_en: {COS_GAIN}" in out
+  assert "95% interval [" in out and "paired on the same instances" in out
+  record = json.loads((tmp_path / "report.json").read_text())
+  gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
+          and c["dataset"] == "cos_en"][0]
+  assert gain["verdict"] == "holds" and gain["interval"][0] > 0.2

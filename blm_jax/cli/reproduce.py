@@ -55,6 +55,9 @@ def define_flags() -> None:
   flags.DEFINE_string(
       "configs_dir", os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
           os.path.abspath(__file__)))), "configs"), "Folder of config files.")
+  flags.DEFINE_bool("seed_follows_grid", True, "Each grid seed trains on "
+                    "its own train/dev sample (config.data.seed_follows_grid),"
+                    " so the seed spread covers the sample as well.")
   flags.DEFINE_bool("report_only", False, "Only rewrite the report from "
                     "finished grids.")
 
@@ -71,6 +74,7 @@ def main(argv):
       config = load_config(opts.configs_dir, model, arg)
       if opts.seeds:
         config.grid.seeds = tuple(int(s) for s in opts.seeds)
+      config.data.seed_follows_grid = opts.seed_follows_grid
       workdir = os.path.join(opts.out, ds, model)
       path = os.path.join(workdir, "results.json")
       if not os.path.exists(path):

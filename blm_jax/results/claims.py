@@ -1,7 +1,7 @@
 """The papers' claims, checked on finished grids, with their uncertainty.
 
-Each claim quotes the paper's words (000 = Merlo et al. 2025, 004 = the
-spray/load paper) and turns them into a statistic of the F1 heatmaps of
+Each claim quotes the paper's words (000 = Merlo et al., 004 = Samo et al.,
+BLM-s/IE) and turns them into a statistic of the F1 heatmaps of
 one dataset's (model) grids that is positive, or above a stated
 threshold, when the claim holds. The point value is the statistic of the
 seed-mean heatmaps; its uncertainty is
@@ -431,9 +431,10 @@ def _verdict_row(v: dict) -> str:
 def claims_section() -> list[str]:
   """How each claim was turned into a test, in the papers' words."""
   lines = ["## How each claim became a test", "",
-           "000 = Merlo et al. 2025, 004 = the spray/load paper "
-           "(../shared/papers). Each test is a statistic of the F1 "
-           "heatmaps that is above its threshold when the claim holds.", ""]
+           "000 = Merlo et al., Blackbird Language Matrices; 004 = Samo "
+           "et al., BLM-s/IE (../shared/papers). Each test is a statistic "
+           "of the F1 heatmaps that is above its threshold when the claim "
+           "holds.", ""]
   for c in CLAIMS:
     said = (f"> \"{c.quote}\" ({c.source})" if c.quote
             else "> (no paper states this)")
@@ -456,9 +457,11 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
     for m in models:
       if m in by_model:
         has = (preds or {}).get(ds, {}).get(m) is not None
+        sample = by_model[m]["data"].get("sample_seed", "data.seed")
         lines.append(f"- {m}: `{os.path.join(ds, m, 'heatmap.png')}` "
                      f"(seeds {by_model[m]['grid']['seeds']}, train sizes "
-                     f"{by_model[m]['data']['train_sizes']}"
+                     f"{by_model[m]['data']['train_sizes']}, train/dev "
+                     f"sample drawn with {sample}"
                      + ("" if has else "; no predictions.npz") + ")")
     lines.append("")
   lines += [
