@@ -298,3 +298,26 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
   gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
           and c["dataset"] == "cos_en"][0]
   assert gain["verdict"] == "holds" and gain["interval"][0] > 0.2
+
+
+def test_the_two_spray_load_groups_are_compared_unpaired():
+  rng = np.random.default_rng(5)
+  alt_atl, atl_alt = _run(_hits(rng, 0.8)), _run(_hits(rng, 0.8))
+  runs = {"spray_load": {"ffnn": alt_atl[0]},
+          "spray_load_atl_alt": {"ffnn": atl_alt[0]}}
+  preds = {"spray_load": {"ffnn": alt_atl[1]},
+           "spray_load_atl_alt": {"ffnn": atl_alt[1]}}
+  v = _verdicts(runs, preds)["spray_load+spray_load_atl_alt", "the FFNN's "
+                             "mean F1 differs by less than 0.05 between "
+                             "ALT-ATL and ATL-ALT"]
+  assert v["verdict"] == "holds" and v["threshold"] == -0.05
+  assert "unpaired" in v["basis"]
+  far = _run(_hits(rng, 0.6))
+  runs["spray_load_atl_alt"]["ffnn"] = far[0]
+  preds["spray_load_atl_alt"]["ffnn"] = far[1]
+  v = _verdicts(runs, preds)["spray_load+spray_load_atl_alt", "the FFNN's "
+                             "mean F1 differs by less than 0.05 between "
+                             "ALT-ATL and ATL-ALT"]
+  assert v["verdict"] == "does not hold"
+  assert re.search(r"spray_load:ffnn 0\.(79|80)\d, spray_load_atl_alt:ffnn "
+                   r"0\.(59|60)\d", v["evidence"])
