@@ -1,16 +1,120 @@
-"""The reproduction report: claims checked on heatmaps, report files."""
+"""The reproduction report: claims, their intervals and verdicts, files."""
 
 import json
+import os
+import re
+import types
+
+import numpy as np
+import pytest
 
 from blm_jax.results import claims as reproduce
+from blm_jax.results import predictions
+from blm_jax.training.grid import GridSpec
+from blm_jax.training.trainer import Predictions
+
+TYPES = ("I", "II", "III")
+PAPERS = os.path.join(os.path.dirname(__file__), "..", "..", "shared",
+                      "papers")
+PAPER_FILES = {"000": "000_880eb7ee4be22a72.txt",
+               "004": "004_92aceb430a9c6809.txt"}
+COS_GAIN = "vae2's mean F1 over all cells beats the FFNN's on CoS"
 
 
-def _results(grid, seeds=(0, 1, 2)):
-  """results.json-like dict from {train: {test: f1}}."""
-  return {"summary": {t: {u: {"f1_mean": v, "f1_std": 0.01}
+def _results(grid, seeds=(0, 1, 2), spread=0.01):
+  """results.json-like dict from {train: {test: f1}}; seed k's F1 is the
+  mean + (k - 1) * spread."""
+  cells = [{"seed": s, "train_type": t,
+            "test": {u: {"f1": v + (k - 1) * spread} for u, v in row.items()}}
+           for k, s in enumerate(seeds) for t, row in grid.items()]
+  return {"summary": {t: {u: {"f1_mean": v, "f1_std": spread}
                           for u, v in row.items()} for t, row in grid.items()},
-          "grid": {"seeds": list(seeds)},
+          "cells": cells, "grid": {"seeds": list(seeds)},
           "data": {"train_sizes": {t: 1600 for t in grid}}}
+
+
+def _run(hits: dict, ids: dict | None = None):
+  """(results, CellPredictions) of a grid whose cell (seed, t) got
+  hits[u][seed, t] right on test type u ([seeds, train types, N] bool)."""
+  n_seeds = next(iter(hits.values())).shape[0]
+  cells = [{"seed": s, "train_type": t,
+            "test": {u: {"f1": float(hits[u][s, i].mean())} for u in TYPES}}
+           for s in range(n_seeds) for i, t in enumerate(TYPES)]
+  summary = {t: {u: {"f1_mean": float(hits[u][:, i].mean()),
+                     "f1_std": float(hits[u][:, i].mean(-1).std(ddof=1))}
+                 for u in TYPES} for i, t in enumerate(TYPES)}
+  ids = ids or {u: tuple(f"{u}-{k}" for k in range(hits[u].shape[-1]))
+                for u in TYPES}
+  preds = predictions.CellPredictions(
+      tuple(range(n_seeds)), TYPES,
+      {u: predictions.TestPredictions(hits[u], ids[u]) for u in TYPES})
+  results = {"summary": summary, "cells": cells,
+             "grid": {"seeds": list(range(n_seeds))},
+             "data": {"train_sizes": {t: 1600 for t in TYPES}}}
+  return results, preds
+
+
+def _hits(rng, rate, n=300, seeds=3):
+  """Independent draws: every cell right on a `rate` share of instances."""
+  return {u: rng.random((seeds, 3, n)) < rate for u in TYPES}
+
+
+def _cos_verdict(vae2, ffnn):
+  runs = {"cos_en": {"vae2": vae2[0], "ffnn": ffnn[0]}}
+  preds = {"cos_en": {"vae2": vae2[1], "ffnn": ffnn[1]}}
+  return {v["claim"]: v for v in reproduce.evaluate_claims(
+      runs, preds, resamples=1000) if v["dataset"] == "cos_en"}[COS_GAIN]
+
+
+def test_clear_win_holds_clear_loss_does_not():
+  rng = np.random.default_rng(0)
+  good, bad = _run(_hits(rng, 0.9)), _run(_hits(rng, 0.6))
+  win = _cos_verdict(good, bad)
+  assert win["verdict"] == "holds"
+  assert win["interval"][0] > 0 and 0.25 < win["statistic"] < 0.35
+  assert win["basis"].startswith(reproduce.PAIRED_BASIS)
+  assert len(win["seed_values"]) == 3
+  loss = _cos_verdict(bad, good)
+  assert loss["verdict"] == "does not hold" and loss["interval"][1] < 0
+
+
+def test_tie_inside_the_noise_is_inconclusive():
+  rng = np.random.default_rng(1)
+
+  def same_rate():  # 225 of 300 right in every cell, different instances
+    return {u: np.stack([[rng.permutation(300) < 225 for _ in TYPES]
+                         for _ in range(3)]) for u in TYPES}
+
+  v = _cos_verdict(_run(same_rate()), _run(same_rate()))
+  assert v["statistic"] == pytest.approx(0.0)
+  assert v["verdict"] == "inconclusive"
+  lo, hi = v["interval"]
+  assert lo < 0 < hi
+
+
+def test_paired_bootstrap_sees_a_small_consistent_gain():
+  """vae2 is right wherever the FFNN is, and on 1% more instances: on the
+  same instances that is a win; drawn independently it is in the noise."""
+  rng = np.random.default_rng(2)
+  n = 1500
+  base, better = {}, {}
+  for u in TYPES:
+    right = rng.permutation(n) < int(0.6 * n)
+    extra = np.flatnonzero(~right)[:n // 100]
+    plus = right.copy()
+    plus[extra] = True
+    base[u] = np.broadcast_to(right, (3, 3, n))
+    better[u] = np.broadcast_to(plus, (3, 3, n))
+  paired = _cos_verdict(_run(better), _run(base))
+  assert paired["statistic"] == pytest.approx(0.01)
+  assert paired["verdict"] == "holds"
+  assert "paired on the same instances" in paired["basis"]
+  # The same predictions on test sets that only look alike (other ids).
+  renamed = {u: tuple(f"other-{k}" for k in range(n)) for u in TYPES}
+  unpaired = _cos_verdict(_run(better, renamed), _run(base))
+  assert unpaired["statistic"] == pytest.approx(0.01)
+  assert unpaired["verdict"] == "inconclusive"
+  assert "unpaired" in unpaired["basis"]
 
 
 FFNN_SL = {"I": {"I": .99, "II": .6, "III": .3},
@@ -21,49 +125,199 @@ VAE_SL = {"I": {"I": .97, "II": .6, "III": .35},
           "III": {"I": .85, "II": .7, "III": .45}}
 
 
-def _verdicts(runs):
+def _verdicts(runs, preds=None):
   return {(v["dataset"], v["claim"]): v for v in
-          reproduce.evaluate_claims(runs)}
+          reproduce.evaluate_claims(runs, preds, resamples=500)}
 
 
-def test_claims_hold_or_not_with_the_numbers():
+def test_without_predictions_the_seeds_alone_decide_and_it_says_so():
   runs = {"spray_load": {"ffnn": _results(FFNN_SL),
                          "vae2": _results(VAE_SL)}}
   v = _verdicts(runs)
-  hardest = v["spray_load", "I→III is the hardest FFNN cell on spray/load"]
+  hardest = v["spray_load", "I→III is the lowest FFNN cell on spray/load"]
   assert hardest["verdict"] == "holds"
+  assert hardest["basis"] == reproduce.SEEDS_BASIS
   assert "ffnn I→III = 0.300" in hardest["evidence"]
-  above = v["spray_load", "every FFNN cell on spray/load has F1 > 0.40"]
+  assert hardest["statistic"] == pytest.approx(0.1)
+  above = v["spray_load", "the FFNN's I→III cell on spray/load has F1 > "
+            "0.40"]
   assert above["verdict"] == "does not hold"
-  assert "lowest cell F1 = 0.300" in above["evidence"]
-  row = v["spray_load", "vae2 improves the train-III row over FFNN on "
-          "spray/load (weaker)"]
+  assert above["seed_values"] == pytest.approx([.29, .30, .31])
+  assert above["interval"][1] < 0.40
+  row = v["spray_load", "vae2 beats the FFNN on the train-III row on "
+          "spray/load"]
   assert row["verdict"] == "holds" and "vae2 0.667, ffnn 0.633" in \
       row["evidence"]
   diag = v["spray_load", "vae2's diagonal is within 0.05 of the FFNN's or "
            "better"]
   assert diag["verdict"] == "holds" and "II→II -0.020" in diag["evidence"]
-  # Claims about datasets that were not run say so.
-  agr = v["agreement_en", "vae2 improves the train-III row over FFNN on "
-          "agreement"]
-  assert agr["verdict"] == "not run"
+  assert diag["source"] == "project check" and "ours" in diag["ours"]
+  # The other spray/load group and datasets that were not run say so.
+  assert v["spray_load_atl_alt", "vae2 beats the FFNN on the train-III row "
+           "on spray/load"]["verdict"] == "not run"
+  assert v["od_en", "vae2 beats the FFNN on the cells trained or tested on "
+           "type III"]["verdict"] == "not run"
 
   worse = dict(VAE_SL, I={"I": .90, "II": .6, "III": .35})
   runs["spray_load"]["vae2"] = _results(worse)
   diag = _verdicts(runs)["spray_load", "vae2's diagonal is within 0.05 of "
                          "the FFNN's or better"]
   assert diag["verdict"] == "does not hold"
+  # Seeds that disagree about the sign make a verdict inconclusive.
+  noisy = dict(VAE_SL, I={"I": .94, "II": .6, "III": .35})
+  runs["spray_load"]["vae2"] = _results(noisy, spread=0.03)
+  diag = _verdicts(runs)["spray_load", "vae2's diagonal is within 0.05 of "
+                         "the FFNN's or better"]
+  assert diag["verdict"] == "inconclusive"
+
+
+def test_trained_or_tested_on_type_iii_uses_those_five_cells():
+  ffnn = {t: {u: .5 for u in TYPES} for t in TYPES}
+  vae2 = {t: {u: (.6 if "III" in (t, u) else .1) for u in TYPES}
+          for t in TYPES}
+  v = _verdicts({"od_en": {"ffnn": _results(ffnn), "vae2": _results(vae2)}})
+  gain = v["od_en", "vae2 beats the FFNN on the cells trained or tested on "
+           "type III"]
+  assert gain["statistic"] == pytest.approx(0.1)
+  assert gain["verdict"] == "holds"
+  assert "I→III +0.100" in gain["evidence"]
+  listed = re.findall(r"\b(I+→I+) ", gain["evidence"])
+  assert listed == ["I→III", "II→III", "III→I", "III→II", "III→III"]
+
+
+def _normalise(text):
+  return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.skipif(not os.path.isdir(PAPERS), reason="papers not here")
+def test_every_quote_is_the_papers_own_words():
+  texts = {k: _normalise(open(os.path.join(PAPERS, f)).read())
+           for k, f in PAPER_FILES.items()}
+  for claim in reproduce.CLAIMS:
+    if not claim.quote:
+      assert claim.source == "project check"
+      continue
+    cited = re.findall(r"\b(00\d) sec\.", claim.source)
+    assert cited, claim.source
+    for paper in cited:
+      assert _normalise(claim.quote) in texts[paper], (paper, claim.quote)
+
+
+def test_predictions_file_round_trip(tmp_path):
+  spec = GridSpec((0, 1), ("I", "II"), ("", "answer_only"))
+  n_cells = len(spec.cells)
+  correct = np.array([0, 1, 2, 0])
+  pred = np.array([[c % 3, 1, 2, 0] for c in range(n_cells)])
+  outcome = types.SimpleNamespace(
+      spec=spec, test_types=("I",),
+      test={"I": Predictions(pred, correct, np.zeros((4, 3), int),
+                             ("a", "b", "c", "d"))})
+  predictions.write(str(tmp_path), outcome)
+  loaded = predictions.load(str(tmp_path))
+  assert loaded.seeds == (0, 1) and loaded.train_types == ("I", "II")
+  hits = loaded.tests["I"].hits
+  assert hits.shape == (2, 2, 4)  # the real cells only
+  # Cell (seed 1, II) is spec.cells[3]: pred[3, 0] = 0, correct.
+  assert hits[1, 1].tolist() == [True, True, True, True]
+  assert hits[0, 1].tolist() == [False, True, True, True]
+  assert loaded.tests["I"].ids == ("a", "b", "c", "d")
+  assert predictions.load(str(tmp_path / "none")) is None
 
 
 def test_report_files(tmp_path):
-  runs = {"spray_load": {"ffnn": _results(FFNN_SL),
-                         "vae2": _results(VAE_SL)}}
-  reproduce.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd --x")
+  rng = np.random.default_rng(3)
+  ffnn, vae2 = _run(_hits(rng, 0.75)), _run(_hits(rng, 0.75))
+  runs = {"cos_en": {"ffnn": ffnn[0], "vae2": vae2[0]}}
+  preds = {"cos_en": {"ffnn": ffnn[1], "vae2": None}}
+  reproduce.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd --x", preds)
   md = (tmp_path / "report.md").read_text()
   assert "| train | ffnn →I | ffnn →II | ffnn →III | vae2 →I |" in md
-  assert "| III | 0.800±0.010 | 0.700±0.010 | 0.400±0.010 | 0.850±0.010" in md
   assert "Command: `cmd --x`" in md
+  assert "no predictions.npz" in md  # vae2's grid has none
+  assert "95% interval" in md and "**inconclusive**" in md
+  assert "## How each claim became a test" in md
+  assert "noticeable error rate reduction" in md
+  assert "the 0.05 tolerance is ours" in md
   record = json.loads((tmp_path / "report.json").read_text())
-  assert record["summaries"]["spray_load"]["vae2"]["I"]["I"]["f1_mean"] == .97
-  assert any(c["verdict"] == "holds" for c in record["claims"])
+  gain = [c for c in record["claims"] if c["dataset"] == "cos_en"
+          and c["claim"] == COS_GAIN][0]
+  assert gain["basis"] == reproduce.SEEDS_BASIS
+  assert len(gain["interval"]) == 2 and gain["resamples"] == 2000
 
+
+def test_a_finished_run_writes_its_predictions(tmp_path):
+  from blm_jax.results.experiment import run_experiment
+  from tests import synthetic
+
+  cfg = synthetic.config("ffnn", epochs=2, seeds=(0, 1))
+  data = synthetic.data(n_train=100, n_dev=20, n_test=30)
+  res = run_experiment(cfg, str(tmp_path), data=data)
+  loaded = predictions.load(str(tmp_path))
+  assert loaded.seeds == (0, 1) and loaded.train_types == ("I", "II")
+  for cell in res["cells"]:
+    s = loaded.seeds.index(cell["seed"])
+    t = loaded.train_types.index(cell["train_type"])
+    for u, m in cell["test"].items():
+      assert loaded.tests[u].hits[s, t].mean() == pytest.approx(m["f1"])
+      assert loaded.tests[u].ids == data.test[u].instance_ids
+
+
+def _write_grid(workdir, hits):
+  """results.json and predictions.npz of a grid with these hits."""
+  results, _ = _run(hits)
+  n = next(iter(hits.values())).shape[-1]
+  correct = np.arange(n) % 4
+  spec = GridSpec((0, 1, 2), TYPES)
+  test = {}
+  for u in TYPES:
+    h = hits[u].reshape(len(spec.cells), n)  # seed-major, as spec.cells
+    pred = np.where(h, correct, (correct + 1) % 4)
+    test[u] = Predictions(pred, correct, np.zeros((n, 4), int),
+                          tuple(f"{u}-{k}" for k in range(n)))
+  os.makedirs(workdir)
+  predictions.write(str(workdir), types.SimpleNamespace(
+      spec=spec, test_types=TYPES, test=test))
+  (workdir / "results.json").write_text(json.dumps(results))
+
+
+def test_cli_writes_verdicts_with_intervals(tmp_path):
+  import subprocess
+  import sys
+
+  rng = np.random.default_rng(4)
+  _write_grid(tmp_path / "cos_en" / "ffnn", _hits(rng, 0.6))
+  _write_grid(tmp_path / "cos_en" / "vae2", _hits(rng, 0.9))
+  root = os.path.join(os.path.dirname(__file__), "..")
+  out = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce", "--datasets=cos_en",
+       "--models=ffnn,vae2", f"--out={tmp_path}", "--report_only"],
+      cwd=root, capture_output=True, text=True, check=True).stdout
+  assert f"[holds] cos_en: {COS_GAIN}" in out
+  assert "95% interval [" in out and "paired on the same instances" in out
+  record = json.loads((tmp_path / "report.json").read_text())
+  gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
+          and c["dataset"] == "cos_en"][0]
+  assert gain["verdict"] == "holds" and gain["interval"][0] > 0.2
+
+
+def test_the_two_spray_load_groups_are_compared_unpaired():
+  rng = np.random.default_rng(5)
+  alt_atl, atl_alt = _run(_hits(rng, 0.8)), _run(_hits(rng, 0.8))
+  runs = {"spray_load": {"ffnn": alt_atl[0]},
+          "spray_load_atl_alt": {"ffnn": atl_alt[0]}}
+  preds = {"spray_load": {"ffnn": alt_atl[1]},
+           "spray_load_atl_alt": {"ffnn": atl_alt[1]}}
+  v = _verdicts(runs, preds)["spray_load+spray_load_atl_alt", "the FFNN's "
+                             "mean F1 differs by less than 0.05 between "
+                             "ALT-ATL and ATL-ALT"]
+  assert v["verdict"] == "holds" and v["threshold"] == -0.05
+  assert "unpaired" in v["basis"]
+  far = _run(_hits(rng, 0.6))
+  runs["spray_load_atl_alt"]["ffnn"] = far[0]
+  preds["spray_load_atl_alt"]["ffnn"] = far[1]
+  v = _verdicts(runs, preds)["spray_load+spray_load_atl_alt", "the FFNN's "
+                             "mean F1 differs by less than 0.05 between "
+                             "ALT-ATL and ATL-ALT"]
+  assert v["verdict"] == "does not hold"
+  assert re.search(r"spray_load:ffnn 0\.(79|80)\d, spray_load_atl_alt:ffnn "
+                   r"0\.(59|60)\d", v["evidence"])

@@ -382,7 +382,8 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
   manual_dir = config.data.manual_dir or None
   embed_fn = embed_fn or train.default_embed_fn(config.encoder)
   if data is None:
-    data = input_pipeline.load(config.data, embed_fn, data_dir)
+    data = input_pipeline.load(config.data, embed_fn, data_dir,
+                               seeds=tuple(config.grid.seeds))
   run = probe.restore(workdir, data)
   sets = _probe_sets(config, data, dataset, split, embed_fn, data_dir,
                      manual_dir)

@@ -9,6 +9,12 @@ published release) has its dev part sampled by instance from its train
 split; `BLMData.dev_source` says which. The test split is used whole. All instances of all types go into one sentence table, so each
 distinct sentence is embedded once, and each split becomes index arrays into
 it (padded to the same context and answer counts so they stack).
+
+With `data.seed_follows_grid`, the train and dev sample of every train type
+is drawn once per grid seed, with that seed as the data seed
+(`BLMData.train_by_seed`): the grid's cell (seed s, type t) then trains on
+its own sample, so the spread over seeds covers the choice of the training
+sample too. The test sets do not change.
 """
 
 from __future__ import annotations
@@ -35,6 +41,17 @@ class BLMData:
   test: dict[str, SentenceTable]
   # How each type's dev part was made (see the module docstring).
   dev_source: dict[str, str] = dataclasses.field(default_factory=dict)
+  # {(grid seed, type): table} with data.seed_follows_grid, else empty.
+  train_by_seed: dict = dataclasses.field(default_factory=dict)
+  dev_by_seed: dict = dataclasses.field(default_factory=dict)
+
+  def train_of(self, seed: int, lexical_type: str) -> SentenceTable:
+    """The training sample of grid cell (seed, type)."""
+    return self.train_by_seed.get((seed, lexical_type),
+                                  self.train[lexical_type])
+
+  def dev_of(self, seed: int, lexical_type: str) -> SentenceTable:
+    return self.dev_by_seed.get((seed, lexical_type), self.dev[lexical_type])
 
   @property
   def embed_dim(self) -> int:
@@ -81,29 +98,49 @@ def sample_train_dev(pool: Sequence[schema.BLMInstance], num_train: int,
   return chosen[:len(chosen) - n_dev], chosen[len(chosen) - n_dev:]
 
 
-def train_dev(name: str, splits: Sequence[str], data_cfg, lexical_type: str,
-              data_dir: str | None, manual_dir: str | None):
-  """(train, dev, how dev was made) for one lexical type."""
+def train_dev_samples(name: str, splits: Sequence[str], data_cfg,
+                      lexical_type: str, data_dir: str | None,
+                      manual_dir: str | None, seeds: Sequence[int]):
+  """({seed: (train, dev)}, how dev was made) for one lexical type, one
+  sample per data seed (the pools are loaded once)."""
   n_dev = int(round(data_cfg.dev_fraction * data_cfg.num_train))
   pool = data.load_instances(name, "train", data_dir, manual_dir)
   if "dev" not in splits:
-    train, dev = sample_train_dev(pool, data_cfg.num_train,
-                                  data_cfg.dev_fraction, data_cfg.seed,
-                                  lexical_type)
-    return train, dev, ("sampled by instance from the train split (the "
-                        "dataset has no dev split)")
-  train = sample(pool, data_cfg.num_train - n_dev, data_cfg.seed,
-                 lexical_type, "train")
-  dev = sample(data.load_instances(name, "dev", data_dir, manual_dir), n_dev,
-               data_cfg.seed, lexical_type, "dev")
-  return train, dev, "the dataset's dev split"
+    return {s: sample_train_dev(pool, data_cfg.num_train,
+                                data_cfg.dev_fraction, s, lexical_type)
+            for s in seeds}, ("sampled by instance from the train split "
+                              "(the dataset has no dev split)")
+  dev_pool = data.load_instances(name, "dev", data_dir, manual_dir)
+  return {s: (sample(pool, data_cfg.num_train - n_dev, s, lexical_type,
+                     "train"),
+              sample(dev_pool, n_dev, s, lexical_type, "dev"))
+          for s in seeds}, "the dataset's dev split"
 
 
-def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
-  """Loads, samples and embeds the data of `config.data`."""
+def train_dev(name: str, splits: Sequence[str], data_cfg, lexical_type: str,
+              data_dir: str | None, manual_dir: str | None):
+  """(train, dev, how dev was made) for one lexical type, data.seed's."""
+  samples, source = train_dev_samples(name, splits, data_cfg, lexical_type,
+                                      data_dir, manual_dir, (data_cfg.seed,))
+  return (*samples[data_cfg.seed], source)
+
+
+def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None,
+         seeds: Sequence[int] = ()) -> BLMData:
+  """Loads, samples and embeds the data of `config.data`.
+
+  `seeds`: the grid's seeds; with `data.seed_follows_grid` every train
+  type gets one train/dev sample per seed (`BLMData.train_by_seed`), and
+  `train`/`dev` hold the first seed's.
+  """
   types = tuple(dict.fromkeys(
       tuple(data_cfg.train_types) + tuple(data_cfg.test_types)))
+  follow = bool(data_cfg.get("seed_follows_grid", False))
+  if follow and not seeds:
+    raise ValueError("config.data.seed_follows_grid=True needs the grid's "
+                     "seeds (config.grid.seeds)")
   parts: dict[tuple[str, str], list[schema.BLMInstance]] = {}
+  seeded: dict[tuple[int, str, str], list[schema.BLMInstance]] = {}
   dev_source: dict[str, str] = {}
   manual_dir = data_cfg.get("manual_dir") or None
   for t in types:
@@ -112,8 +149,16 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
     if "test" not in splits or "train" not in splits:
       raise ValueError(f"dataset {name!r} needs train and test splits; it "
                        f"has {list(splits)}")
-    parts[t, "train"], parts[t, "dev"], dev_source[t] = train_dev(
-        name, splits, data_cfg, t, data_dir, manual_dir)
+    per_seed = follow and t in data_cfg.train_types
+    own = (tuple(dict.fromkeys(int(s) for s in seeds)) if per_seed
+           else (data_cfg.seed,))
+    samples, dev_source[t] = train_dev_samples(
+        name, splits, data_cfg, t, data_dir, manual_dir, own)
+    parts[t, "train"], parts[t, "dev"] = samples[own[0]]
+    if per_seed:
+      for s in own[1:]:
+        seeded[s, t, "train"], seeded[s, t, "dev"] = samples[s]
+      dev_source[t] += "; one sample per grid seed (data.seed_follows_grid)"
     test = data.load_instances(name, "test", data_dir, manual_dir)
     if data_cfg.get("max_test") and len(test) > data_cfg.max_test:
       # A seeded sample: ids are ordered by verb/seed, a prefix is not.
@@ -121,20 +166,34 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None) -> BLMData:
       keep = np.sort(rng.permutation(len(test))[:data_cfg.max_test])
       test = [test[i] for i in keep]
     parts[t, "test"] = test
-  blm = from_parts(parts, embed_fn, name=data_cfg.name)
+  blm = from_parts(parts, embed_fn, name=data_cfg.name, seeded=seeded)
+  if follow:  # The first seed's sample is in `train`/`dev`.
+    first = int(seeds[0])
+    by = lambda split: {**{(first, t): getattr(blm, split)[t]
+                           for t in data_cfg.train_types},
+                        **getattr(blm, f"{split}_by_seed")}
+    blm = dataclasses.replace(blm, train_by_seed=by("train"),
+                              dev_by_seed=by("dev"))
   return dataclasses.replace(blm, dev_source=dev_source)
 
 
 def from_parts(parts: dict[tuple[str, str], list[schema.BLMInstance]],
-               embed_fn: EmbedFn, name: str = "") -> BLMData:
-  """BLMData from {(type, 'train'|'dev'|'test'): instances}: one table."""
-  everything = [x for insts in parts.values() for x in insts]
+               embed_fn: EmbedFn, name: str = "",
+               seeded: dict | None = None) -> BLMData:
+  """BLMData from {(type, 'train'|'dev'|'test'): instances}: one table.
+
+  `seeded`: {(seed, type, 'train'|'dev'): instances}, the per-seed samples
+  of `BLMData.train_by_seed` / `dev_by_seed`, in the same table.
+  """
+  seeded = seeded or {}
+  everything = [x for insts in (*parts.values(), *seeded.values())
+                for x in insts]
   if not everything:
     raise ValueError(f"config.data.name={name!r}: no instances")
   inventory = labels.FAMILY_LABELS.get(everything[0].family)
   table = build_sentence_table(everything, label_names=inventory)
   rows, start = {}, 0
-  for key, insts in parts.items():
+  for key, insts in (*parts.items(), *seeded.items()):
     rows[key] = np.arange(start, start + len(insts))
     start += len(insts)
   emb = np.asarray(embed_fn(table.sentences), np.float32)
@@ -143,5 +202,8 @@ def from_parts(parts: dict[tuple[str, str], list[schema.BLMInstance]],
                      f"{len(table.sentences)} sentences")
   types = tuple(dict.fromkeys(t for t, _ in parts))
   pick = lambda split: {t: table.select(rows[t, split]) for t in types}
+  by_seed = lambda split: {(s, t): table.select(rows[s, t, sp])
+                           for s, t, sp in seeded if sp == split}
   return BLMData(embeddings=emb, table=table, train=pick("train"),
-                 dev=pick("dev"), test=pick("test"))
+                 dev=pick("dev"), test=pick("test"),
+                 train_by_seed=by_seed("train"), dev_by_seed=by_seed("dev"))

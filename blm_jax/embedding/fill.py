@@ -83,7 +83,8 @@ def fill_for_run(config, progress: bool = True) -> FillReport:
     return np.zeros((len(sentences), 0), np.float32)
 
   data = input_pipeline.load(config.data, fill,
-                             config.data.data_dir or None)
+                             config.data.data_dir or None,
+                             seeds=tuple(config.grid.seeds))
   per_split = {}
   for split in ("train", "dev", "test"):
     for t, table in getattr(data, split).items():

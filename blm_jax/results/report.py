@@ -13,7 +13,7 @@ import os
 import ml_collections
 
 from blm_jax.base import files
-from blm_jax.results import metrics, plots
+from blm_jax.results import metrics, plots, predictions
 from blm_jax.training import trainer, variants
 
 
@@ -131,10 +131,12 @@ def f1_lines(outcome: trainer.TrainingOutcome, summaries: dict) -> list[str]:
 
 def write_report(config: ml_collections.ConfigDict, workdir: str,
                  outcome: trainer.TrainingOutcome) -> dict:
-  """Writes results.json and the plots to `workdir`, the F1 of every
-  variant to its log.txt; returns the results dict."""
+  """Writes results.json, predictions.npz (per-instance choices, for the
+  claims' confidence intervals) and the plots to `workdir`, the F1 of
+  every variant to its log.txt; returns the results dict."""
   by_variant, summaries = _variant_summaries(outcome)
   results = _results(config, outcome, by_variant, summaries)
+  predictions.write(workdir, outcome)
   files.write_json(os.path.join(workdir, "results.json"), results)
   write_plots(config, workdir, outcome, results)
   log = trainer.open_log(workdir)

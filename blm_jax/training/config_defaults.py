@@ -35,6 +35,9 @@ def _shared() -> ml_collections.ConfigDict:
   c.data.num_train = 2000  # sampled per train type; 20% of it is dev
   c.data.dev_fraction = 0.2
   c.data.seed = 0
+  # True: cell (seed s, type t) trains on the train/dev sample drawn with
+  # data seed s, so the spread over grid seeds covers the sample too.
+  c.data.seed_follows_grid = False
   c.data.max_test = 0  # 0 = the whole test split
   c.data.num_answers = 0  # 0 = whatever the data has; else checked
   c.data.data_dir = ""  # '' = $BLM_DATA_DIR or ~/tensorflow_datasets

@@ -155,9 +155,13 @@ class Grid:
         [views[spec.cell_variants[i]] for i in cell_ids]))
     self._shuffles = any(variants_lib.shuffles(v) for v in spec.variants)
     self.keys = self._shard(jax.vmap(jax.random.key)(seeds))
-    self.train = self._shard(self._stack([data.train[t] for t in types], 1))
+    # Each cell's own sample: per (seed, type) with data.seed_follows_grid.
+    cell_data = list(zip((int(s) for s in seeds), types))
+    self.train = self._shard(self._stack(
+        [data.train_of(s, t) for s, t in cell_data], 1))
     chunk = solver.eval_chunk
-    self.dev = self._shard(self._stack([data.dev[t] for t in types], chunk))
+    self.dev = self._shard(self._stack(
+        [data.dev_of(s, t) for s, t in cell_data], chunk))
     self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
     self._set_mode(mode)
     self._predict = jax.jit(jax.vmap(self._predict_cell,

@@ -34,7 +34,8 @@ RESUME_MODES = ("auto", "force", "restart")
 # Keys added after runs were saved, left out of the identity while at this
 # (neutral) value, so those runs still resume; any other value is part of
 # the identity like every key (a changed controls list refuses to resume).
-NEUTRAL_DEFAULTS = {"controls": "", "encoder.layer_sweep": ""}
+NEUTRAL_DEFAULTS = {"controls": "", "encoder.layer_sweep": "",
+                    "data.seed_follows_grid": False}
 
 
 def flatten(cfg, prefix: str = "") -> dict:
@@ -64,6 +65,8 @@ def fingerprint(config, data) -> dict:
   for split in ("train", "dev", "test"):
     for t, table in getattr(data, split).items():
       splits[f"{split}/{t}"] = _digest(*table.instance_ids)
+    for (s, t), table in getattr(data, f"{split}_by_seed", {}).items():
+      splits[f"{split}/{t}/seed={s}"] = _digest(*table.instance_ids)
   emb = np.ascontiguousarray(data.embeddings)
   return {"config": json.loads(json.dumps(cfg, default=str)),
           "data": {"instances": splits,

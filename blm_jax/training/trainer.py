@@ -128,6 +128,15 @@ def check_compatible(config, data: input_pipeline.BLMData) -> None:
     raise ValueError(
         f"config.data.num_answers={expected} but {config.data.name!r} has "
         f"{data.num_answers} candidate answers per instance")
+  if config.data.seed_follows_grid:
+    missing = [(int(s), t) for s in config.grid.seeds
+               for t in config.data.train_types
+               if (int(s), t) not in data.train_by_seed]
+    if missing:
+      raise ValueError(
+          f"config.data.seed_follows_grid=True but the data has no sample "
+          f"for (seed, train type) {missing}: load it with "
+          "input_pipeline.load(..., seeds=config.grid.seeds)")
   if spec.check_data is not None:
     spec.check_data(config, data)
 
@@ -148,7 +157,8 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
   model = models.create_model(config.model, embed_dim=data.embed_dim,
                               num_context=data.num_context,
                               score=config.train.score, loss_cfg=config.loss)
-  largest = max(t.num_instances for t in data.train.values())
+  largest = max(t.num_instances for t in (*data.train.values(),
+                                           *data.train_by_seed.values()))
   solver = Solver(
       model=model, tx=create_optimizer(config.train),
       score=config.train.score,
@@ -263,11 +273,13 @@ class Predictions:
   pred: [cells, instances] chosen answer index per cell.
   correct: [instances] index of the correct answer.
   labels: [instances, answers] label index (into `label_names`) per answer.
+  ids: the instances' ids, so that two runs' predictions can be paired.
   """
 
   pred: np.ndarray
   correct: np.ndarray
   labels: np.ndarray
+  ids: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -330,7 +342,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   if data is None:
     data = input_pipeline.load(
         config.data, embed_fn or default_embed_fn(config.encoder),
-        config.data.data_dir or None)
+        config.data.data_dir or None,
+        seeds=tuple(int(s) for s in config.grid.seeds))
   check_compatible(config, data)
   t1 = time.perf_counter()
   sources = (sources_fn or default_sources)(config, data.table.sentences)
@@ -437,7 +450,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   for u in test_types:
     out = grid.predict(state.best_params, grid.test[u])
     test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
-                          data.test[u].correct, data.test[u].labels)
+                          data.test[u].correct, data.test[u].labels,
+                          tuple(data.test[u].instance_ids))
   return TrainingOutcome(
       spec=grid.spec, test_types=test_types,
       label_names=tuple(data.label_names), num_answers=data.num_answers,
@@ -446,6 +460,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
           "dedup_ratio": data.table.dedup_ratio,
           "embed_dim": data.embed_dim,
           "train_sizes": {t: s.num_instances for t, s in data.train.items()},
+          "sample_seed": ("the grid seed" if data.train_by_seed
+                          else int(config.data.seed)),
           "dev_sizes": {t: s.num_instances for t, s in data.dev.items()},
           "dev_source": dict(data.dev_source),
           "test_sizes": {t: s.num_instances for t, s in data.test.items()}},
