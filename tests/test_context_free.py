@@ -182,6 +182,8 @@ def test_results_json_and_heatmap_carry_the_baselines(outcome, tmp_path,
       assert cell["context_gain"] == pytest.approx(
           res["summary"][t][u]["f1_mean"] - cell["best"])
   assert drawn == [("f1", free)]
+  assert "context-free train I: test I best 1.000" in (
+      tmp_path / "log.txt").read_text()
   assert (tmp_path / "heatmap.png").stat().st_size > 0
 
 
@@ -210,8 +212,10 @@ def test_the_baselines_can_be_switched_off(outcome, tmp_path):
   assert "context_free" not in report.write_report(cfg, str(tmp_path), out)
   assert (tmp_path / "heatmap.png").stat().st_size > 0
   cfg.results.heatmap = "context_gain"
-  with pytest.raises(ValueError, match="config.results.context_free"):
-    report.write_report(cfg, str(tmp_path), out)
+  (tmp_path / "gain").mkdir()
+  with pytest.raises(ValueError, match="config.results.context_free=True"):
+    report.write_report(cfg, str(tmp_path / "gain"), out)
+  assert not list((tmp_path / "gain").iterdir())  # Nothing half-written.
 
 
 def test_results_keys_are_checked_and_left_out_of_the_run_identity():
@@ -225,6 +229,10 @@ def test_results_keys_are_checked_and_left_out_of_the_run_identity():
   found = "\n".join(config_check.problems(cfg))
   assert "config.results.heatmap='gain' is not known" in found
   assert "config.results.context_free='yes'" in found
+  cfg.results = {"heatmap": "context_gain", "context_free": False}
+  assert config_check.problems(cfg) == [
+      "config.results.heatmap='context_gain' needs the context-free "
+      "baselines: config.results.context_free=True"]
   data = synthetic.data(n_train=10, n_dev=4, n_test=4)
   a = synthetic.config("ffnn")
   b = a.copy_and_resolve_references()

@@ -199,6 +199,10 @@ def problems(config) -> list[str]:
   if not isinstance(config.results.context_free, bool):
     out.append(f"config.results.context_free="
                f"{config.results.context_free!r}: expected True or False")
+  elif (config.results.heatmap == "context_gain"
+        and not config.results.context_free):
+    out.append("config.results.heatmap='context_gain' needs the "
+               "context-free baselines: config.results.context_free=True")
   out.append(_variants_error("encoder.layer_sweep",
                              config.encoder.layer_sweep))
   seeds = tuple(config.grid.seeds)
