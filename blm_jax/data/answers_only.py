@@ -61,19 +61,27 @@ class _Batch:
   target: np.ndarray  # 1 for each correct candidate
 
 
-def _batch(instances: Sequence[BLMInstance]) -> _Batch:
+def batch_texts(answers: Sequence[Sequence[str]],
+                correct: Sequence[int]) -> _Batch:
+  """The batch of instances given as their candidates' texts and the
+  correct index (the results layer reads them from a sentence table)."""
   feats, cand_of, inst_of, target = [], [], [], []
   c = 0
-  for i, x in enumerate(instances):
-    for j, s in enumerate(x.answers):
-      f = features(s.text)
+  for i, (texts, k) in enumerate(zip(answers, correct)):
+    for j, text in enumerate(texts):
+      f = features(text)
       feats.append(f)
       cand_of.append(np.full(len(f), c))
       inst_of.append(i)
-      target.append(float(j == x.correct))
+      target.append(float(j == k))
       c += 1
   return _Batch(np.concatenate(feats), np.concatenate(cand_of), c,
-                np.array(inst_of), len(instances), np.array(target))
+                np.array(inst_of), len(answers), np.array(target))
+
+
+def _batch(instances: Sequence[BLMInstance]) -> _Batch:
+  return batch_texts([[s.text for s in x.answers] for x in instances],
+                     [x.correct for x in instances])
 
 
 def _scores(w: np.ndarray, b: _Batch) -> np.ndarray:
@@ -113,6 +121,11 @@ def _accuracy(scores: np.ndarray, b: _Batch) -> float:
   return float(np.mean(hit / n_top))
 
 
+def held_out_accuracy(w: np.ndarray, b: _Batch) -> float:
+  """Expected accuracy of the logit `w` (from `fit_logit`) on `b`."""
+  return _accuracy(_scores(w, b), b)
+
+
 def logit_accuracy(instances: Sequence[BLMInstance]) -> float:
   folds = [[x for x in instances if _fold(x) == k] for k in (0, 1)]
   if min(map(len, folds)) == 0:
@@ -120,21 +133,24 @@ def logit_accuracy(instances: Sequence[BLMInstance]) -> float:
   correct = 0.0
   for k in (0, 1):
     w = fit_logit(_batch(folds[1 - k]))
-    held = _batch(folds[k])
-    correct += _accuracy(_scores(w, held), held) * len(folds[k])
+    correct += held_out_accuracy(w, _batch(folds[k])) * len(folds[k])
   return correct / len(instances)
 
 
+def odd_one_in_hit(answers: Sequence[str], correct: int) -> float:
+  """1 if the correct candidate alone shares the most word bigrams with the
+  others, 1/k if it ties with k - 1 others, else 0."""
+  grams = [set(zip(t, t[1:])) for t in
+           (["<s>"] + tokens(s) for s in answers)]
+  shared = np.array([sum(len(g & h) for j, h in enumerate(grams) if j != i)
+                     for i, g in enumerate(grams)], float)
+  top = shared == shared.max()
+  return float(top[correct] / top.sum())
+
+
 def odd_one_in_accuracy(instances: Sequence[BLMInstance]) -> float:
-  hits = 0.0
-  for x in instances:
-    grams = [set(zip(t, t[1:])) for t in
-             (["<s>"] + tokens(s.text) for s in x.answers)]
-    shared = np.array([sum(len(g & h) for j, h in enumerate(grams) if j != i)
-                       for i, g in enumerate(grams)], float)
-    top = shared == shared.max()
-    hits += top[x.correct] / top.sum()
-  return hits / len(instances)
+  return float(np.mean([odd_one_in_hit([s.text for s in x.answers],
+                                       x.correct) for x in instances]))
 
 
 @dataclasses.dataclass(frozen=True)

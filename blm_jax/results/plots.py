@@ -36,13 +36,25 @@ def _title(title: str, encoder: str, num_answers: int, width: int) -> str:
                                  break_long_words=False) for p in parts)
 
 
+def _best_context_free(context_free: dict | None, train_types, test_types
+                       ) -> np.ndarray | None:
+  """The `best` of results.json's `context_free` as a matrix, or None."""
+  if not context_free:
+    return None
+  return np.array([[context_free[t][u]["best"] for u in test_types]
+                   for t in train_types])
+
+
 def heatmap(summary: dict, train_types, test_types, path: str,
             title: str = "", *, encoder: str = "",
-            num_answers: int = 0) -> None:
+            num_answers: int = 0, context_free: dict | None = None) -> None:
   """Mean F1, train type (rows) x test type (columns), like 000 Fig. 15/24.
 
-  With `num_answers`, chance (1/num_answers) is drawn on the colour bar.
+  With `num_answers`, chance (1/num_answers) is drawn on the colour bar;
+  with `context_free` (results.json's section), each cell also shows the
+  best context-free score ('cf'), what the F1 has to beat.
   """
+  cf = _best_context_free(context_free, train_types, test_types)
   m = np.array([[summary[t][u]["f1_mean"] for u in test_types]
                 for t in train_types])
   s = np.array([[summary[t][u]["f1_std"] for u in test_types]
@@ -56,9 +68,11 @@ def heatmap(summary: dict, train_types, test_types, path: str,
   im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
   for i in range(m.shape[0]):
     for j in range(m.shape[1]):
-      ax.text(j, i, f"{m[i, j]:.3f}\n±{s[i, j]:.3f}", ha="center",
-              va="center", color="white" if m[i, j] < 0.6 else "black",
-              fontsize=9)
+      text = f"{m[i, j]:.3f}\n±{s[i, j]:.3f}"
+      if cf is not None:
+        text += f"\ncf {cf[i, j]:.3f}"
+      ax.text(j, i, text, ha="center", va="center",
+              color="white" if m[i, j] < 0.6 else "black", fontsize=9)
   ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types])
   ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types])
   ax.set_title(_title(title or "F1 (mean over seeds)", encoder, num_answers,
@@ -72,9 +86,10 @@ def heatmap(summary: dict, train_types, test_types, path: str,
 
 
 def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
-           diverging: bool, fig):
+           diverging: bool, fig, cf: np.ndarray | None = None):
   """One annotated train x test matrix; F1 on [0, 1] or a difference on
-  [-1, 1] (red: the control is better, blue: the real run is)."""
+  [-1, 1] (red: the control is better, blue: the real run is); `cf` adds
+  the best context-free score to each cell."""
   if diverging:
     im = ax.imshow(m, vmin=-1.0, vmax=1.0, cmap="RdBu")
     dark = lambda v: abs(v) > 0.5
@@ -85,7 +100,9 @@ def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
     fmt = lambda v: f"{v:.3f}"
   for i in range(m.shape[0]):
     for j in range(m.shape[1]):
-      ax.text(j, i, fmt(m[i, j]), ha="center", va="center", fontsize=8,
+      text = fmt(m[i, j]) + (f"\ncf {cf[i, j]:.3f}" if cf is not None
+                             else "")
+      ax.text(j, i, text, ha="center", va="center", fontsize=8,
               color="white" if dark(m[i, j]) else "black")
   ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types],
                 fontsize=8)
@@ -97,7 +114,8 @@ def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
 
 def heatmap_with_controls(summary: dict, controls: dict, train_types,
                           test_types, path: str, title: str = "", *,
-                          encoder: str = "", num_answers: int = 0) -> None:
+                          encoder: str = "", num_answers: int = 0,
+                          context_free: dict | None = None) -> None:
   """The real F1 heatmap beside, per control, its F1 and the selectivity
   (real minus control F1): one row per control, the real heatmap first.
 
@@ -117,7 +135,8 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
       axes[r, 0].axis("off")
     else:
       bar = _panel(axes[r, 0], real, train_types, test_types, "real F1",
-                   diverging=False, fig=fig)
+                   diverging=False, fig=fig, cf=_best_context_free(
+                       context_free, train_types, test_types))
       if num_answers:
         bar.ax.axhline(1 / num_answers, color="red", linewidth=2)
     _panel(axes[r, 1], mat(lambda t, u: c["summary"][t][u]["f1_mean"]),
@@ -128,6 +147,38 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
            "control F1)", diverging=True, fig=fig)
   fig.suptitle(_title(title or "F1 (mean over seeds)", encoder, num_answers,
                       width=90), fontsize=10)
+  fig.savefig(path, dpi=120)
+
+
+def context_gain(context_free: dict, train_types, test_types, path: str,
+                 title: str = "", *, encoder: str = "",
+                 num_answers: int = 0) -> None:
+  """The context gain (F1 mean minus the best context-free score), train
+  type x test type, on [-1, 1]: blue where the solver used the context,
+  near 0 or red where the candidates alone do as well.
+
+  `context_free`: results.json's `context_free` section.
+  """
+  m = np.array([[context_free[t][u]["context_gain"] for u in test_types]
+                for t in train_types])
+  best = np.array([[context_free[t][u]["best_baseline"] for u in test_types]
+                   for t in train_types])
+  fig = Figure(
+      figsize=(max(5.0, 1.4 * len(test_types) + 2.5),
+               max(3.8, 1.1 * len(train_types) + 2.2)),
+      layout="constrained")
+  ax = fig.subplots()
+  im = ax.imshow(m, vmin=-1.0, vmax=1.0, cmap="RdBu")
+  for i in range(m.shape[0]):
+    for j in range(m.shape[1]):
+      ax.text(j, i, f"{m[i, j]:+.3f}\nvs {best[i, j]}", ha="center",
+              va="center", fontsize=8,
+              color="white" if abs(m[i, j]) > 0.5 else "black")
+  ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types])
+  ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types])
+  ax.set_title(_title(title or "Context gain", encoder, num_answers,
+                      width=40), fontsize=10)
+  fig.colorbar(im, ax=ax, fraction=0.046)
   fig.savefig(path, dpi=120)
 
 

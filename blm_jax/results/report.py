@@ -3,7 +3,9 @@
 `write_report(config, workdir, outcome)` turns what the trainer measured
 (`trainer.TrainingOutcome`: best-dev statistics, histories, test
 predictions) into per-cell metrics, the summary of every variant, the
-controls' selectivity and the layer sweep, and writes them to the workdir.
+controls' selectivity, the layer sweep and the context-free baselines
+(`context_free.py`: what the candidates alone give, and the context gain),
+and writes them to the workdir.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import ml_collections
 
 from blm_jax.base import files
-from blm_jax.results import metrics, plots, predictions
+from blm_jax.results import context_free, metrics, plots, predictions
 from blm_jax.training import trainer, variants
 
 
@@ -55,6 +57,20 @@ def _variant_summaries(outcome: trainer.TrainingOutcome
       for v in spec.variants}
 
 
+def _context_free(config: ml_collections.ConfigDict,
+                  outcome: trainer.TrainingOutcome,
+                  summary: dict) -> dict | None:
+  """results.json's `context_free` section, or None when switched off or
+  the outcome does not carry its data."""
+  if not config.results.context_free or outcome.data is None:
+    return None
+  settings = context_free.MLPSettings(
+      reduction=config.loss.get("answer_reduction", "sum"))
+  return context_free.context_free(outcome.data, summary,
+                                   outcome.spec.train_types,
+                                   outcome.test_types, settings)
+
+
 def _results(config: ml_collections.ConfigDict,
              outcome: trainer.TrainingOutcome, by_variant: dict,
              summaries: dict) -> dict:
@@ -83,6 +99,9 @@ def _results(config: ml_collections.ConfigDict,
         c: {"summary": summaries[c], "cells": by_variant[c],
             "selectivity": metrics.selectivity(summary, summaries[c])}
         for c in controls}
+  free = _context_free(config, outcome, summary)
+  if free is not None:
+    results["context_free"] = free
   if outcome.sweep_layers:
     results["layer_sweep"] = metrics.layer_sweep(
         {k: summaries[variants.layer_variant(k)]
@@ -93,20 +112,27 @@ def _results(config: ml_collections.ConfigDict,
 
 def write_plots(config: ml_collections.ConfigDict, workdir: str,
                 outcome: trainer.TrainingOutcome, results: dict) -> None:
-  """heatmap.png (with the controls beside it, if any), layers.png (with a
-  layer sweep) and errors.png."""
+  """heatmap.png (the controls beside it, if any; each cell with its best
+  context-free score, or the context gain instead with
+  `config.results.heatmap='context_gain'`), layers.png (with a layer
+  sweep) and errors.png."""
   train_types, test_types = outcome.spec.train_types, outcome.test_types
   summary = results["summary"]
   title = f"{config.model.name} on {config.data.name}"
   plot_kw = dict(encoder=config.encoder.name, num_answers=outcome.num_answers)
   heatmap = os.path.join(workdir, "heatmap.png")
-  if "controls" in results:
+  free = results.get("context_free")
+  if config.results.heatmap == "context_gain":
+    plots.context_gain(free, train_types, test_types, heatmap,
+                       title=f"Context gain (F1 - best context-free): "
+                       f"{title}", **plot_kw)
+  elif "controls" in results:
     plots.heatmap_with_controls(summary, results["controls"], train_types,
                                 test_types, heatmap, title=f"F1: {title}",
-                                **plot_kw)
+                                context_free=free, **plot_kw)
   else:
     plots.heatmap(summary, train_types, test_types, heatmap,
-                  title=f"F1: {title}", **plot_kw)
+                  title=f"F1: {title}", context_free=free, **plot_kw)
   if "layer_sweep" in results:
     plots.layer_sweep(results["layer_sweep"], train_types, test_types,
                       os.path.join(workdir, "layers.png"),
@@ -129,17 +155,32 @@ def f1_lines(outcome: trainer.TrainingOutcome, summaries: dict) -> list[str]:
   return lines
 
 
+def context_free_lines(free: dict) -> list[str]:
+  """'context-free train T: test U best 0.412 (word_logit) gain +0.301
+  ...' per train type."""
+  return [f"context-free train {t}: " + "  ".join(
+      f"test {u} best {c['best']:.3f} ({c['best_baseline']}) gain "
+      f"{c['context_gain']:+.3f}" for u, c in row.items())
+          for t, row in free.items()]
+
+
 def write_report(config: ml_collections.ConfigDict, workdir: str,
                  outcome: trainer.TrainingOutcome) -> dict:
   """Writes results.json, predictions.npz (per-instance choices, for the
   claims' confidence intervals) and the plots to `workdir`, the F1 of
   every variant to its log.txt; returns the results dict."""
+  if (config.results.heatmap == "context_gain"
+      and not config.results.context_free):
+    raise ValueError("config.results.heatmap='context_gain' needs the "
+                     "context-free baselines: "
+                     "config.results.context_free=True")
   by_variant, summaries = _variant_summaries(outcome)
   results = _results(config, outcome, by_variant, summaries)
   predictions.write(workdir, outcome)
   files.write_json(os.path.join(workdir, "results.json"), results)
   write_plots(config, workdir, outcome, results)
   log = trainer.open_log(workdir)
-  for line in f1_lines(outcome, summaries):
+  for line in f1_lines(outcome, summaries) + context_free_lines(
+      results.get("context_free", {})):
     log.info("%s", line)
   return results

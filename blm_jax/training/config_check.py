@@ -129,7 +129,7 @@ def problems(config) -> list[str]:
   """Every problem of `config`, one message each (empty when valid)."""
   from blm_jax.encoders import encoder as encoders
   from blm_jax.models import losses, registry
-  from blm_jax.training import run_identity
+  from blm_jax.training import config_defaults, run_identity
   from blm_jax.training.optimizers import OPTIMIZERS
   from blm_jax.training.solver import SELECT_BY
 
@@ -195,6 +195,15 @@ def problems(config) -> list[str]:
                      integer=False, low=0,
                      what="GiB the epoch may use; 0 = available"))
   out.append(_variants_error("controls", config.controls))
+  out.append(_choices("results.heatmap", config.results.heatmap,
+                      config_defaults.HEATMAPS))
+  if not isinstance(config.results.context_free, bool):
+    out.append(f"config.results.context_free="
+               f"{config.results.context_free!r}: expected True or False")
+  elif (config.results.heatmap == "context_gain"
+        and not config.results.context_free):
+    out.append("config.results.heatmap='context_gain' needs the "
+               "context-free baselines: config.results.context_free=True")
   out.append(_variants_error("encoder.layer_sweep",
                              config.encoder.layer_sweep))
   seeds = tuple(config.grid.seeds)

@@ -100,8 +100,20 @@ def _shared() -> ml_collections.ConfigDict:
   # results.json 'controls' (with selectivity), heatmap.png shows them.
   c.controls = ""
 
+  # Reporting (results/report.py); no part of the run's identity.
+  c.results = ml_collections.ConfigDict()
+  # Context-free baselines (candidate-only MLP, word logit, odd-one-in) per
+  # (train, test) pair: results.json 'context_free'. False skips them.
+  c.results.context_free = True
+  # heatmap.png: 'f1' (F1, the best context-free score in each cell) or
+  # 'context_gain' (F1 minus the best context-free score).
+  c.results.heatmap = "f1"
+
   c.progress = True
   return c
+
+
+HEATMAPS = ("f1", "context_gain")
 
 
 def default_config(model_name: str) -> ml_collections.ConfigDict:

@@ -4,7 +4,7 @@ Saved with every checkpoint and compared before anything is restored, so a
 workdir is never silently resumed by a run that another config or other data
 would have produced. Keys that only change how a run executes (epochs to go,
 checkpoint cadence, batch sizes of embedding, progress bars, paths, whether
-the grid's cells are vmapped or scanned) may
+the grid's cells are vmapped or scanned, what the report adds) may
 differ: extending `train.epochs` resumes. Only keys of the run's solver and
 of the shared sections are compared: a saved identity that holds other
 solvers' keys (configs up to 2026-11-24 carried every solver's section)
@@ -27,6 +27,7 @@ EXECUTION_KEYS = frozenset({
     "train.eval_chunk", "train.resume", "train.keep_checkpoints",
     "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
     "data.manual_dir", "grid.mode", "grid.memory_limit_gb",
+    "results.context_free", "results.heatmap",
 })
 
 RESUME_MODES = ("auto", "force", "restart")

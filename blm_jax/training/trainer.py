@@ -308,6 +308,9 @@ class TrainingOutcome:
   train_instances_per_s: float | None  # None: no epoch after the first.
   devices: tuple[str, ...]
   data_seconds: float  # Loading, building and embedding the data.
+  # The embeddings and tables the grid read: the results layer fits its
+  # context-free baselines on them. None: report without them.
+  data: input_pipeline.BLMData | None = None
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
@@ -474,7 +477,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       train_instances_per_s=(per_epoch * trained_epochs / train_seconds
                              if train_seconds else None),
       devices=tuple(str(d) for d in grid.mesh.devices.flat),
-      data_seconds=data_seconds)
+      data_seconds=data_seconds, data=data)
 
 
 def _append_history(history: dict, measured: dict) -> None:

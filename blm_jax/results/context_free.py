@@ -1,0 +1,205 @@
+"""Context-free baselines: what a grid run's candidates give without context.
+
+A BLM result means something only if the context was needed. For every
+(train type, test type) pair of a grid, three scorers that never see the
+context are fitted on the train type's training instances and scored on
+the test type's test instances:
+
+  candidate_mlp  a one-hidden-layer MLP scoring each candidate's frozen
+                 embedding alone, trained with the solver's max-margin loss
+                 (full-batch Adam, seeded; every train type in one jitted,
+                 vmapped fit): a cue in the embedding of the correct answer;
+  word_logit     the conditional logit of `blm_jax.data.answers_only` on
+                 each candidate's word unigrams and bigrams, fitted on the
+                 train type (no cross-fitting: train and test instances are
+                 different splits): a cue in the words;
+  odd_one_in     no fitting; the candidate sharing the most word bigrams
+                 with the others (`answers_only.odd_one_in_hit`): the
+                 correct answer as the centre of its minimal variants. It
+                 depends on the test type only.
+
+Each score is an accuracy (ties shared out evenly for the two word
+baselines), the same quantity as the heatmap's F1 (`metrics.cell_metrics`:
+one correct and one chosen answer per instance). The context gain of a pair
+is the solver's mean F1 minus the best of the three.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from blm_jax.data import answers_only
+from blm_jax.data.input_pipeline import BLMData
+from blm_jax.data.sentence_table import SentenceTable
+from blm_jax.models import losses
+
+BASELINES = ("candidate_mlp", "word_logit", "odd_one_in")
+
+
+@dataclasses.dataclass(frozen=True)
+class MLPSettings:
+  """The candidate-only MLP; small on purpose: it has to find a cue, not
+  to compete with the solver."""
+
+  hidden: int = 64
+  steps: int = 300
+  learning_rate: float = 1e-2
+  weight_decay: float = 1e-4
+  seed: int = 0
+  reduction: str = "sum"  # `losses.max_margin`, as config.loss
+
+
+def _answer_texts(table: SentenceTable, sentences) -> list[list[str]]:
+  return [[sentences[i] for i, m in zip(row, mask) if m]
+          for row, mask in zip(table.answers, table.answer_mask)]
+
+
+def _real_correct(table: SentenceTable) -> np.ndarray:
+  """The correct index among each instance's real (unmasked) candidates."""
+  before = np.cumsum(table.answer_mask, axis=1) - 1
+  return before[np.arange(table.num_instances), table.correct]
+
+
+def _word_batch(table: SentenceTable, sentences):
+  return answers_only.batch_texts(_answer_texts(table, sentences),
+                                  _real_correct(table))
+
+
+def word_logit_accuracy(train: dict[str, SentenceTable],
+                        test: dict[str, SentenceTable],
+                        sentences) -> dict[str, dict[str, float]]:
+  """{train type: {test type: expected accuracy}} of the word logit, one
+  fit per train type."""
+  held = {u: _word_batch(table, sentences) for u, table in test.items()}
+  out = {}
+  for t, table in train.items():
+    w = answers_only.fit_logit(_word_batch(table, sentences))
+    out[t] = {u: answers_only.held_out_accuracy(w, b)
+              for u, b in held.items()}
+  return out
+
+
+def odd_one_in_accuracy(test: SentenceTable, sentences) -> float:
+  """Odd-one-in's expected accuracy on `test` (nothing fitted)."""
+  return float(np.mean([
+      answers_only.odd_one_in_hit(texts, k) for texts, k in zip(
+          _answer_texts(test, sentences), _real_correct(test))]))
+
+
+def _mlp_scores(params, x: jax.Array) -> jax.Array:
+  """[..., A, D] candidate embeddings -> [..., A] scores, each alone."""
+  x = (x - params["mean"]) / params["std"]
+  h = jax.nn.relu(x @ params["w1"] + params["b1"])
+  return h @ params["w2"]
+
+
+def _fit_one(key, emb, answers, mask, correct, weight, settings):
+  """One train type's MLP; `weight` is 0 for padded instances."""
+  x = emb[answers]  # [N, A, D]
+  m = (mask & (weight[:, None] > 0))[..., None]
+  n = jnp.maximum(1.0, m.sum())
+  mean = (x * m).sum((0, 1)) / n
+  std = jnp.sqrt((((x - mean) ** 2) * m).sum((0, 1)) / n) + 1e-6
+  d = emb.shape[-1]
+  k1, k2 = jax.random.split(key)
+  params = {
+      "w1": jax.random.normal(k1, (d, settings.hidden)) / jnp.sqrt(d),
+      "b1": jnp.zeros(settings.hidden),
+      "w2": jax.random.normal(k2, (settings.hidden,)) / jnp.sqrt(
+          settings.hidden)}
+  fixed = {"mean": mean, "std": std}
+  tx = optax.adamw(settings.learning_rate,
+                   weight_decay=settings.weight_decay)
+
+  def loss_fn(p):
+    scores = _mlp_scores({**p, **fixed}, x)
+    per = losses.max_margin(scores, correct, mask, settings.reduction)
+    return jnp.sum(per * weight) / jnp.maximum(1.0, weight.sum())
+
+  def step(carry, _):
+    p, opt = carry
+    g = jax.grad(loss_fn)(p)
+    updates, opt = tx.update(g, opt, p)
+    return (optax.apply_updates(p, updates), opt), None
+
+  (params, _), _ = jax.lax.scan(step, (params, tx.init(params)), None,
+                                length=settings.steps)
+  return {**params, **fixed}
+
+
+@functools.partial(jax.jit, static_argnames="settings")
+def _fit(keys, emb, answers, mask, correct, weight, settings):
+  """Every train type's MLP at once: arrays stacked on a leading axis."""
+  return jax.vmap(_fit_one, in_axes=(0, None, 0, 0, 0, 0, None))(
+      keys, emb, answers, mask, correct, weight, settings)
+
+
+@jax.jit
+def _correct_fraction(params, emb, answers, mask, correct):
+  """Accuracy of every stacked MLP on one split."""
+  def one(p):
+    pred = losses.predict(_mlp_scores(p, emb[answers]), mask)
+    return jnp.mean(pred == correct)
+  return jax.vmap(one)(params)
+
+
+def _pad(a: np.ndarray, n: int) -> np.ndarray:
+  return np.concatenate([a, np.zeros((n - len(a),) + a.shape[1:], a.dtype)])
+
+
+def candidate_mlp_accuracy(
+    embeddings: np.ndarray, train: dict[str, SentenceTable],
+    test: dict[str, SentenceTable],
+    settings: MLPSettings = MLPSettings()) -> dict[str, dict[str, float]]:
+  """{train type: {test type: accuracy}} of the candidate-only MLP.
+
+  The train types are padded to one instance count and fitted in one
+  jitted vmap, each with the same seed; a type fits as it would alone.
+  """
+  names = list(train)
+  n = max(t.num_instances for t in train.values())
+  stack = lambda f: np.stack([_pad(f(train[t]), n) for t in names])
+  emb = jnp.asarray(embeddings, jnp.float32)
+  keys = jnp.stack([jax.random.PRNGKey(settings.seed)] * len(names))
+  params = _fit(keys, emb, stack(lambda t: t.answers),
+                stack(lambda t: t.answer_mask), stack(lambda t: t.correct),
+                stack(lambda t: np.ones(t.num_instances, np.float32)),
+                settings)
+  out = {t: {} for t in names}
+  for u, table in test.items():
+    acc = np.asarray(_correct_fraction(params, emb, table.answers,
+                                       table.answer_mask, table.correct))
+    for t, a in zip(names, acc):
+      out[t][u] = float(a)
+  return out
+
+
+def context_free(data: BLMData, summary: dict, train_types, test_types,
+                 settings: MLPSettings = MLPSettings()) -> dict:
+  """results.json's `context_free`: per (train, test) pair each baseline's
+  accuracy, the best of them (`best`, `best_baseline`) and the context
+  gain (the solver's mean F1 in `summary` minus `best`)."""
+  sentences = data.table.sentences
+  test = {u: data.test[u] for u in test_types}
+  mlp = candidate_mlp_accuracy(data.embeddings,
+                               {t: data.train[t] for t in train_types},
+                               test, settings)
+  words = word_logit_accuracy({t: data.train[t] for t in train_types},
+                              test, sentences)
+  odd = {u: odd_one_in_accuracy(test[u], sentences) for u in test_types}
+  out = {}
+  for t in train_types:
+    out[t] = {}
+    for u in test_types:
+      scores = {"candidate_mlp": mlp[t][u], "word_logit": words[t][u],
+                "odd_one_in": odd[u]}
+      best = max(BASELINES, key=scores.get)
+      out[t][u] = {**scores, "best": scores[best], "best_baseline": best,
+                   "context_gain": summary[t][u]["f1_mean"] - scores[best]}
+  return out
