@@ -40,6 +40,21 @@ def test_heatmap_of_a_summary_inside_the_record():
     records.render(record, {"key": "controls.x"})
 
 
+def test_context_free_view_shows_the_best_baseline_and_the_gain():
+  cf = {t: {u: {"best": 1.0 if u == "I" else 0.5, "best_baseline":
+                "odd_one_in" if u == "I" else "word_logit",
+                "context_gain": -0.0519 if u == "I" else 0.25}
+            for u in ("I", "II")} for t in ("I", "II")}
+  record = {"summary": _summary(), "context_free": cf,
+            "grid": {"train_types": ["I", "II"], "test_types": ["I", "II"]}}
+  table = records.render(record, {"view": "context_free"})
+  assert table.splitlines()[2] == (
+      "| I | 1.000 odd_one_in (gain -0.052) | 0.500 word_logit (gain "
+      "+0.250) |")
+  with pytest.raises(records.RecordError, match="no 'context_free'"):
+    records.render({"summary": _summary()}, {"view": "context_free"})
+
+
 def test_rows_table_writes_cells_as_given():
   record = {"tables": {"t": {"columns": ["dataset", "F1"],
                              "rows": [["roll", "0.983±0.008"],

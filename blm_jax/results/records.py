@@ -23,8 +23,10 @@ rewrites from the record:
 
 Options after the path: `table=NAME` picks one of the record's `tables`
 (rows table); `key=a.b.c` picks a summary inside the record (heatmap of
-`controls.answer_only.summary`, say). Without options a record with a
-`summary` renders as a heatmap.
+`controls.answer_only.summary`, say); `view=context_free` renders
+results.json's context-free baselines (best score, its baseline and the
+context gain per cell). Without options a record with a `summary` renders
+as a heatmap.
 """
 
 from __future__ import annotations
@@ -114,6 +116,23 @@ def heatmap_table(summary: dict, train_types=None, test_types=None) -> str:
   return "\n".join(lines) + "\n"
 
 
+def context_free_table(context_free: dict, train_types=None,
+                       test_types=None) -> str:
+  """A "train \\ test" markdown table of results.json's `context_free`: the
+  best context-free score, its baseline and the context gain (the
+  solver's F1 mean minus it)."""
+  train_types = list(train_types or context_free)
+  test_types = list(test_types or context_free[train_types[0]])
+  lines = ["| train \\ test | " + " | ".join(test_types) + " |",
+           "| --- |" + " --- |" * len(test_types)]
+  for t in train_types:
+    cells = [f"{c['best']:.3f} {c['best_baseline']} (gain "
+             f"{c['context_gain']:+.3f})"
+             for c in (context_free[t][u] for u in test_types)]
+    lines.append(f"| {t} | " + " | ".join(cells) + " |")
+  return "\n".join(lines) + "\n"
+
+
 def rows_table(columns: list[str], rows: list[list[Any]]) -> str:
   """A markdown table of named columns; cells are written as given."""
   for i, row in enumerate(rows):
@@ -136,6 +155,11 @@ def render(record: dict, options: dict[str, str] | None = None) -> str:
                         f"{sorted(tables)})")
     t = tables[options["table"]]
     return rows_table(t["columns"], t["rows"])
+  grid = record.get("grid", {})
+  if options.get("view") == "context_free":
+    return context_free_table(_pick(record, "context_free"),
+                              grid.get("train_types"),
+                              grid.get("test_types"))
   if "key" in options:
     summary = _pick(record, options["key"])
   elif "summary" in record:
@@ -145,7 +169,6 @@ def render(record: dict, options: dict[str, str] | None = None) -> str:
   else:
     raise RecordError("the record has no summary, columns or tables; "
                       "name one with table=NAME or key=PATH")
-  grid = record.get("grid", {})
   return heatmap_table(summary, grid.get("train_types"),
                        grid.get("test_types"))
 
