@@ -157,6 +157,7 @@ def outcome(tmp_path_factory):
   from tests import synthetic
 
   cfg = synthetic.config("ffnn", epochs=2, seeds=(0,))
+  cfg.results.context_free = True
   return cfg, trainer.train_and_evaluate(
       cfg, str(tmp_path_factory.mktemp("run")), data=_data(cue=True))
 
