@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 import os
@@ -198,7 +199,10 @@ def _check_launch(args: list[str]) -> None:
   assert common.DATASETS  # the short names the README points at
 
 
+@functools.lru_cache(maxsize=None)
 def _help(module: str) -> str:
+  """`python -m module --help` (one subprocess per module, however many
+  commands of the docs name it)."""
   env = dict(os.environ, JAX_PLATFORMS="cpu",
              PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
   proc = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT,
