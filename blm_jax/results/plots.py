@@ -36,13 +36,27 @@ def _title(title: str, encoder: str, num_answers: int, width: int) -> str:
                                  break_long_words=False) for p in parts)
 
 
+def _matrix(by_type: dict, train_types, test_types, key: str) -> np.ndarray:
+  """by_type[train][test][key] as a train x test matrix (a summary's or
+  results.json's `context_free`)."""
+  return np.array([[by_type[t][u][key] for u in test_types]
+                   for t in train_types])
+
+
+def _one_panel_figure(train_types, test_types) -> Figure:
+  """A figure for one train x test heatmap: at least 5 x 3.8 inches, so one
+  cell still fits its title and colour bar."""
+  return Figure(figsize=(max(5.0, 1.4 * len(test_types) + 2.5),
+                         max(3.8, 1.1 * len(train_types) + 2.2)),
+                layout="constrained")
+
+
 def _best_context_free(context_free: dict | None, train_types, test_types
                        ) -> np.ndarray | None:
   """The `best` of results.json's `context_free` as a matrix, or None."""
   if not context_free:
     return None
-  return np.array([[context_free[t][u]["best"] for u in test_types]
-                   for t in train_types])
+  return _matrix(context_free, train_types, test_types, "best")
 
 
 def heatmap(summary: dict, train_types, test_types, path: str,
@@ -55,15 +69,9 @@ def heatmap(summary: dict, train_types, test_types, path: str,
   best context-free score ('cf'), what the F1 has to beat.
   """
   cf = _best_context_free(context_free, train_types, test_types)
-  m = np.array([[summary[t][u]["f1_mean"] for u in test_types]
-                for t in train_types])
-  s = np.array([[summary[t][u]["f1_std"] for u in test_types]
-                for t in train_types])
-  # At least 5 x 3.8 inches, so one cell still fits its title and colour bar.
-  fig = Figure(
-      figsize=(max(5.0, 1.4 * len(test_types) + 2.5),
-               max(3.8, 1.1 * len(train_types) + 2.2)),
-      layout="constrained")
+  m = _matrix(summary, train_types, test_types, "f1_mean")
+  s = _matrix(summary, train_types, test_types, "f1_std")
+  fig = _one_panel_figure(train_types, test_types)
   ax = fig.subplots()
   im = ax.imshow(m, vmin=0.0, vmax=1.0, cmap="viridis")
   for i in range(m.shape[0]):
@@ -159,14 +167,9 @@ def context_gain(context_free: dict, train_types, test_types, path: str,
 
   `context_free`: results.json's `context_free` section.
   """
-  m = np.array([[context_free[t][u]["context_gain"] for u in test_types]
-                for t in train_types])
-  best = np.array([[context_free[t][u]["best_baseline"] for u in test_types]
-                   for t in train_types])
-  fig = Figure(
-      figsize=(max(5.0, 1.4 * len(test_types) + 2.5),
-               max(3.8, 1.1 * len(train_types) + 2.2)),
-      layout="constrained")
+  m = _matrix(context_free, train_types, test_types, "context_gain")
+  best = _matrix(context_free, train_types, test_types, "best_baseline")
+  fig = _one_panel_figure(train_types, test_types)
   ax = fig.subplots()
   im = ax.imshow(m, vmin=-1.0, vmax=1.0, cmap="RdBu")
   for i in range(m.shape[0]):
