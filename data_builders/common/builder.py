@@ -65,10 +65,13 @@ class GeneratedConfig(tfds.core.BuilderConfig):
 
   `split_fractions`: ((split, fraction), ...) for configs whose paper gives
   other split sizes; () is `splits.DEFAULT_FRACTIONS`.
+  `context_necessary`: the config is designed so that its answers alone
+  cannot decide (`lint --strict` holds it to the context-free ceilings).
   """
 
   seed: int = 0
   split_fractions: tuple[tuple[str, float], ...] = ()
+  context_necessary: bool = False
 
   @property
   def fractions(self) -> dict[str, float]:
