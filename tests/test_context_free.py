@@ -241,3 +241,21 @@ def test_results_keys_are_checked_and_left_out_of_the_run_identity():
   b.results.context_free = False
   assert run_identity.fingerprint(a, data) == run_identity.fingerprint(
       b, data)
+
+
+def test_the_cross_fitted_probe_finds_a_cue_and_stays_near_chance_without():
+  from blm_jax.data.sentence_table import build_sentence_table
+
+  for cue, check in ((True, lambda a: a > 0.9),
+                     (False, lambda a: abs(a - CHANCE) < 0.1)):
+    rng = np.random.default_rng(3)
+    vectors = {}
+    xs = _instances(400, "p", rng, vectors, cue)
+    table = build_sentence_table(xs)
+    emb = np.stack([vectors.get(s, np.zeros(DIM)) for s in table.sentences])
+    folds = np.array([i % 2 for i in range(len(xs))])
+    acc = context_free.cross_fitted_mlp_accuracy(emb, table, folds, SETTINGS)
+    assert check(acc), (cue, acc)
+  with pytest.raises(ValueError, match="both folds"):
+    context_free.cross_fitted_mlp_accuracy(emb, table, np.zeros(len(xs)),
+                                           SETTINGS)

@@ -211,7 +211,8 @@ def test_the_rules_are_the_issues_list():
       ("one_correct", "error"), ("duplicate_candidate", "error"),
       ("empty_sentence", "error"), ("correct_in_context", "error"),
       ("answer_count", "error"), ("unknown_label", "error"),
-      ("copy_cue", "warning"), ("answers_only_cue", "warning")]
+      ("copy_cue", "warning"), ("answers_only_cue", "warning"),
+      ("context_free_ceiling", "warning")]
 
 
 def _no_cue(i: int) -> BLMInstance:
@@ -261,3 +262,82 @@ def test_cli_answers_only(tmp_path, capsys):
   assert lint_cli.main([path, "--strict"]) == 0
   assert lint_cli.main([path, "--strict", "--answers_only"]) == 1
   assert "WARNING answers_only_cue: 60/60" in capsys.readouterr().out
+
+
+def _two_alternants(i: int, cue: bool) -> BLMInstance:
+  """A context-necessary set: two well-formed forms, each right in half of
+  the instances, and one error mirrored on each; with `cue` the right form
+  always comes first in a fixed word order ("a b")."""
+  rng = random.Random(i)
+  n1, n2 = rng.sample("cdefghij", 2)
+  forms = [f"{n1} a b {n2} {i} .", f"{n2} b a {n1} {i} ."]
+  right = 0 if cue else rng.randrange(2)
+  answers = forms + [f"{n1} a b {n2} x {i} .", f"{n2} b a {n1} x {i} ."]
+  labels = ["Corr" if k == right else "Coord" for k in range(2)] + [
+      "WN1" if right == 0 else "WN2", "WN2" if right == 0 else "WN1"]
+  return _clean(i, answers=tuple(Sentence(a) for a in answers),
+                labels=tuple(labels), correct=right, subset=f"dir{right}")
+
+
+def test_context_free_ceiling_holds_a_context_necessary_set():
+  balanced = [_two_alternants(i, cue=False) for i in range(400)]
+  report = lint.lint(balanced, ceiling=answers_only.CONTEXT_FREE_CEILING)
+  assert report.ok(strict=True), report.format()
+  # Scored as one population, though `subset` names the drawn direction.
+  (scores,) = report.ceiling_scores.values()
+  assert scores["word_logit"] <= 0.55 and scores["odd_one_in"] <= 0.55
+  assert lint.lint(balanced).ceiling_scores == {}  # only when asked
+
+
+def test_context_free_ceiling_catches_a_planted_cue():
+  cued = [_two_alternants(i, cue=True) for i in range(400)]
+  report = lint.lint(cued, ceiling=answers_only.CONTEXT_FREE_CEILING)
+  assert report.warnings == {"context_free_ceiling": 400}
+  assert report.ok() and not report.ok(strict=True)
+  (finding,) = report.examples["context_free_ceiling"]
+  assert "word_logit 1.000" in finding.message
+  assert "above the ceiling 0.55" in finding.message
+  # A probe score above the ceiling counts the same way.
+  fair = lint.lint([_two_alternants(i, cue=False) for i in range(400)])
+  fair.hold_to_ceiling("agreement/en/I/4 answers", 400,
+                       {"embedding_probe": 0.9}, 0.55)
+  assert fair.warnings == {"context_free_ceiling": 400}
+  assert "embedding_probe 0.900" in fair.format()
+
+
+def test_cli_strict_fails_a_context_necessary_config_over_its_ceiling(
+    monkeypatch, capsys):
+  sets = {"fair": [_two_alternants(i, cue=False) for i in range(200)],
+          "cued": [_two_alternants(i, cue=True) for i in range(200)]}
+  monkeypatch.setattr(lint_cli, "_sources", lambda target, *_: iter(
+      [(f"{target}[train]", sets[target])]))
+  monkeypatch.setattr(lint_cli, "context_necessary", lambda *_: True)
+  assert lint_cli.main(["fair", "--strict"]) == 0
+  assert lint_cli.main(["cued", "--strict"]) == 1
+  out = capsys.readouterr().out
+  assert "WARNING context_free_ceiling: 200/200" in out
+  # A paper design is not held to the ceiling.
+  monkeypatch.setattr(lint_cli, "context_necessary", lambda *_: False)
+  assert lint_cli.main(["cued", "--strict"]) == 0
+
+
+def test_the_probe_reads_embeddings_and_names_its_population(monkeypatch):
+  import numpy as np
+
+  xs = [_two_alternants(i, cue=False) for i in range(300)]
+
+  def fake_embed(texts, encoder, **kwargs):
+    """The correct candidate's text gets a marker dimension."""
+    right = {x.answers[x.correct].text for x in xs}
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=(len(texts), 8)).astype(np.float32)
+    v[:, 0] += [4.0 if t in right else 0.0 for t in texts]
+    return v
+
+  from blm_jax.embedding import embed
+  monkeypatch.setattr(embed, "embed_sentences", fake_embed)
+  # Every text is its instance's own, so the marker is a cue in the
+  # correct candidate's embedding: the probe must find it.
+  ((key, (n, acc)),) = lint_cli.probe_scores(xs, "minilm", None).items()
+  assert key == "agreement/en/I/4 answers" and n == 300
+  assert acc > 0.9

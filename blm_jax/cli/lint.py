@@ -1,9 +1,14 @@
 """Lints BLM instances: a release file, a folder of them, or a TFDS name.
 
   python -m blm_jax.cli.lint blm_spray_load/ALT-ATL_type_I --answers_only
+  python -m blm_jax.cli.lint blm_spray_load/ctx_type_I --strict --probe
 
 Prints one report per file or split (see blm_jax.data.lint for the rules);
 exits 1 on errors (or warnings with --strict), 2 when the input cannot be read.
+A TFDS config built to need its context (`context_necessary`) is held to the
+context-free ceiling (`answers_only.CONTEXT_FREE_CEILING`) with --strict or
+--answers_only; --probe adds the embedding probe (an MLP on each
+candidate's frozen embedding alone, cross-fitted) to the scores.
 """
 
 from __future__ import annotations
@@ -12,12 +17,48 @@ import os
 import sys
 from typing import Sequence
 
-from blm_jax.data.lint import lint, LintReport
+from blm_jax.data import answers_only
+from blm_jax.data.lint import lint, LintReport, populations
 
 
 # ----------------------------------------------------------------------------
 # Command line.
 # ----------------------------------------------------------------------------
+
+
+def context_necessary(target: str, data_dir: str | None) -> bool:
+  """Whether TFDS name `target` is a config built to need its context."""
+  from data_builders.common import loading as data
+
+  config = data.builder(target, data_dir).builder_config
+  return bool(getattr(config, "context_necessary", False))
+
+
+def probe_scores(instances, encoder: str, cache_dir: str | None
+                 ) -> dict[str, tuple[int, float]]:
+  """{population: (n, embedding-probe accuracy)}: the candidate-only MLP of
+  `results.context_free` on each candidate's frozen embedding, cross-fitted
+  over `answers_only.fold`; only the candidates are embedded."""
+  import numpy as np
+
+  from blm_jax.data.sentence_table import build_sentence_table
+  from blm_jax.embedding.embed import DEFAULT_CACHE_DIR, embed_sentences
+  from blm_jax.results.context_free import cross_fitted_mlp_accuracy
+
+  out = {}
+  for key, members in populations(instances).items():
+    if len(members) < answers_only.MIN_INSTANCES:
+      continue
+    table = build_sentence_table(members)
+    used = np.unique(table.answers[table.answer_mask])
+    vectors = embed_sentences([table.sentences[i] for i in used], encoder,
+                              cache_dir=cache_dir or DEFAULT_CACHE_DIR,
+                              progress=False)
+    emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
+    emb[used] = vectors
+    folds = np.array([answers_only.fold(i) for i in table.instance_ids])
+    out[key] = (len(members), cross_fitted_mlp_accuracy(emb, table, folds))
+  return out
 
 
 def _sources(target: str, data_dir: str | None, manual_dir: str | None):
@@ -60,6 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
   parser.add_argument("--answers_only", action="store_true",
                       help="also check that the answers alone do not solve "
                       "the puzzle (blm_jax.data.answers_only)")
+  parser.add_argument("--probe", action="store_true",
+                      help="also score the embedding probe (an MLP on each "
+                      "candidate's frozen embedding alone, cross-fitted)")
+  parser.add_argument("--probe_encoder", default="minilm",
+                      help="encoder of --probe (name, alias or folder)")
+  parser.add_argument("--cache_dir", default=None,
+                      help="embedding cache of --probe (default: the "
+                      "embedding module's)")
   parser.add_argument("--data_dir", default=None,
                       help="TFDS data_dir (default: $BLM_DATA_DIR or "
                       "~/tensorflow_datasets)")
@@ -69,9 +118,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
   total = LintReport()
   try:
+    ceiling = None
+    if not os.path.exists(args.target) and context_necessary(
+        args.target, args.data_dir):
+      ceiling = answers_only.CONTEXT_FREE_CEILING
+    held = ceiling is not None and (args.strict or args.answers_only)
     for title, instances in _sources(args.target, args.data_dir,
                                      args.manual_dir):
-      report = lint(instances, answers_only=args.answers_only)
+      report = lint(instances, answers_only=args.answers_only,
+                    ceiling=ceiling if held else None)
+      if args.probe:
+        for key, (n, acc) in probe_scores(instances, args.probe_encoder,
+                                          args.cache_dir).items():
+          report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
       print(report.format(title))
       total.n_instances += report.n_instances
       for rule, n in report.counts.items():

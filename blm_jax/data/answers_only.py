@@ -30,6 +30,10 @@ from data_builders.common.schema import BLMInstance
 
 DIM = 1 << 14
 MIN_INSTANCES = 40  # per subset; fewer: no score
+# The most a context-free scorer may reach on a config designed to need its
+# context (`GeneratedConfig.context_necessary`); `lint --strict` holds such
+# configs to it.
+CONTEXT_FREE_CEILING = 0.55
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -45,8 +49,9 @@ def features(text: str) -> np.ndarray:
                           for g in grams}), np.int64)
 
 
-def _fold(inst: BLMInstance) -> int:
-  return zlib.crc32(inst.id.encode("utf-8")) % 2
+def fold(instance_id: str) -> int:
+  """The cross-fitting fold (0 or 1) of an instance, by a hash of its id."""
+  return zlib.crc32(instance_id.encode("utf-8")) % 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +132,7 @@ def held_out_accuracy(w: np.ndarray, b: _Batch) -> float:
 
 
 def logit_accuracy(instances: Sequence[BLMInstance]) -> float:
-  folds = [[x for x in instances if _fold(x) == k] for k in (0, 1)]
+  folds = [[x for x in instances if fold(x.id) == k] for k in (0, 1)]
   if min(map(len, folds)) == 0:
     raise ValueError("answers-only logit needs instances in both folds")
   correct = 0.0
@@ -169,6 +174,12 @@ class CueScore:
   @property
   def cue(self) -> bool:
     return self.logit > self.chance + self.margin
+
+  def over_ceiling(self, ceiling: float = CONTEXT_FREE_CEILING) -> list[str]:
+    """The scores above `ceiling`, as 'name 0.xxx' (empty when none)."""
+    return [f"{name} {value:.3f}" for name, value in
+            (("word logit", self.logit), ("odd-one-in", self.odd_one_in))
+            if value > ceiling]
 
   def __str__(self) -> str:
     return (f"answers-only accuracy over {self.n} instances: logit "

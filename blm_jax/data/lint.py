@@ -59,6 +59,10 @@ RULES = (
     Rule("answers_only_cue", WARNING,
          "with --answers_only: a conditional logit on each candidate's own "
          "words, never seeing the context, stays near chance per subset"),
+    Rule("context_free_ceiling", WARNING,
+         "a context-necessary config: word logit, odd-one-in and (with "
+         "--probe) the embedding probe stay at most "
+         f"{answers_only_lib.CONTEXT_FREE_CEILING} on the whole split"),
 )
 RULES_BY_NAME = {r.name: r for r in RULES}
 
@@ -82,6 +86,24 @@ class LintReport:
   # Per subset: the answers-only scores (with answers_only=True).
   cue_scores: dict[str, answers_only_lib.CueScore] = dataclasses.field(
       default_factory=dict)
+  # Per population (with a ceiling): the context-free scores held to it.
+  ceiling_scores: dict[str, dict[str, float]] = dataclasses.field(
+      default_factory=dict)
+
+  def hold_to_ceiling(self, population: str, n: int,
+                      scores: dict[str, float], ceiling: float | None):
+    """Records `scores` of `population` (n instances); a score above
+    `ceiling` (None: no ceiling, only recorded) counts its n instances
+    under `context_free_ceiling`."""
+    self.ceiling_scores.setdefault(population, {}).update(scores)
+    over = [f"{k} {v:.3f}" for k, v in scores.items()
+            if ceiling is not None and v > ceiling]
+    if over:
+      self.counts["context_free_ceiling"] += n
+      if len(self.examples["context_free_ceiling"]) < MAX_EXAMPLES:
+        self.examples["context_free_ceiling"].append(Finding(
+            "context_free_ceiling", population,
+            f"{', '.join(over)} above the ceiling {ceiling}"))
 
   def add(self, finding: Finding):
     self.counts[finding.rule] += 1
@@ -113,6 +135,9 @@ class LintReport:
         lines.append(f"            e.g. {f.instance_id}: {f.message}")
     for subset, cue in self.cue_scores.items():
       lines.append(f"  {subset}: {cue}")
+    for population, scores in self.ceiling_scores.items():
+      lines.append(f"  {population}: context-free " + ", ".join(
+          f"{k} {v:.3f}" for k, v in scores.items()))
     return "\n".join(lines)
 
 
@@ -198,10 +223,18 @@ def subset_key(x: BLMInstance) -> tuple[str, str, str, str]:
   return (x.family, x.language, x.subset, x.lexical_type)
 
 
-def lint(instances: Sequence[BLMInstance],
-         answers_only: bool = False) -> LintReport:
-  """Applies every rule in `RULES` (`answers_only_cue` only when asked);
-  counts instances, not occurrences."""
+def population_key(x: BLMInstance) -> str:
+  """What a solver trained on a config sees as one population: a
+  context-necessary config may name the drawn direction in `subset`, which
+  no solver is shown, so its scores pool the subsets."""
+  return f"{x.family}/{x.language}/{x.lexical_type}/{len(x.answers)} answers"
+
+
+def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
+         ceiling: float | None = None) -> LintReport:
+  """Applies every rule in `RULES` (`answers_only_cue` only when asked;
+  `context_free_ceiling` when a `ceiling` is given, for a
+  context-necessary config); counts instances, not occurrences."""
   report = LintReport(n_instances=len(instances))
   for x in instances:
     for rule, check in _PER_INSTANCE.items():
@@ -231,4 +264,20 @@ def lint(instances: Sequence[BLMInstance],
         if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
           report.examples["answers_only_cue"].append(Finding(
               "answers_only_cue", "/".join(key), str(cue)))
+  if ceiling is not None:
+    for key, members in populations(instances).items():
+      cue = answers_only_lib.score(members)
+      if cue is not None:
+        report.hold_to_ceiling(key, cue.n, {"word_logit": cue.logit,
+                                            "odd_one_in": cue.odd_one_in},
+                               ceiling)
   return report
+
+
+def populations(instances: Sequence[BLMInstance]
+                ) -> dict[str, list[BLMInstance]]:
+  """Instances grouped by `population_key`."""
+  out: dict[str, list[BLMInstance]] = collections.defaultdict(list)
+  for x in instances:
+    out[population_key(x)].append(x)
+  return dict(out)

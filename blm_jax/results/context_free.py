@@ -203,3 +203,21 @@ def context_free(data: BLMData, summary: dict, train_types, test_types,
       out[t][u] = {**scores, "best": scores[best], "best_baseline": best,
                    "context_gain": summary[t][u]["f1_mean"] - scores[best]}
   return out
+
+
+def cross_fitted_mlp_accuracy(embeddings: np.ndarray, table: SentenceTable,
+                              folds: np.ndarray,
+                              settings: MLPSettings = MLPSettings()) -> float:
+  """The candidate-only MLP's accuracy on one population without a split
+  of its own (`lint --probe`): fitted on each fold, scored on the other;
+  `folds` is 0/1 per instance (`answers_only.fold`)."""
+  rows = [np.flatnonzero(folds == k) for k in (0, 1)]
+  if min(map(len, rows)) == 0:
+    raise ValueError("the embedding probe needs instances in both folds")
+  hits = 0.0
+  for k in (0, 1):
+    acc = candidate_mlp_accuracy(
+        embeddings, {"fit": table.select(rows[1 - k])},
+        {"held": table.select(rows[k])}, settings)["fit"]["held"]
+    hits += acc * len(rows[k])
+  return hits / len(folds)
