@@ -19,6 +19,11 @@ Verdict: 'holds' when the interval lies above the threshold, 'does not
 hold' when below, 'inconclusive' when it straddles it. A grid without
 predictions.npz (reported before that file existed) gets the interval of
 the seeds alone, and its verdict says so.
+
+Each claim is also checked on the context-necessary design of its datasets
+(`<name>_ctx`, `CONTEXT_NECESSARY_OF`) when that grid was run, and the
+report sets the two designs' verdicts side by side: which conclusions
+survive when the answers alone cannot decide.
 """
 
 from __future__ import annotations
@@ -181,6 +186,15 @@ def _claim(source, quote, datasets, models, text, test, ours,
   return Claim(source, quote, tuple(datasets), tuple(models), text, stat,
                threshold, evidence, ours)
 
+
+# The context-necessary design of each paper design (configs/common.py):
+# spray_load_ctx draws the direction per instance, so it stands for both
+# spray/load groups.
+CONTEXT_NECESSARY_OF = {
+    "spray_load": "spray_load_ctx", "spray_load_atl_alt": "spray_load_ctx",
+    "spray_load_v0": "spray_load_v0_ctx", "cos_en": "cos_en_ctx",
+    "cos_it": "cos_it_ctx", "od_en": "od_en_ctx", "od_it": "od_it_ctx",
+    "roll": "roll_ctx"}
 
 _TRAINED_OR_TESTED_III = lambda t, u: "III" in (t, u)
 _TRAINED_III = lambda t, u: t == "III"
@@ -405,7 +419,10 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
   out = []
   for claim in CLAIMS:
     datasets = sorted(runs) if claim.datasets == ("*",) else claim.datasets
-    for ds in datasets:
+    ctx = [CONTEXT_NECESSARY_OF[d] for d in datasets
+           if d in CONTEXT_NECESSARY_OF and CONTEXT_NECESSARY_OF[d] in runs]
+    for ds in list(datasets) + [d for d in dict.fromkeys(ctx)
+                                if d not in datasets]:
       have, ds_preds = runs.get(ds, {}), (preds or {}).get(ds)
       if "+" in ds:
         have, ds_preds = {}, {}
@@ -452,6 +469,48 @@ def heatmap_table(runs: dict[str, dict], models: list[str]) -> str:
   return "\n".join(lines)
 
 
+def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
+  """Markdown: per cell and model, the best context-free baseline's
+  accuracy (its name) and the context gain, from results.json."""
+  models = [m for m in models if "context_free" in runs.get(m, {})]
+  if not models:
+    return "(no context-free baselines in these results)"
+  first = runs[models[0]]["context_free"]
+  tests = list(next(iter(first.values())))
+  lines = ["| train | " + " | ".join(f"{m} →{u}" for m in models
+                                     for u in tests) + " |",
+           "|---|" + "---|" * (len(models) * len(tests))]
+  for t in first:
+    cells = []
+    for m in models:
+      for u in tests:
+        c = runs[m]["context_free"].get(t, {}).get(u)
+        cells.append(f"{c['best']:.3f} ({c['best_baseline']}), gain "
+                     f"{c['context_gain']:+.3f}" if c else "-")
+    lines.append(f"| {t} | " + " | ".join(cells) + " |")
+  return "\n".join(lines)
+
+
+def designs_side_by_side(verdicts: list[dict]) -> list[str]:
+  """Markdown rows: each claim's verdict on a paper design beside the
+  verdict on its context-necessary design (both run)."""
+  by = {(v["claim"], v["dataset"]): v["verdict"] for v in verdicts}
+  rows = []
+  for (claim, ds), verdict in by.items():
+    ctx = CONTEXT_NECESSARY_OF.get(ds)
+    if ctx and (claim, ctx) in by and verdict != "not run" and by[
+        claim, ctx] != "not run":
+      rows.append(f"| {claim} | {ds} | **{verdict}** | {ctx} | "
+                  f"**{by[claim, ctx]}** |")
+  if not rows:
+    return []
+  return ["## Both designs", "",
+          "The claims checked on a paper design and on its "
+          "context-necessary design (the answers alone cannot decide):", "",
+          "| claim | paper design | verdict | context-necessary | verdict |",
+          "|---|---|---|---|---|"] + rows + [""]
+
+
 def _verdict_row(v: dict) -> str:
   if v["verdict"] == "not run":
     return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
@@ -489,7 +548,9 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   verdicts = evaluate_claims(runs, preds)
   lines = ["# Reproduction report", "", f"Command: `{command}`", ""]
   for ds, by_model in runs.items():
-    lines += [f"## {ds}", "", heatmap_table(by_model, models), ""]
+    lines += [f"## {ds}", "", heatmap_table(by_model, models), "",
+              "Best context-free baseline and context gain (F1 minus it):",
+              "", context_free_table(by_model, models), ""]
     for m in models:
       if m in by_model:
         has = (preds or {}).get(ds, {}).get(m) is not None
@@ -513,10 +574,14 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       f"{LEVEL:.0%} interval | per seed | evidence |",
       "|---|---|---|---|---|---|---|---|"]
   lines += [_verdict_row(v) for v in verdicts]
-  lines += [""] + claims_section()
+  lines += [""] + designs_side_by_side(verdicts) + claims_section()
   summary = {ds: {m: r["summary"] for m, r in by_model.items()}
              for ds, by_model in runs.items()}
-  record = {"command": command, "summaries": summary, "claims": verdicts}
+  context_free = {ds: {m: r["context_free"] for m, r in by_model.items()
+                       if "context_free" in r}
+                  for ds, by_model in runs.items()}
+  record = {"command": command, "summaries": summary,
+            "context_free": context_free, "claims": verdicts}
   files.write_text(os.path.join(out, "report.md"), "\n".join(lines) + "\n")
   files.write_json(os.path.join(out, "report.json"), record)
   return record
