@@ -140,3 +140,34 @@ def test_make_drops_histories(tmp_path):
   assert len(r["date"]) == 10
   assert records.render(r) == ("| train \\ test | I |\n| --- | --- |\n"
                                "| I | 0.500 ± 0.000 |\n")
+
+
+def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
+  import numpy as np
+
+  from blm_jax.results import claims
+  from tests.test_reproduce import _hits, _run
+
+  rng = np.random.default_rng(0)
+  runs = {"cos_en_ctx": {m: _run(_hits(rng, 0.5))[0]
+                         for m in ("ffnn", "vae2")}}
+  for r in runs["cos_en_ctx"].values():
+    r["context_free"] = {t: {u: {"best": 0.5, "best_baseline": "word_logit",
+                                 "context_gain": 0.0} for u in row}
+                         for t, row in r["summary"].items()}
+  claims.report(runs, ["ffnn", "vae2"], str(tmp_path), "reproduce --x")
+  out = tmp_path / "r.json"
+  cli.make(str(tmp_path), str(out), "python -m blm_jax.cli.reproduce --x",
+           commit="abc1234")
+  r = json.loads(out.read_text())
+  assert r["summaries"]["cos_en_ctx"]["ffnn"]["I"]["III"]["f1_mean"] > 0
+  table = records.render(r, {"table": "claims"})
+  assert "| cos_en_ctx | vae2's mean F1 over all cells beats" in table
+  assert "not run" not in table
+  cf = records.render(r, {"view": "context_free",
+                          "key": "context_free.cos_en_ctx.vae2"})
+  assert "0.500 word_logit (gain +0.000)" in cf
+  heat = records.render(r, {"key": "summaries.cos_en_ctx.ffnn"})
+  assert heat.startswith("| train \\ test | I | II | III |")
+  with pytest.raises(records.RecordError, match="no report.json"):
+    records.record_from_report(str(tmp_path / "none"), "c", "x")

@@ -5,7 +5,9 @@
   python -m blm_jax.cli.records tables --check   # exit 1 if one differs
 
 `make` writes the record of a finished run (results.json without per-epoch
-histories, config.json, the command, the commit of the working tree).
+histories, config.json, the command, the commit of the working tree), or
+of a reproduction suite's folder (its report.json: heatmaps, context-free
+baselines and a `claims` table).
 `tables` rewrites every table between `<!-- table: RECORD [options] -->`
 and `<!-- end table -->` in README.md and docs/**/*.md from its record;
 with --check it changes nothing and names each file and table that
@@ -36,9 +38,12 @@ def _head_commit(root: str) -> str:
 
 def make(workdir: str, out: str, command: str, commit: str = "",
          study: str = "", note: str = "") -> dict:
-  record = records.record_from_workdir(
-      workdir, command, commit or _head_commit(ROOT), study=study or None,
-      note=note or None)
+  from_folder = (records.record_from_report if os.path.isfile(
+      os.path.join(workdir, "report.json")) and not os.path.isfile(
+          os.path.join(workdir, "results.json"))
+                 else records.record_from_workdir)
+  record = from_folder(workdir, command, commit or _head_commit(ROOT),
+                       study=study or None, note=note or None)
   files.write_json(out, record, indent=1)
   print(f"wrote {out}")
   return record
@@ -94,7 +99,8 @@ def define_flags(fv=None) -> None:
   from absl import flags
 
   fv = flags.FLAGS if fv is None else fv
-  flags.DEFINE_string("workdir", None, "make: the finished run's workdir.",
+  flags.DEFINE_string("workdir", None, "make: the finished run's workdir, "
+                      "or a reproduction suite's --out folder.",
                       flag_values=fv)
   flags.DEFINE_string("out", None, "make: the record to write, e.g. "
                       "docs/records/main_job_vae2_cpu.json.", flag_values=fv)

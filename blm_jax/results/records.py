@@ -94,6 +94,47 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   return record
 
 
+def _claim_rows(claims: list[dict]) -> list[list[str]]:
+  rows = []
+  for v in claims:
+    if v["verdict"] == "not run":
+      continue
+    lo, hi = v["interval"]
+    rows.append([v["source"], v["dataset"], v["claim"], v["verdict"],
+                 f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}",
+                 f"[{lo:+.3f}, {hi:+.3f}]",
+                 ", ".join(f"{x:+.3f}" for x in v["seed_values"])])
+  return rows
+
+
+def record_from_report(out: str, command: str, commit: str,
+                       study: str | None = None, date: str | None = None,
+                       note: str | None = None) -> dict:
+  """The record of a reproduction suite's `out` folder (its report.json):
+  each grid's heatmap and context-free baselines, and the verdicts as a
+  `claims` table (the claims that were run)."""
+  path = os.path.join(out, "report.json")
+  if not os.path.isfile(path):
+    raise RecordError(f"{out}: no report.json (run the reproduction suite)")
+  with open(path, encoding="utf-8") as f:
+    report = json.load(f)
+  if date is None:
+    date = datetime.datetime.fromtimestamp(
+        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
+  record = {"study": study or os.path.basename(os.path.normpath(out)),
+            "date": date, "commit": commit, "command": command,
+            "source": f"report.json of the reproduction suite in {out}"}
+  if note:
+    record["note"] = note
+  record.update({k: report[k] for k in ("summaries", "context_free")
+                 if k in report})
+  record["tables"] = {"claims": {
+      "columns": ["source", "dataset", "claim", "verdict",
+                  "statistic vs threshold", "95% interval", "per seed"],
+      "rows": _claim_rows(report.get("claims", []))}}
+  return record
+
+
 def _pick(record: dict, key: str) -> Any:
   node = record
   for part in key.split("."):
@@ -157,7 +198,8 @@ def render(record: dict, options: dict[str, str] | None = None) -> str:
     return rows_table(t["columns"], t["rows"])
   grid = record.get("grid", {})
   if options.get("view") == "context_free":
-    return context_free_table(_pick(record, "context_free"),
+    return context_free_table(_pick(record, options.get("key",
+                                                        "context_free")),
                               grid.get("train_types"),
                               grid.get("test_types"))
   if "key" in options:
