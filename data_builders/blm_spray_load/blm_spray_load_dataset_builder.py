@@ -5,6 +5,10 @@ AGENT-LOC-THEME, target AGENT-THEME-LOC) and ATL-ALT (the reverse), 000
 Figures 5-6; lexical types per 004 sec. 3 (3750 type I instances, 15,000 of
 types II and III). Splits 72:18:10 train:dev:test (90:10 with a 20% dev
 slice of train), by context, seeded.
+
+Configs `ctx_type_<I|II|III>` (context-necessary): the direction is drawn
+per instance and the answers are built around both alternants, so the
+answers alone cannot decide (README, "Context-necessary configs").
 """
 
 from __future__ import annotations
@@ -24,12 +28,19 @@ class SprayLoadConfig(builder.GeneratedConfig):
 
 
 def _configs():
-  return [SprayLoadConfig(
+  paper = [SprayLoadConfig(
       name=f"{template}_type_{lexical_type}", template=template,
       lexical_type=lexical_type, seed=0,
       description=(f"spray/load {template}, lexical type {lexical_type}"))
-          for template in ("ALT-ATL", "ATL-ALT")
-          for lexical_type in generate.LEXICAL_TYPES]
+           for template in ("ALT-ATL", "ATL-ALT")
+           for lexical_type in generate.LEXICAL_TYPES]
+  ctx = [SprayLoadConfig(
+      name=f"{generate.CTX}_type_{lexical_type}", template=generate.CTX,
+      lexical_type=lexical_type, seed=0, context_necessary=True,
+      description=(f"spray/load, direction drawn per instance, answers "
+                   f"around both alternants, lexical type {lexical_type}"))
+         for lexical_type in generate.LEXICAL_TYPES]
+  return paper + ctx
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -46,5 +57,8 @@ class Builder(builder.GeneratedBLMBuilder):
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
+    if config.template == generate.CTX:
+      return generate.generate_ctx(config.lexical_type, lexicon.load_lexicon(),
+                                   seed=config.seed)
     return generate.generate(config.template, config.lexical_type,
                              lexicon.load_lexicon(), seed=config.seed)

@@ -156,3 +156,89 @@ def generate(template: str, lexical_type: str,
       FAMILY, template, lexical_type, lex or lexicon_lib.load_lexicon(), seed,
       len(ctx) + len(answers),
       lambda id_, lt, fillers: _instance(id_, template, lt, seed, fillers))
+
+
+# --- Context-necessary configs (`ctx_type_*`, see README). ------------------
+
+CTX = "ctx"  # The template name of the context-necessary configs.
+CTX_FAMILY = "spray_load_ctx"
+DIRECTIONS = tuple(templates.TEMPLATES)  # ("ALT-ATL", "ATL-ALT")
+
+
+def ctx_direction(seed: int, id_: str) -> str:
+  """The instance's drawn direction, 50/50, from a stream of its own (so it
+  is independent of the lexical draws and of their retries)."""
+  return DIRECTIONS[Draws(CTX_FAMILY, seed, "direction", id_).index(2)]
+
+
+@functools.lru_cache(maxsize=None)
+def _ctx_plans(direction: str):
+  """Plans of one direction's context and (label, answer)s, ctx answer set."""
+  ctx, answers = templates.ctx_patterns(direction)
+  return (tuple(realise.plan(p) for p in ctx),
+          tuple((label, realise.plan(p)) for label, p in answers.items()))
+
+
+def _ctx_instance(id_: str, lexical_type: str, seed: int,
+                  fillers: Sequence[realise.Filler]) -> BLMInstance:
+  """`fillers`: one per context sentence, then one per answer (in the order
+  of `templates.CTX_LABELS`)."""
+  ctx_plans, answer_plans = _ctx_plans(ctx_direction(seed, id_))
+  n_ctx = len(ctx_plans)
+  context = [realise.realise(p, f) for p, f in zip(ctx_plans, fillers)]
+  candidates = [(label, realise.realise(p, f)) for (label, p), f in
+                zip(answer_plans, fillers[n_ctx:])]
+  return make_instance(
+      id=id_, family=CTX_FAMILY, language=LANGUAGE,
+      lexical_type=lexical_type, subset=templates.CTX_SUBSET,
+      context=context, candidates=candidates,
+      correct_label=templates.CORRECT, seed=seed)
+
+
+def _copies(inst: BLMInstance) -> bool:
+  return bool({s.text for s in inst.context} & {s.text for s in inst.answers})
+
+
+def _ctx_type_i(lex: lexicon_lib.Lexicon, seed: int) -> list[BLMInstance]:
+  """Type I: one verb and argument combination throughout the context and
+  the target's answers; the NOALT answers (sentence 1's alternant and its
+  errors) draw another argument combination of the same verb, since with
+  the context's own they would repeat sentence 1 verbatim."""
+  n_ctx = len(_ctx_plans(DIRECTIONS[0])[0])
+  noalt = [lab.startswith(templates.NOALT) for lab in templates.CTX_LABELS]
+  k = range(lexicon_lib.ARGS_PER_SLOT)
+  combos = list(itertools.product(k, k, k))
+  out = []
+  for e in lex.entries:
+    for a, t, l in combos:
+      id_ = f"{CTX}-I-{e.verb}-a{a}t{t}l{l}"
+      draws = Draws(CTX_FAMILY, seed, id_)
+      f = filler(e, a, t, l, draws)
+      others = [c for c in combos if c != (a, t, l)]
+      for _ in range(_MAX_RETRIES):
+        g = filler(e, *draws.choice(others), draws)
+        try:
+          inst = _ctx_instance(id_, "I", seed, [f] * n_ctx + [
+              g if other else f for other in noalt])
+        except ValueError:  # Two candidates drew the same text.
+          continue
+        if not _copies(inst):
+          out.append(inst)
+          break
+      else:
+        raise RuntimeError(f"{id_}: no NOALT material without a copy in "
+                           f"{_MAX_RETRIES} draws")
+  return out
+
+
+def generate_ctx(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
+                 seed: int = 0) -> list[BLMInstance]:
+  """Every instance of one context-necessary config (`ctx_type_<type>`)."""
+  lex = lex or lexicon_lib.load_lexicon()
+  if lexical_type == "I":
+    return _ctx_type_i(lex, seed)
+  ctx, answers = _ctx_plans(DIRECTIONS[0])
+  return lexical_types(
+      CTX_FAMILY, CTX, lexical_type, lex, seed, len(ctx) + len(answers),
+      lambda id_, lt, fillers: _ctx_instance(id_, lt, seed, fillers),
+      redraw_copies=True)

@@ -195,3 +195,36 @@ def template_patterns(
 
 
 LABELS = tuple(t.label for t in ANSWER_TEMPLATES)
+
+
+# --- Context-necessary answer sets (configs `ctx_type_*`). ------------------
+# The direction is drawn per instance, and the answer set is built around
+# both alternants: the target (CORRECT) and the first alternant, which is
+# well-formed and wrong only because it repeats sentence 1's alternant instead
+# of alternating from it (NOALT). Every named error is applied to both: on the
+# target it keeps its paper label, on the first alternant it is labelled
+# NOALT-<rule> (the base, then the rule it breaks relative to that base).
+
+NOALT = "NOALT"
+CTX_SUBSET = "ctx"
+
+
+def mirrored_label(label: str) -> str:
+  """The label of answer template `label` applied to the NOALT base."""
+  return NOALT if label == CORRECT else f"{NOALT}-{label}"
+
+
+CTX_LABELS = LABELS + tuple(mirrored_label(lab) for lab in LABELS)
+
+
+def ctx_patterns(
+    name: str) -> tuple[tuple[Pattern, ...], dict[str, Pattern]]:
+  """(7 context patterns, label -> answer pattern) of one drawn direction
+  `name` (a key of TEMPLATES) in the context-necessary answer set: the
+  paper's answer set around the target, mirrored around the first
+  alternant."""
+  context, answers = template_patterns(name)
+  first, _ = TEMPLATES[name]
+  mirrored = answer_patterns(first, ANSWER_TEMPLATES, RULES)
+  answers.update((mirrored_label(lab), p) for lab, p in mirrored.items())
+  return context, answers

@@ -1,0 +1,86 @@
+"""The context-necessary spray/load configs (`blm_spray_load/ctx_type_*`):
+the direction is drawn per instance and the answers are built around both
+alternants, so the answers alone cannot decide; the paper configs stay
+as they were."""
+
+import collections
+
+import pytest
+
+from blm_jax.data import answers_only, lint
+from data_builders.blm_spray_load import generate, lexicon, templates
+from data_builders.common.template import token_diff
+
+
+
+@pytest.fixture(scope="module")
+def lex():
+  return lexicon.load_lexicon()
+
+
+@pytest.fixture(scope="module")
+def ctx(lex):
+  out = {"I": generate.generate_ctx("I", lex)}
+  for lt in ("II", "III"):
+    out[lt] = generate.generate_ctx(lt, lex)
+  return out
+
+
+def test_builder_configs():
+  from data_builders.blm_spray_load import blm_spray_load_dataset_builder as b
+  by_name = {c.name: c for c in b.Builder.BUILDER_CONFIGS}
+  for lt in ("I", "II", "III"):
+    c = by_name[f"ctx_type_{lt}"]
+    assert c.context_necessary and c.lexical_type == lt
+    assert not by_name[f"ALT-ATL_type_{lt}"].context_necessary
+  from configs import common
+  assert common.DATASETS["spray_load_ctx"] == "blm_spray_load/ctx_type_{}"
+
+
+@pytest.mark.parametrize("lt", ["I", "II", "III"])
+def test_shape_labels_direction_and_lint(ctx, lt):
+  xs = ctx[lt]
+  assert len(xs) == {"I": 3750, "II": 15000, "III": 15000}[lt]
+  assert len({x.id for x in xs}) == len(xs)
+  for x in xs:
+    assert len(x.context) == 7 and len(x.answers) == 18
+    assert sorted(x.labels) == sorted(templates.CTX_LABELS)
+    assert x.labels[x.correct] == templates.CORRECT
+    assert (x.family, x.subset, x.lexical_type) == (
+        "spray_load_ctx", "ctx", lt)
+  report = lint.lint(xs)
+  # unknown_label: the spray_load_ctx inventory lives in
+  # data_builders/common/labels.py, outside this family.
+  assert not {r for r, n in report.counts.items() if n} - {"unknown_label"}, (
+      report.format(lt))
+  # Each alternant is the target in half of the instances.
+  first = collections.Counter(x.context[0].pattern for x in xs)
+  assert abs(first[str(templates.ALT)] / len(xs) - 0.5) < 0.02, first
+
+
+@pytest.mark.parametrize("lt", ["I", "II", "III"])
+def test_answers_alone_cannot_decide(ctx, lt):
+  xs = ctx[lt][::len(ctx[lt]) // 600]
+  s = answers_only.score(xs)
+  assert s.logit <= 0.55 and s.odd_one_in <= 0.55, s
+
+
+@pytest.mark.parametrize("lt", ["I", "II", "III"])
+def test_each_label_breaks_its_rule_relative_to_its_base(ctx, lt):
+  paper = {d: templates.template_patterns(d)[1] for d in generate.DIRECTIONS}
+  for x in ctx[lt][:200]:
+    by_label = dict(zip(x.labels, (s.pattern for s in x.answers)))
+    first = x.context[0].pattern
+    direction = ("ALT-ATL" if first == str(templates.ALT) else "ATL-ALT")
+    other = "ATL-ALT" if direction == "ALT-ATL" else "ALT-ATL"
+    assert by_label[templates.NOALT] == first
+    assert by_label[templates.CORRECT] != first
+    for label in templates.LABELS:
+      # On the target: the paper's answer of the drawn direction; on the
+      # first alternant: the paper's answer of the other direction, whose
+      # target is that alternant.
+      assert by_label[label] == str(paper[direction][label])
+      assert by_label[templates.mirrored_label(label)] == str(
+          paper[other][label])
+    assert token_diff(by_label[templates.CORRECT],
+                      by_label[templates.NOALT])
