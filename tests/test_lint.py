@@ -341,3 +341,21 @@ def test_the_probe_reads_embeddings_and_names_its_population(monkeypatch):
   ((key, (n, acc)),) = lint_cli.probe_scores(xs, "minilm", None).items()
   assert key == "agreement/en/I/4 answers" and n == 300
   assert acc > 0.9
+
+
+def test_cli_split_and_sample(tmp_path, capsys):
+  import data_builders  # noqa: F401
+
+  release = tmp_path / "release"
+  write_release(release / "blm.tsv", release_rows(60))
+  args = ["blm_published/folder", "--data_dir", str(tmp_path / "data"),
+          "--manual_dir", str(release)]
+  assert lint_cli.main(args + ["--split", "full", "--sample", "25"]) == 0
+  out = capsys.readouterr().out
+  assert "blm_published/folder[full]: 25 instances" in out
+  assert lint_cli.main(args + ["--split", "dev"]) == 2
+  assert "--split: blm_published/folder has no split 'dev'; it has full" in (
+      capsys.readouterr().err)
+  xs = [_clean(i) for i in range(10)]
+  assert lint_cli.sample(xs, 4) == lint_cli.sample(xs, 4)  # seeded
+  assert len(lint_cli.sample(xs, 4)) == 4 and lint_cli.sample(xs, 20) == xs

@@ -61,8 +61,10 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
   return out
 
 
-def _sources(target: str, data_dir: str | None, manual_dir: str | None):
-  """(title, instances) pairs for a file, a folder of files or a TFDS name."""
+def _sources(target: str, data_dir: str | None, manual_dir: str | None,
+             splits: Sequence[str] | None = None):
+  """(title, instances) pairs for a file, a folder of files or a TFDS name
+  (only `splits` of it, when given)."""
   if os.path.exists(target):
     from data_builders.blm_published import release_format
 
@@ -83,9 +85,26 @@ def _sources(target: str, data_dir: str | None, manual_dir: str | None):
     return
   from data_builders.common import loading as data
 
-  for split in data.split_names(target, data_dir, manual_dir):
+  names = data.split_names(target, data_dir, manual_dir)
+  for split in splits or ():
+    if split not in names:
+      raise ValueError(f"--split: {target} has no split {split!r}; it has "
+                       f"{', '.join(names)}")
+  for split in splits or names:
     yield (f"{target}[{split}]",
            data.load_instances(target, split, data_dir, manual_dir))
+
+
+def sample(instances, n: int | None):
+  """At most `n` of `instances` (a seeded sample, in id order): the scores
+  of a training-sized draw without embedding a whole 15,000-instance
+  split for --probe."""
+  import random
+
+  if not n or len(instances) <= n:
+    return instances
+  keep = sorted(random.Random(0).sample(range(len(instances)), n))
+  return [instances[i] for i in keep]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -109,6 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
   parser.add_argument("--cache_dir", default=None,
                       help="embedding cache of --probe (default: the "
                       "embedding module's)")
+  parser.add_argument("--split", default=None,
+                      help="lint only these splits of a TFDS name "
+                      "(comma-separated, e.g. train)")
+  parser.add_argument("--sample", type=int, default=None,
+                      help="lint a seeded sample of at most this many "
+                      "instances per split or file (e.g. 2000, the "
+                      "training sample size)")
   parser.add_argument("--data_dir", default=None,
                       help="TFDS data_dir (default: $BLM_DATA_DIR or "
                       "~/tensorflow_datasets)")
@@ -123,8 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.target, args.data_dir):
       ceiling = answers_only.CONTEXT_FREE_CEILING
     held = ceiling is not None and (args.strict or args.answers_only)
+    splits = args.split.split(",") if args.split else None
     for title, instances in _sources(args.target, args.data_dir,
-                                     args.manual_dir):
+                                     args.manual_dir, splits):
+      instances = sample(instances, args.sample)
       report = lint(instances, answers_only=args.answers_only,
                     ceiling=ceiling if held else None)
       if args.probe:
