@@ -19,6 +19,7 @@ DATASETS = {
     "cos_it": "blm_cos_od/cos_it_type_{}",
     "od_en": "blm_cos_od/od_en_type_{}",
     "od_it": "blm_cos_od/od_it_type_{}",
+    "cos_en_ctx": "blm_cos_od/cos_en_ctx_type_{}",
     "agreement_en": "blm_agreement/en_mixed_type_{}",
     "agreement_fr": "blm_agreement/fr_mixed_type_{}",
     "agreement_it": "blm_agreement/it_mixed_type_{}",
