@@ -10,7 +10,7 @@ import pytest
 
 from blm_jax.data import answers_only, lint
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
-from data_builders.blm_cos_od import ctx, generate, templates
+from data_builders.blm_cos_od import ctx, generate, lexicon, templates
 from data_builders.common import labels, schema
 
 CONFIGS = [(c, lang, t) for c in templates.CLASSES
@@ -129,6 +129,58 @@ def test_each_label_changes_what_it_names(small, cfg):
       assert "SI-INT" not in pats
 
 
+def _ends_with(text: str, phrases) -> bool:
+  return any(text.rstrip(".").endswith(" " + p) for p in phrases)
+
+
+@pytest.mark.parametrize("language", templates.LANGUAGES)
+def test_lexicon_validity_holds_in_every_form(small, language):
+  """The paper configs' validity rules (test_blm_cos_od.py) hold in the
+  ctx configs, whose answers take more forms and type I answers another
+  frame: no agent-implying adverbial in a CoS anticausative (context or
+  candidate, wherever the cycle puts it), no English present perfect with a
+  time point, no Italian CoS verb without obligatory si."""
+  agentive = {a.text for c in templates.CLASSES
+              for a in lexicon.load(c, language).adverbials if a.agentive}
+  points = {a.text for c in templates.CLASSES
+            for a in lexicon.load(c, language).adverbials if a.time_point}
+  anticausative = str(templates.form_pattern("INT", "cos", language,
+                                             templates.P_NP)).rsplit(" ", 1)[0]
+  banned = set()
+  if language == "it":
+    banned = {w for v in lexicon.load("cos", "it").excluded
+              for w in v.forms + (v.lemma,)}
+  perfect = 0
+  for t in generate.LEXICAL_TYPES:
+    for c in templates.CLASSES:
+      for x in small[c, language, t]:
+        for s in x.context + x.answers:
+          words = s.text.rstrip(".").split()
+          if c == "cos" and s.pattern.startswith(anticausative + " "):
+            assert not _ends_with(s.text, agentive), (x.id, s.text)
+          if language == "en" and ("has" in words or "have" in words):
+            perfect += 1
+            assert not _ends_with(s.text, points), (x.id, s.text)
+          if c == "cos":
+            assert not set(words) & banned, (x.id, s.text)
+  assert language == "it" or perfect > 1000
+
+
+@pytest.mark.parametrize("cls", templates.CLASSES)
+@pytest.mark.parametrize("language", templates.LANGUAGES)
+def test_type_i_answers_keep_the_words_in_another_frame(small, cls, language):
+  """Type I: each R-<form> has the words of the context sentence of its form
+  with the by-NP (subject, then everything after the verb group) and another
+  verb group (frame): else it would repeat that sentence verbatim."""
+  for x in small[cls, language, "I"]:
+    by_pattern = {s.pattern: s for s in x.context}
+    for lab, a in zip(x.labels, x.answers):
+      if lab.startswith("R-"):
+        c = by_pattern[a.pattern]
+        assert (a.chunks[0], a.chunks[2:]) == (c.chunks[0], c.chunks[2:])
+        assert a.chunks[1] != c.chunks[1], (x.id, a.text, c.text)
+
+
 def test_ctx_configs_are_registered_and_context_necessary():
   by_name = {c.name: c for c in cos_od.Builder.BUILDER_CONFIGS}
   for cfg in CONFIGS:
@@ -156,11 +208,21 @@ def test_small_ctx_build_loads_with_its_labels(tmp_path):
   assert all(x.family == "cos_ctx" and len(x.answers) == 9 for x in xs)
 
 
-# Digests of the full configs whose texts are frozen (training runs use them).
+# sha256 of the full configs' records (ids, texts, patterns, chunks, labels,
+# correct index): their texts are frozen, training runs use them.
 FROZEN = {
     ("cos", "en", "I"): "730148cbf9b5f481",
     ("cos", "en", "II"): "e8d6e2bfa20ca5d0",
     ("cos", "en", "III"): "cae9c94979d0b8c2",
+    ("cos", "it", "I"): "c9961416ecaab0c4",
+    ("cos", "it", "II"): "49868a4ff1ab345f",
+    ("cos", "it", "III"): "ce54f13c74ffd50f",
+    ("od", "en", "I"): "eaf2b13ed896c1af",
+    ("od", "en", "II"): "4c8432c5002f82e3",
+    ("od", "en", "III"): "7082c8a131ba0ac9",
+    ("od", "it", "I"): "52b997ec64d2fd3f",
+    ("od", "it", "II"): "11964e1ee40d3866",
+    ("od", "it", "III"): "35890f9c34b5c4df",
 }
 
 
