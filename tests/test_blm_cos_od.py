@@ -1,6 +1,7 @@
 """The CoS / OD BLM builder: every config's size, lint, answer rules, lexical
 types, splits, byte-identical rebuilds and failure on a bad lexicon."""
 
+import hashlib
 import json
 import pathlib
 import shutil
@@ -239,9 +240,42 @@ def test_rebuild_is_byte_identical(tmp_path):
 
 
 def test_every_config_is_registered():
-  names = [c.name for c in cos_od.Builder.BUILDER_CONFIGS]
+  names = [c.name for c in cos_od.Builder.BUILDER_CONFIGS
+           if c.design == "paper"]
   assert names == [generate.config_name(*cfg) for cfg in CONFIGS]
   assert names[0] == "cos_en_type_I" and names[-1] == "od_it_type_III"
+
+
+# sha256 of every record's id, texts, patterns, chunks, labels and correct
+# index, at VERSION 1.1.0: the paper configs stay byte-identical.
+PAPER_DIGESTS = {
+    "cos_en_type_I": "53f450ceb3371365",
+    "cos_en_type_II": "215b20fb8202b7e7",
+    "cos_en_type_III": "11d8391af561f42c",
+    "cos_it_type_I": "80f7ee4bcbe537fd",
+    "cos_it_type_II": "2cb73b92f896bb8f",
+    "cos_it_type_III": "c0640afd0282d8bb",
+    "od_en_type_I": "c9946c52b7c94b89",
+    "od_en_type_II": "75d28648283534be",
+    "od_en_type_III": "6b25efb8ada77957",
+    "od_it_type_I": "8fb1f632a13c8ef1",
+    "od_it_type_II": "9ad049a33d390c38",
+    "od_it_type_III": "63c703560e348a30",
+}
+
+
+def test_paper_configs_are_unchanged(generated):
+  assert str(cos_od.Builder.VERSION) == "1.1.0"
+  got = {}
+  for cfg, xs in generated.items():
+    h = hashlib.sha256()
+    for x in xs:
+      h.update(repr((x.id, x.family, x.language, x.lexical_type, x.subset,
+                     [(s.text, s.pattern, s.chunks) for s in x.context],
+                     [(s.text, s.pattern, s.chunks) for s in x.answers],
+                     x.labels, x.correct)).encode())
+    got[generate.config_name(*cfg)] = h.hexdigest()[:16]
+  assert got == PAPER_DIGESTS
 
 
 def test_bad_lexicon_fails_the_build_and_leaves_nothing(tmp_path, monkeypatch):

@@ -2,7 +2,9 @@
 
 000 sec. 3.2.2-3.2.3 and 4.2, Figures 8/9/11/12; 002 sec. 4.1, Figures 6-8.
 Twelve configs `<cos|od>_<en|it>_type_<I|II|III>`, 3000 instances each,
-generated from the curated lexicons in `lexicon/` by `generate.generate`;
+generated from the curated lexicons in `lexicon/` by `generate.generate`, and
+twelve context-necessary ones `<cos|od>_<en|it>_ctx_type_<I|II|III>`
+(`ctx.generate_ctx`, same sizes);
 splits are 90:10 train:test with a 20% dev slice of train (72/18/10).
 
     import data_builders, tensorflow_datasets as tfds
@@ -15,7 +17,7 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
-from data_builders.blm_cos_od import generate, templates
+from data_builders.blm_cos_od import ctx, generate, templates
 from data_builders.common import builder
 
 
@@ -25,18 +27,35 @@ class CosOdConfig(builder.GeneratedConfig):
   language: str = "en"
   lexical_type: str = "I"
   num_instances: int = generate.INSTANCES_PER_CONFIG
+  # "paper": 000 Figures 8/11; "ctx": the context-necessary design (ctx.py).
+  design: str = "paper"
+
+
+def _kind(c):
+  return "change-of-state" if c == "cos" else "object-drop"
 
 
 def _configs():
-  return [
+  paper = [
       CosOdConfig(
           name=generate.config_name(c, lang, t),
-          description=(f"{'change-of-state' if c == 'cos' else 'object-drop'}"
-                       f" verbs, {lang}, lexical type {t}"),
+          description=f"{_kind(c)} verbs, {lang}, lexical type {t}",
           verb_class=c, language=lang, lexical_type=t)
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
+  context_necessary = [
+      CosOdConfig(
+          name=ctx.config_name(c, lang, t),
+          description=(f"{_kind(c)} verbs, {lang}, lexical type {t}, "
+                       "context-necessary: the missing form of the "
+                       "progression is drawn per instance"),
+          verb_class=c, language=lang, lexical_type=t, design="ctx",
+          context_necessary=True)
+      for c in templates.CLASSES for lang in templates.LANGUAGES
+      for t in generate.LEXICAL_TYPES
+  ]
+  return paper + context_necessary
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -61,6 +80,10 @@ class Builder(builder.GeneratedBLMBuilder):
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
+    if config.design == "ctx":
+      return ctx.generate_ctx(config.verb_class, config.language,
+                              config.lexical_type, config.num_instances,
+                              seed=config.seed)
     return generate.generate(config.verb_class, config.language,
                              config.lexical_type, config.num_instances,
                              seed=config.seed)

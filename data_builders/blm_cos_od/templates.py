@@ -175,3 +175,78 @@ def _check_class(cls: str) -> str:
   if cls not in CLASSES:
     raise ValueError(f"unknown verb class {cls!r}; known: {CLASSES}")
   return cls
+
+
+# --- Context-necessary design (README "Context-necessary configs") ----------
+#
+# The eight sentences of the paper's progression are four forms, each with the
+# p-NP then the by-NP: transitive (TRANS), passive with by-agent (PASSBY),
+# agentless passive (PASS), intransitive (INT). The context-necessary configs
+# read that progression as a cycle and draw, per instance, its phase: the form
+# whose by-NP sentence is missing. The context is the cycle's seven sentences
+# before it (the paper's context is the phase INT) and the answer is that form
+# with the by-NP. Every answer set holds the four forms with the by-NP (the
+# right one is CORRECT, the other three break only R: R-<form>), each with its
+# roles swapped (I-<form>), and the intransitive with the by-phrase rule (E-INT)
+# and, in Italian, the si rule (SI-INT) broken: the same eleven/twelve
+# patterns in every instance, whatever its phase.
+
+FORMS = ("TRANS", "PASSBY", "PASS", "INT")
+CTX_FAMILY = {"cos": "cos_ctx", "od": "od_ctx"}
+
+
+def form_pattern(form: str, cls: str, language: str, tail) -> Pattern:
+  """One form of the progression ending in `tail` (P_NP or BY_NP)."""
+  if form == "TRANS":
+    return pattern(_subj(AGENT), _verb("act"), _obj(THEME), tail)
+  if form == "PASSBY":
+    return pattern(_subj(THEME), _verb("pass"), _by(AGENT), tail)
+  if form == "PASS":
+    return pattern(_subj(THEME), _verb("pass"), tail)
+  if form == "INT":
+    return pattern(_subj(intransitive_subject(cls)),
+                   _verb("act", takes_si(cls, language)), tail)
+  raise ValueError(f"unknown form {form!r}; known: {FORMS}")
+
+
+def ctx_context_patterns(cls: str, language: str,
+                         missing: str) -> tuple[Pattern, ...]:
+  """The seven sentences of the cycle that precede `missing` + by-NP."""
+  start = (FORMS.index(missing) + 1) % len(FORMS)
+  return tuple(
+      form_pattern(FORMS[(start + j // 2) % len(FORMS)], cls, language,
+                   BY_NP if j % 2 else P_NP)
+      for j in range(7))
+
+
+def ctx_labels(language: str) -> tuple[str, ...]:
+  """The labels of a context-necessary answer set, CORRECT first (the
+  inventory of `CTX_FAMILY`; one of the R-<form> is CORRECT instead)."""
+  out = (("CORRECT",) + tuple(f"R-{f}" for f in FORMS)
+         + tuple(f"I-{f}" for f in FORMS) + ("E-INT",))
+  return out + (("SI-INT",) if language == "it" else ())
+
+
+def ctx_answer_patterns(cls: str, language: str,
+                        missing: str) -> dict[str, Pattern]:
+  """label -> pattern of the answer set whose correct form is `missing`.
+
+  R-<form>: that well-formed form with the by-NP, wrong only because the
+  progression puts `missing` in eighth place (rule R); I-<form>: that form
+  with its roles swapped (rule I); E-INT and SI-INT: the intransitive with
+  rule E / SI broken (000 Figure 8's E-WRBY, 002 Figure 8's si candidate of
+  the class). Each breaks one rule relative to the well-formed form it names.
+  """
+  if missing not in FORMS:
+    raise ValueError(f"unknown form {missing!r}; known: {FORMS}")
+  out = {}
+  for f in FORMS:
+    base = form_pattern(f, cls, language, BY_NP)
+    out["CORRECT" if f == missing else f"R-{f}"] = base
+  for f in FORMS:
+    out[f"I-{f}"] = RULES["I"].corrupt(form_pattern(f, cls, language, BY_NP))
+  intr = form_pattern("INT", cls, language, BY_NP)
+  out["E-INT"] = RULES["E"].corrupt(intr)
+  if language == "it":
+    out["SI-INT"] = RULES["SI"].corrupt(intr)
+  return out

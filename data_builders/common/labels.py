@@ -17,6 +17,13 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
             "E-WRBY", "IE-WRBY", "SI-PAT", "SI-AG"),
     "od": ("CORRECT", "I-INT", "ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS",
            "E-WRBY", "IE-WRBY", "SI-PAT", "SI-AG"),
+    # Context-necessary CoS / OD (data_builders/blm_cos_od/README.md): R-<form>
+    # is a well-formed form in the wrong place, I-<form> that form with its
+    # roles swapped, E-INT / SI-INT the intransitive with rule E / SI broken.
+    "cos_ctx": ("CORRECT", "R-TRANS", "R-PASSBY", "R-PASS", "R-INT",
+                "I-TRANS", "I-PASSBY", "I-PASS", "I-INT", "E-INT", "SI-INT"),
+    "od_ctx": ("CORRECT", "R-TRANS", "R-PASSBY", "R-PASS", "R-INT",
+               "I-TRANS", "I-PASSBY", "I-PASS", "I-INT", "E-INT", "SI-INT"),
     # --- blm_cos_plus (002 sec. 4.2, Figure 9) -----------------------------
     # COS+ type B: Grammar breaks the arguments' roles (Ag Verb in T2I, the
     # reverse-role transitive Pa Verb Ag in I2T), Sequence gives the wrong

@@ -1,0 +1,149 @@
+"""Instances of the context-necessary CoS / OD BLMs (templates.py, last
+section; README "Context-necessary configs").
+
+Per instance the missing form (the phase of the cycle) is drawn so that each
+of the four forms is correct in a quarter of every verb's instances, shuffled
+with the config's generator; the lexical material is drawn as in `generate`
+(types I, II, III), independently of the phase. The answer set holds the
+other forms with the by-NP, which a type I context (one frame) shows
+verbatim: so a type I instance draws one frame for its context and another
+one for all its answers, and a type II/III candidate that equals a context
+sentence redraws its material. No candidate repeats a context sentence.
+"""
+
+from __future__ import annotations
+
+import random
+
+from data_builders.blm_cos_od import generate, lexicon as lexicon_lib
+from data_builders.blm_cos_od import realise, templates
+from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.schema import BLMInstance
+
+MAX_REDRAWS = 200
+
+
+def config_name(verb_class: str, language: str, lexical_type: str) -> str:
+  return f"{verb_class}_{language}_ctx_type_{lexical_type}"
+
+
+def generate_ctx(verb_class: str, language: str, lexical_type: str,
+                 num_instances: int = generate.INSTANCES_PER_CONFIG,
+                 seed: int = 0,
+                 lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+  if lexical_type not in generate.LEXICAL_TYPES:
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
+                     f"{generate.LEXICAL_TYPES}")
+  lex = lex or lexicon_lib.load(verb_class, language)
+  name = config_name(verb_class, language, lexical_type)
+  rng = random.Random(stable_seed("blm_cos_od", name, seed))
+  forms = templates.FORMS
+  ctx_pats = {f: [realise.compiled(p) for p in
+                  templates.ctx_context_patterns(verb_class, language, f)]
+              for f in forms}
+  ans_pats = {f: {lab: realise.compiled(p) for lab, p in
+                  templates.ctx_answer_patterns(verb_class, language,
+                                                f).items()}
+              for f in forms}
+  marks = {a.text: a.time_point for a in lex.adverbials}
+
+  def say(shape, m, f):
+    return realise.realise_compiled(shape, m, f, language)
+
+  def allowed(m):
+    return realise.frames_for(language, marks[m.p_np] or marks[m.by_np])
+
+  def frame(m):
+    return realise.Frame(rng.choice(allowed(m)), venire=rng.random() < 0.5)
+
+  def material(verb):
+    return realise.Material(verb, rng.choice(verb.agents),
+                            rng.choice(verb.themes), rng.choice(verb.p_nps),
+                            rng.choice(verb.by_nps))
+
+  verbs = lex.verbs
+  per_verb = generate._spread(num_instances, len(verbs))
+  missing = _balanced_phases(per_verb, len(forms), rng)
+  type_i_combos = {}
+  out = []
+  for i in range(num_instances):
+    verb = verbs[per_verb[i]]
+    form = forms[missing[i]]
+    cpats, apats = ctx_pats[form], ans_pats[form]
+    if lexical_type == "I":
+      if verb.lemma not in type_i_combos:
+        type_i_combos[verb.lemma] = generate._distinct_combos(
+            verb, per_verb.count(per_verb[i]), rng)
+      agent, theme, p_np, by_np = type_i_combos[verb.lemma].pop()
+      m = realise.Material(verb, agent, theme, p_np, by_np)
+      f = frame(m)
+      context = [say(p, m, f) for p in cpats]
+      seen = {s.text for s in context}
+      others = [t for t in allowed(m) if t != f.tense]
+      for _ in range(MAX_REDRAWS):
+        g = realise.Frame(rng.choice(others), venire=f.venire)
+        cands = [(lab, say(p, m, g)) for lab, p in apats.items()]
+        if not seen & {s.text for _, s in cands}:
+          break
+      else:
+        raise ValueError(f"{name}-{i:05d}: no answer frame keeps every "
+                         "candidate out of the context")
+    else:
+      if lexical_type == "II":
+        ctx_verbs = [verb] * len(cpats)
+        ans_verbs = [verb] * len(apats)
+      else:
+        ctx_verbs = generate._distinct_verbs(verbs, len(cpats), rng)
+        ans_verbs = generate._distinct_verbs(verbs, len(apats), rng)
+      context = [say(p, *_with_frame(material(v), frame))
+                 for p, v in zip(cpats, ctx_verbs)]
+      seen = {s.text for s in context}
+      cands = []
+      for (lab, p), v in zip(apats.items(), ans_verbs):
+        for _ in range(MAX_REDRAWS):
+          s = say(p, *_with_frame(material(v), frame))
+          if s.text not in seen:
+            break
+        else:
+          raise ValueError(f"{name}-{i:05d}: candidate {lab} repeats the "
+                           f"context in {MAX_REDRAWS} draws")
+        cands.append((lab, s))
+    out.append(make_instance(
+        id=f"{name}-{i:05d}", family=templates.CTX_FAMILY[verb_class],
+        language=language, lexical_type=lexical_type, subset="main",
+        context=context, candidates=cands, correct_label="CORRECT",
+        seed=seed))
+  return out
+
+
+def missing_form(inst: BLMInstance) -> str:
+  """The form of the correct answer, read from its pattern."""
+  pat = inst.correct_answer.pattern
+  for f in templates.FORMS:
+    if any(pat == str(templates.form_pattern(f, c, inst.language,
+                                             templates.BY_NP))
+           for c in templates.CLASSES):
+      return f
+  raise ValueError(f"{inst.id}: correct pattern {pat!r} is no form")
+
+
+def _with_frame(m, frame):
+  return m, frame(m)
+
+
+def _balanced_phases(per_verb: list[int], k: int, rng) -> list[int]:
+  """Per instance, the index of its missing form: every form as often as
+  possible (counts differing by at most one) within each verb's block and
+  over all instances, shuffled within the block."""
+  out = [0] * len(per_verb)
+  blocks: dict[int, list[int]] = {}
+  for i, v in enumerate(per_verb):
+    blocks.setdefault(v, []).append(i)
+  offset = 0  # each block starts where the previous one stopped
+  for idx in blocks.values():
+    phases = [(offset + j) % k for j in range(len(idx))]
+    offset += len(idx)
+    rng.shuffle(phases)
+    for i, p in zip(idx, phases):
+      out[i] = p
+  return out
