@@ -4,6 +4,7 @@ alternants, so the answers alone cannot decide; the paper configs stay
 as they were."""
 
 import collections
+import hashlib
 
 import pytest
 
@@ -140,3 +141,20 @@ def _nouns(s) -> set[str]:
     elif slot.startswith("PP") and slot != "PP-Emb":
       out.add(chunk.split(" ", 1)[1].lower())
   return out
+
+
+# sha256 over repr(instance) of every instance of each ctx config, in
+# generation order: training runs use these texts, so they stay fixed.
+CTX_DIGESTS = {
+    "I": "0cbc1bc260605a0a0b1f1d30eafa4722db0475be8889e4cf89c448488fc5b236",
+    "II": "5de3b0940f3c4aaf627986d5a62f24cea6895f48280643e9877549aae05def5e",
+    "III": "4394d9484a912a7f3043ee3202f6986b8540b082be54d2fb74df4be0b248c16a",
+}
+
+
+@pytest.mark.parametrize("lt", ["I", "II", "III"])
+def test_ctx_records_fixed(ctx, lt):
+  h = hashlib.sha256()
+  for x in ctx[lt]:
+    h.update(repr(x).encode())
+  assert h.hexdigest() == CTX_DIGESTS[lt]
