@@ -199,34 +199,39 @@ def _copies(inst: BLMInstance) -> bool:
   return bool({s.text for s in inst.context} & {s.text for s in inst.answers})
 
 
-def _ctx_type_i(lex: lexicon_lib.Lexicon, seed: int) -> list[BLMInstance]:
-  """Type I: one verb and argument combination throughout the context and
-  the target's answers; the NOALT answers (sentence 1's alternant and its
-  errors) draw another argument combination of the same verb, since with
-  the context's own they would repeat sentence 1 verbatim."""
-  n_ctx = len(_ctx_plans(DIRECTIONS[0])[0])
-  noalt = [lab.startswith(templates.NOALT) for lab in templates.CTX_LABELS]
+def type_i_two_materials(
+    family: str, prefix: str, lex: lexicon_lib.Lexicon, seed: int,
+    n_ctx: int, second: Sequence[bool],
+    instance: Callable[[str, list], BLMInstance]) -> list[BLMInstance]:
+  """Type I of a context-necessary config (shared with
+  `blm_spray_load_v0`): one verb and argument combination throughout the
+  context and the answers built on the target; the answers built on the
+  other base (`second[i]` for answer i) draw another argument combination
+  of the same verb, since with the context's own that base would repeat a
+  context sentence verbatim. `instance(id, fillers)`, one filler per
+  context sentence, then one per answer; redrawn while two candidates have
+  the same text or one repeats a context sentence."""
   k = range(lexicon_lib.ARGS_PER_SLOT)
   combos = list(itertools.product(k, k, k))
   out = []
   for e in lex.entries:
     for a, t, l in combos:
-      id_ = f"{CTX}-I-{e.verb}-a{a}t{t}l{l}"
-      draws = Draws(CTX_FAMILY, seed, id_)
+      id_ = f"{prefix}-I-{e.verb}-a{a}t{t}l{l}"
+      draws = Draws(family, seed, id_)
       f = filler(e, a, t, l, draws)
       others = [c for c in combos if c != (a, t, l)]
       for _ in range(_MAX_RETRIES):
         g = filler(e, *draws.choice(others), draws)
         try:
-          inst = _ctx_instance(id_, "I", seed, [f] * n_ctx + [
-              g if other else f for other in noalt])
+          inst = instance(id_, [f] * n_ctx + [g if other else f
+                                              for other in second])
         except ValueError:  # Two candidates drew the same text.
           continue
         if not _copies(inst):
           out.append(inst)
           break
       else:
-        raise RuntimeError(f"{id_}: no NOALT material without a copy in "
+        raise RuntimeError(f"{id_}: no second material without a copy in "
                            f"{_MAX_RETRIES} draws")
   return out
 
@@ -235,9 +240,14 @@ def generate_ctx(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
                  seed: int = 0) -> list[BLMInstance]:
   """Every instance of one context-necessary config (`ctx_type_<type>`)."""
   lex = lex or lexicon_lib.load_lexicon()
-  if lexical_type == "I":
-    return _ctx_type_i(lex, seed)
   ctx, answers = _ctx_plans(DIRECTIONS[0])
+  if lexical_type == "I":
+    # The NOALT answers (sentence 1's alternant and its errors) take the
+    # second material.
+    return type_i_two_materials(
+        CTX_FAMILY, CTX, lex, seed, len(ctx),
+        [lab.startswith(templates.NOALT) for lab, _ in answers],
+        lambda id_, fillers: _ctx_instance(id_, "I", seed, fillers))
   return lexical_types(
       CTX_FAMILY, CTX, lexical_type, lex, seed, len(ctx) + len(answers),
       lambda id_, lt, fillers: _ctx_instance(id_, lt, seed, fillers),

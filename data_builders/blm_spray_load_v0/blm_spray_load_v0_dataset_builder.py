@@ -5,6 +5,10 @@ Configs `Template<1|2>_type_<I|II|III>`: 7 context sentences and 6
 candidates (Template 1: CORRECT, WPrep, WPP, Adv, WT, WS; Template 2:
 CORRECT, SLA, WP, Repeat, NoAgent, STA), from the `blm_spray_load` lexicon.
 Splits 72:18:10 train:dev:test by context, seeded.
+
+Configs `ctx_type_<I|II|III>` (context-necessary, Template 1): the role
+order is drawn per instance and the answers hold both orders' answer sets,
+so the answers alone cannot decide (README, "Context-necessary configs").
 """
 
 from __future__ import annotations
@@ -25,12 +29,20 @@ class SprayLoadV0Config(builder.GeneratedConfig):
 
 
 def _configs():
-  return [SprayLoadV0Config(
+  paper = [SprayLoadV0Config(
       name=f"{template}_type_{lexical_type}", template=template,
       lexical_type=lexical_type, seed=0,
       description=f"spray/load v0 {template}, lexical type {lexical_type}")
-          for template in templates.TEMPLATES
-          for lexical_type in generate.LEXICAL_TYPES]
+           for template in templates.TEMPLATES
+           for lexical_type in generate.LEXICAL_TYPES]
+  ctx = [SprayLoadV0Config(
+      name=f"{generate.CTX}_type_{lexical_type}", template=generate.CTX,
+      lexical_type=lexical_type, seed=0, context_necessary=True,
+      description=(f"spray/load v0 {templates.CTX_TEMPLATE}, role order "
+                   f"drawn per instance, answers around both orders' "
+                   f"answers, lexical type {lexical_type}"))
+         for lexical_type in generate.LEXICAL_TYPES]
+  return paper + ctx
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -43,5 +55,8 @@ class Builder(builder.GeneratedBLMBuilder):
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
+    if config.template == generate.CTX:
+      return generate.generate_ctx(config.lexical_type, lexicon.load_lexicon(),
+                                   seed=config.seed)
     return generate.generate(config.template, config.lexical_type,
                              lexicon.load_lexicon(), seed=config.seed)

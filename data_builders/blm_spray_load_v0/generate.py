@@ -77,3 +77,64 @@ def generate(template: str, lexical_type: str,
       lambda id_, lt, fillers: instance(id_, template, lt, seed, fillers),
       type_iii_size=TYPE_III_SIZE if size is None else size,
       redraw_copies=True)
+
+
+# --- Context-necessary configs (`ctx_type_*`, see README). ------------------
+
+CTX = "ctx"  # The template name of the context-necessary configs.
+CTX_FAMILY = "spray_load_v0_ctx"
+
+
+def ctx_order(seed: int, id_: str) -> str:
+  """The instance's drawn role order, 50/50, from a stream of its own (so
+  it is independent of the lexical draws and of their retries)."""
+  return templates.ORDERS[
+      sl_generate.Draws(CTX_FAMILY, seed, "order", id_).index(2)]
+
+
+@functools.lru_cache(maxsize=None)
+def ctx_plans(order: str):
+  """Plans of one role order's context and (label, answer)s, in the
+  context-necessary answer set of `templates.CTX_TEMPLATE`."""
+  ctx, answers = templates.ctx_patterns(templates.CTX_TEMPLATE, order)
+  return (tuple(plan(p) for p in ctx),
+          tuple((label, plan(p)) for label, p in answers.items()))
+
+
+def ctx_instance(id_: str, lexical_type: str, seed: int,
+                 fillers: Sequence[realise.Filler]) -> BLMInstance:
+  """`fillers`: one per context sentence, then one per answer (in the order
+  of `templates.ctx_labels(templates.CTX_TEMPLATE)`)."""
+  ctx_plans_, answer_plans = ctx_plans(ctx_order(seed, id_))
+  n_ctx = len(ctx_plans_)
+  context = [realise.realise(p, f) for p, f in zip(ctx_plans_, fillers)]
+  candidates = [(label, realise.realise(p, f)) for (label, p), f in
+                zip(answer_plans, fillers[n_ctx:])]
+  return make_instance(
+      id=id_, family=CTX_FAMILY, language=LANGUAGE,
+      lexical_type=lexical_type, subset=templates.CTX_SUBSET,
+      context=context, candidates=candidates,
+      correct_label=templates.CORRECT, seed=seed)
+
+
+def _on_wseq_base(label: str) -> bool:
+  return label == templates.WSEQ or label.startswith(templates.WSEQ + "-")
+
+
+def generate_ctx(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
+                 seed: int = 0, size: int | None = None) -> list[BLMInstance]:
+  """Every instance of one context-necessary config (`ctx_type_<type>`);
+  `size` caps type III as in `generate`."""
+  lex = lex or lexicon_lib.load_lexicon()
+  ctx, answers = ctx_plans(templates.ORDERS[0])
+  if lexical_type == "I":
+    # The WSeq answers take the second argument combination.
+    return sl_generate.type_i_two_materials(
+        CTX_FAMILY, CTX, lex, seed, len(ctx),
+        [_on_wseq_base(lab) for lab, _ in answers],
+        lambda id_, fillers: ctx_instance(id_, "I", seed, fillers))
+  return sl_generate.lexical_types(
+      CTX_FAMILY, CTX, lexical_type, lex, seed, len(ctx) + len(answers),
+      lambda id_, lt, fillers: ctx_instance(id_, lt, seed, fillers),
+      type_iii_size=TYPE_III_SIZE if size is None else size,
+      redraw_copies=True)

@@ -172,3 +172,74 @@ def template_patterns(
 
 LABELS = (CORRECT,) + tuple(
     t.label for answers in (ANSWERS_T1, ANSWERS_T2) for t in answers[1:])
+
+
+# --- Context-necessary answer sets (configs `ctx_type_*`). ------------------
+# Both templates walk through the theme's frames before the location's
+# (Template 1: NP-Theme, PP-Theme, NP-Loc -> PP-Loc). The role order is drawn
+# per instance: THEME-LOC is the paper's template, LOC-THEME the same
+# template with the theme and location exchanged throughout (`swap_roles`),
+# whose answer is the other role's frame (Template 1: NP-Agent Verb
+# PP-Theme). The answer set holds both orders' answer sets: the target's
+# with the paper labels, the other order's with its CORRECT labelled WSeq
+# (well-formed, but the frame the context already showed instead of the one
+# that continues it) and each of its errors WSeq-<rule> (the rule, swapped,
+# applied to the WSeq base).
+
+WSEQ = "WSeq"
+CTX_SUBSET = "ctx"
+CTX_TEMPLATE = "Template1"
+ORDERS = ("THEME-LOC", "LOC-THEME")
+_SWAP_ROLE = {THEME: LOC, LOC: THEME}
+# The role's own preposition kinds ("with" for the theme, the verb's locative
+# one for the location) go with the role.
+_SWAP_PREP = {"with": LOC_PREP, LOC_PREP: "with"}
+
+
+def swap_roles(p: Pattern) -> Pattern:
+  """`p` with Theme and Loc exchanged, each PP keeping its preposition
+  relative to its role (own, other role's own, wrong, adverbial)."""
+  out = []
+  for s in p.slots:
+    arg = s.get("arg")
+    if s.role == "NP" and arg in _SWAP_ROLE:
+      s = np_(_SWAP_ROLE[arg])
+    elif s.role == "PP" and arg in _SWAP_ROLE:
+      kind = s.get("prep") or {THEME: "with", LOC: LOC_PREP}[arg]
+      s = pp(_SWAP_ROLE[arg], _SWAP_PREP.get(kind, kind))
+    out.append(s)
+  return pattern(*out)
+
+
+def mirrored_label(label: str) -> str:
+  """The label of answer template `label` applied to the WSeq base."""
+  return WSEQ if label == CORRECT else f"{WSEQ}-{label}"
+
+
+def order_patterns(
+    name: str, order: str) -> tuple[tuple[Pattern, ...], dict[str, Pattern]]:
+  """(context, label -> answer) of template `name` in role order `order`."""
+  ctx, answers = template_patterns(name)
+  if order == ORDERS[0]:
+    return ctx, answers
+  if order != ORDERS[1]:
+    raise KeyError(f"unknown role order {order!r}; known: {ORDERS}")
+  return (tuple(swap_roles(p) for p in ctx),
+          {lab: swap_roles(p) for lab, p in answers.items()})
+
+
+def ctx_patterns(
+    name: str, order: str) -> tuple[tuple[Pattern, ...], dict[str, Pattern]]:
+  """(7 context patterns, label -> answer pattern) of template `name` in
+  the drawn role order, context-necessary answer set."""
+  ctx, answers = order_patterns(name, order)
+  other = ORDERS[1 - ORDERS.index(order)]
+  _, mirrored = order_patterns(name, other)
+  answers = dict(answers)
+  answers.update((mirrored_label(lab), p) for lab, p in mirrored.items())
+  return ctx, answers
+
+
+def ctx_labels(name: str) -> tuple[str, ...]:
+  labels = tuple(template_patterns(name)[1])
+  return labels + tuple(mirrored_label(lab) for lab in labels)

@@ -1,0 +1,156 @@
+"""The context-necessary spray/load v0 configs (`blm_spray_load_v0/ctx_type_*`,
+Template 1): the role order is drawn per instance and the answers hold both
+orders' answer sets, so the answers alone cannot decide; the paper configs
+stay as they were."""
+
+import collections
+import hashlib
+
+import pytest
+
+from blm_jax.data import answers_only, lint
+from data_builders.blm_spray_load import lexicon
+from data_builders.blm_spray_load_v0 import generate, templates
+from data_builders.common import labels as labels_lib
+from data_builders.common.template import token_diff
+from tests.test_blm_spray_load_v0 import FIGURE_ANSWERS, RULE_DIFFS
+
+SIZES = {"I": 3750, "II": 15000, "III": 3000}  # Type III: the first 3000.
+T1 = templates.CTX_TEMPLATE
+
+
+def _swap(pat: str) -> str:
+  """Theme and Loc exchanged in a pattern string (Template 1 names no
+  role-relative preposition)."""
+  return pat.replace("Theme", "@").replace("Loc", "Theme").replace("@", "Loc")
+
+
+@pytest.fixture(scope="module")
+def lex():
+  return lexicon.load_lexicon()
+
+
+@pytest.fixture(scope="module")
+def ctx(lex):
+  return {lt: generate.generate_ctx(lt, lex, size=SIZES[lt])
+          for lt in SIZES}
+
+
+def test_builder_configs():
+  from data_builders.blm_spray_load_v0 import (
+      blm_spray_load_v0_dataset_builder as b)
+  by_name = {c.name: c for c in b.Builder.BUILDER_CONFIGS}
+  for lt in ("I", "II", "III"):
+    c = by_name[f"ctx_type_{lt}"]
+    assert c.context_necessary and c.lexical_type == lt
+    assert not by_name[f"Template1_type_{lt}"].context_necessary
+  from configs import common
+  assert common.DATASETS["spray_load_v0_ctx"] == "blm_spray_load_v0/ctx_type_{}"
+
+
+def test_swapped_rules():
+  """The other order's answer set is the paper's with Theme and Loc
+  exchanged; each of its labels breaks the swapped rule."""
+  paper = FIGURE_ANSWERS[T1]
+  for order in templates.ORDERS:
+    _, answers = templates.ctx_patterns(T1, order)
+    got = {k: str(p) for k, p in answers.items()}
+    assert list(got) == list(templates.ctx_labels(T1))
+    same = order == templates.ORDERS[0]
+    for label, pat in paper.items():
+      mirrored = templates.mirrored_label(label)
+      assert got[label] == (pat if same else _swap(pat))
+      assert got[mirrored] == (_swap(pat) if same else pat)
+      if label != "CORRECT":
+        assert token_diff(got["CORRECT"], got[label]) == (
+            RULE_DIFFS[label] if same else
+            [(_swap(a), _swap(b)) for a, b in RULE_DIFFS[label]])
+        assert token_diff(got[templates.WSEQ], got[mirrored]) == (
+            [(_swap(a), _swap(b)) for a, b in RULE_DIFFS[label]] if same
+            else RULE_DIFFS[label])
+
+
+@pytest.mark.parametrize("lt", list(SIZES))
+def test_shape_labels_order_and_lint(ctx, lt):
+  xs = ctx[lt]
+  assert len(xs) == SIZES[lt] and len({x.id for x in xs}) == len(xs)
+  for x in xs:
+    assert len(x.context) == 7 and len(x.answers) == 12
+    assert sorted(x.labels) == sorted(templates.ctx_labels(T1))
+    assert x.labels[x.correct] == templates.CORRECT
+    assert (x.family, x.subset, x.lexical_type) == (
+        "spray_load_v0_ctx", "ctx", lt)
+    order = generate.ctx_order(0, x.id)
+    ctx_pats, answers = templates.ctx_patterns(T1, order)
+    assert [s.pattern for s in x.context] == [str(p) for p in ctx_pats]
+    assert dict(zip(x.labels, (s.pattern for s in x.answers))) == {
+        k: str(p) for k, p in answers.items()}
+  report = lint.lint(xs[::3])
+  # The family's label inventory belongs to data_builders/common/labels.py;
+  # until it lists spray_load_v0_ctx, lint reports the family as unknown.
+  allowed = (set() if generate.CTX_FAMILY in labels_lib.FAMILY_LABELS
+             else {"unknown_label"})
+  assert not {r for r, n in report.counts.items() if n} - allowed, (
+      report.format(lt))
+  assert not any(s.text in {c.text for c in x.context}
+                 for x in xs for s in x.answers)
+  orders = collections.Counter(generate.ctx_order(0, x.id) for x in xs)
+  assert abs(orders[templates.ORDERS[0]] / len(xs) - 0.5) < 0.03, orders
+  if lt != "III":
+    by_verb = collections.defaultdict(list)
+    for x in xs:
+      by_verb[x.id.split("-")[2]].append(
+          generate.ctx_order(0, x.id) == templates.ORDERS[0])
+    shares = [sum(v) / len(v) for v in by_verb.values()]
+    assert len(shares) == 30 and 0.35 < min(shares) <= max(shares) < 0.65
+  positions = collections.Counter(x.correct for x in xs)
+  assert len(positions) == 12 and max(positions.values()) < 0.13 * len(xs)
+
+
+@pytest.mark.parametrize("lt", list(SIZES))
+def test_answers_alone_cannot_decide(ctx, lt):
+  xs = ctx[lt][::len(ctx[lt]) // 600]
+  s = answers_only.score(xs)
+  assert s.logit <= 0.55 and s.odd_one_in <= 0.55, s
+
+
+def test_type_i_material(ctx):
+  """Type I: the context and the target's answers share one argument
+  combination; the WSeq answers share another one."""
+  for x in ctx["I"][::50]:
+    nouns = lambda ss: {c.lower() for s in ss for c, slot in
+                        zip(s.chunks[1:], s.pattern.split())
+                        if slot.startswith("NP")}
+    by_label = dict(zip(x.labels, x.answers))
+    target = [by_label[lab] for lab in templates.ctx_labels(T1)
+              if not lab.startswith(templates.WSEQ)]
+    wseq = [by_label[lab] for lab in templates.ctx_labels(T1)
+            if lab.startswith(templates.WSEQ)]
+    assert nouns(target) <= nouns(x.context), x.id
+    assert not nouns(wseq) <= nouns(x.context), x.id
+
+
+# sha256 over repr(instance) of every instance of each paper config, in
+# generation order: the paper configs stay byte-identical (VERSION 1.0.0).
+PAPER_DIGESTS = {
+    ("Template1", "I"):
+        "9656732017726e9f26c2239cbdd9807b2472a856078a90daeafdbc0d1ff52a0e",
+    ("Template1", "II"):
+        "594f8aabb20bfd24dbf2068d3740ecd4ed7019f86019fa7c06702250aeb25cf4",
+    ("Template1", "III"):
+        "8328886040e20f2720267c021fb044e1ae084396e9a2ec8ea209a2900bbe935e",
+    ("Template2", "I"):
+        "c38a5cbedb71249bcaca366ddb321bc9bc2835bb9f555017eb2f11028f8508aa",
+    ("Template2", "II"):
+        "004afd8e2b13ee07baf45cb9dbd9d73e331bbdd17636802b3ef5c09780674051",
+    ("Template2", "III"):
+        "2cfd905ee525ca775f116367ac057ae21b5b84f0419794206dac3da3527e05c9",
+}
+
+
+@pytest.mark.parametrize("cfg", list(PAPER_DIGESTS), ids="_type_".join)
+def test_paper_configs_unchanged(lex, cfg):
+  h = hashlib.sha256()
+  for x in generate.generate(*cfg, lex):
+    h.update(repr(x).encode())
+  assert h.hexdigest() == PAPER_DIGESTS[cfg]
