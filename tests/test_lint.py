@@ -287,6 +287,12 @@ def test_context_free_ceiling_holds_a_context_necessary_set():
   (scores,) = report.ceiling_scores.values()
   assert scores["word_logit"] <= 0.55 and scores["odd_one_in"] <= 0.55
   assert lint.lint(balanced).ceiling_scores == {}  # only when asked
+  # The ceiling replaces the chance + 0.05 cue rule, which two well-formed
+  # alternants break by design.
+  both = lint.lint(balanced, answers_only=True,
+                   ceiling=answers_only.CONTEXT_FREE_CEILING)
+  assert both.ok(strict=True) and both.cue_scores == {}
+  assert not lint.lint(balanced, answers_only=True).ok(strict=True)
 
 
 def test_context_free_ceiling_catches_a_planted_cue():

@@ -10,7 +10,6 @@ import pytest
 
 from blm_jax.data import answers_only, lint
 from data_builders.blm_spray_load import generate, lexicon, templates
-from data_builders.common import labels as labels_lib
 from data_builders.common.template import token_diff
 from tests.test_blm_spray_load import _expected_diff
 
@@ -52,12 +51,7 @@ def test_shape_labels_direction_and_lint(ctx, lt):
     assert (x.family, x.subset, x.lexical_type) == (
         "spray_load_ctx", "ctx", lt)
   report = lint.lint(xs[::3])
-  # The family's label inventory belongs to data_builders/common/labels.py;
-  # until it lists spray_load_ctx, lint reports the family as unknown.
-  allowed = (set() if generate.CTX_FAMILY in labels_lib.FAMILY_LABELS
-             else {"unknown_label"})
-  assert not {r for r, n in report.counts.items() if n} - allowed, (
-      report.format(lt))
+  assert not {r for r, n in report.counts.items() if n}, report.format(lt)
   # Each alternant is the target in half of the instances, and of each verb's
   # (type III: of each first context verb's) instances.
   first = collections.Counter(x.context[0].pattern for x in xs)

@@ -11,7 +11,6 @@ import pytest
 from blm_jax.data import answers_only, lint
 from data_builders.blm_spray_load import lexicon
 from data_builders.blm_spray_load_v0 import generate, templates
-from data_builders.common import labels as labels_lib
 from data_builders.common.template import token_diff
 from tests.test_blm_spray_load_v0 import FIGURE_ANSWERS, RULE_DIFFS
 
@@ -86,12 +85,7 @@ def test_shape_labels_order_and_lint(ctx, lt):
     assert dict(zip(x.labels, (s.pattern for s in x.answers))) == {
         k: str(p) for k, p in answers.items()}
   report = lint.lint(xs[::3])
-  # The family's label inventory belongs to data_builders/common/labels.py;
-  # until it lists spray_load_v0_ctx, lint reports the family as unknown.
-  allowed = (set() if generate.CTX_FAMILY in labels_lib.FAMILY_LABELS
-             else {"unknown_label"})
-  assert not {r for r, n in report.counts.items() if n} - allowed, (
-      report.format(lt))
+  assert not {r for r, n in report.counts.items() if n}, report.format(lt)
   assert not any(s.text in {c.text for c in x.context}
                  for x in xs for s in x.answers)
   orders = collections.Counter(generate.ctx_order(0, x.id) for x in xs)

@@ -253,7 +253,9 @@ def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
             "answer_count", x.id,
             f"{len(x.answers)} candidates where subset {'/'.join(key)} "
             f"mostly has {usual} ({dict(counts)})"))
-    if answers_only:
+    if answers_only and ceiling is None:
+      # (A context-necessary config is held to `ceiling` instead: two
+      # well-formed candidates put a grammaticality detector at 0.5.)
       cue = answers_only_lib.score(
           [x for x in members if len(x.answers) == usual])
       if cue is None:

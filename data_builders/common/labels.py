@@ -11,6 +11,14 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # 000 Figures 5-7, 004.
     "spray_load": ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB",
                    "LEXPREP", "SSM-1", "SSM-2", "AASSM"),
+    # Context-necessary spray/load (data_builders/blm_spray_load/README.md):
+    # NOALT is the well-formed alternant of sentence 1 (no alternation),
+    # NOALT-<rule> that alternant with <rule> broken.
+    "spray_load_ctx": ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB",
+                       "LEXPREP", "SSM-1", "SSM-2", "AASSM", "NOALT",
+                       "NOALT-AGENTACT", "NOALT-ALT-NP", "NOALT-ALT-PP",
+                       "NOALT-NOEMB", "NOALT-LEXPREP", "NOALT-SSM-1",
+                       "NOALT-SSM-2", "NOALT-AASSM"),
     # 000 Figures 8/11, 002 Figure 6. Italian adds the two `si` candidates
     # (002 sec. 4.1): SI-PAT ("Pat SI Akt by-NP") and SI-AG ("Ag SI Akt by-NP").
     "cos": ("CORRECT", "I-INT", "ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS",
@@ -47,6 +55,11 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # STA. An instance holds CORRECT plus the five of its template.
     "spray_load_v0": ("CORRECT", "WPrep", "WPP", "Adv", "WT", "WS", "SLA",
                       "WP", "Repeat", "NoAgent", "STA"),
+    # Context-necessary v0 (data_builders/blm_spray_load_v0/README.md): WSeq
+    # is the other role order's well-formed answer, WSeq-<rule> its errors.
+    "spray_load_v0_ctx": ("CORRECT", "WPrep", "WPP", "Adv", "WT", "WS",
+                          "WSeq", "WSeq-WPrep", "WSeq-WPP", "WSeq-Adv",
+                          "WSeq-WT", "WSeq-WS"),
     # BLM-AgrF's 6-candidate answer set (001 Figure 3; 003 Figure 2): AE is
     # the verb agreeing with no noun (000 Figure 3's AEV).
     "agreement6": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE"),
