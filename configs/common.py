@@ -47,6 +47,7 @@ DATASETS = {
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
     # --- Roll verbs (000 Figure 10) and Hebrew binyanim (002 sec. 4.3) ---
     "roll": "blm_roll/type_{}",
+    "roll_ctx": "blm_roll/ctx_type_{}",
     "caus_he": "blm_caus_he/synthetic_{}",
     # Needs --config.data.manual_dir=<folder of UD Hebrew .conllu files>.
     "caus_he_natural": "blm_caus_he/natural_{}",
