@@ -21,7 +21,9 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # COS+ type B: Grammar breaks the arguments' roles (Ag Verb in T2I, the
     # reverse-role transitive Pa Verb Ag in I2T), Sequence gives the wrong
     # alternant's valency (Pa Verb Ag in T2I, Ag Verb in I2T).
-    "cos_plus": ("Correct", "Grammar", "Sequence"),
+    # The context-necessary configs add Direction: the well-formed alternant
+    # the context already shows (data_builders/blm_cos_plus/README.md).
+    "cos_plus": ("Correct", "Grammar", "Sequence", "Direction"),
     # --- end blm_cos_plus ---------------------------------------------------
     # Sentence-level chunk data (000 sec. 7): one positive of the sentence's
     # own pattern among negatives of other patterns.
