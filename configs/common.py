@@ -37,6 +37,11 @@ DATASETS = {
     "cos_plus_de_case_i2t": "blm_cos_plus/de_case_I2T_{}",
     "cos_plus_de_mix_t2i": "blm_cos_plus/de_mix_T2I_{}",
     "cos_plus_de_mix_i2t": "blm_cos_plus/de_mix_I2T_{}",
+    # Context-necessary: T2I or I2T drawn per instance (README).
+    "cos_plus_en_ctx": "blm_cos_plus/en_ctx_{}",
+    "cos_plus_it_ctx": "blm_cos_plus/it_ctx_{}",
+    "cos_plus_de_case_ctx": "blm_cos_plus/de_case_ctx_{}",
+    "cos_plus_de_mix_ctx": "blm_cos_plus/de_mix_ctx_{}",
     # --- end blm_cos_plus ----------------------------------------------------
     # Spray/load v0 (003 sec. 4.2), BLM-AgrF's 6-candidate answer
     # set (001 Figure 3), Italian sequence of tense and Mixture (000 sec.
@@ -53,6 +58,7 @@ DATASETS = {
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
     # --- Roll verbs (000 Figure 10) and Hebrew binyanim (002 sec. 4.3) ---
     "roll": "blm_roll/type_{}",
+    "roll_ctx": "blm_roll/ctx_type_{}",
     "caus_he": "blm_caus_he/synthetic_{}",
     # Needs --config.data.manual_dir=<folder of UD Hebrew .conllu files>.
     "caus_he_natural": "blm_caus_he/natural_{}",

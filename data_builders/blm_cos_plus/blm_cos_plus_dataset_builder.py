@@ -6,6 +6,10 @@ directions (T2I: transitive to intransitive, I2T) and two lexicalities
 Sixteen configs `<en|it|de_case|de_mix>_<T2I|I2T>_<MinLex|MaxLex>`, 2000
 instances each, split 1280/320/400 train/dev/test (002 Table 2's 1600/400
 train/test, with a 20% dev slice of train), no context in two splits.
+Eight context-necessary configs `<variant>_ctx_<MinLex|MaxLex>` (same sizes
+and splits): the direction is drawn per instance and the answers add the
+well-formed alternant the context already shows (Direction), so the answers
+alone cannot decide (README).
 
     import data_builders, tensorflow_datasets as tfds
     src = tfds.data_source("blm_cos_plus/de_case_T2I_MinLex", data_dir=...)
@@ -18,7 +22,7 @@ import dataclasses
 import tensorflow_datasets as tfds
 
 from data_builders.blm_cos_plus import generate, templates
-from data_builders.common import builder
+from data_builders.common import builder, splits
 
 SPLIT_FRACTIONS = {"train": 0.64, "dev": 0.16, "test": 0.20}
 
@@ -39,6 +43,13 @@ def _configs():
           variant=v, direction=d, lexicality=lex)
       for v in generate.VARIANTS for d in templates.DIRECTIONS
       for lex in generate.LEXICALITIES
+  ] + [
+      CosPlusConfig(
+          name=generate.ctx_config_name(v, lex),
+          description=f"COS+ {v}, T2I or I2T drawn per instance, {lex}, "
+          "context-necessary (Correct, Grammar, Sequence, Direction)",
+          variant=v, direction="", lexicality=lex, context_necessary=True)
+      for v in generate.VARIANTS for lex in generate.LEXICALITIES
   ]
 
 
@@ -58,7 +69,19 @@ class Builder(builder.GeneratedBLMBuilder):
   BUILDER_CONFIGS = _configs()
   split_fractions = SPLIT_FRACTIONS
 
+  @staticmethod
+  def group_of(x):
+    """Paper configs: the context. Context-necessary ones: the pair of
+    instances with opposite directions (`generate.ctx_pair`), so each split
+    is half T2I, half I2T."""
+    if "_ctx_" in x.id:
+      return generate.ctx_pair(x.id)
+    return splits.context_key(x)
+
   def generate(self, config):
+    if config.context_necessary:
+      return generate.generate_ctx(config.variant, config.lexicality,
+                                   config.num_instances, seed=config.seed)
     return generate.generate(config.variant, config.direction,
                              config.lexicality, config.num_instances,
                              seed=config.seed)

@@ -21,6 +21,16 @@ of them masculine singular (der/den), or the patient plural (the verb
 agrees with it). In MinLex that is the instance's pair; in MaxLex the pairs
 of Correct and Grammar (both, so the restriction is no answers-only cue).
 The context keeps all genders, as 002 sec. 4.2's Mix.
+
+Context-necessary configs (`<variant>_ctx_<lexicality>`, `generate_ctx`):
+the direction is drawn per instance from its id alone (`direction_of`:
+opposite in the two instances of a pair, which share a split), and the
+answers add Direction, the well-formed alternant the context already shows
+(templates.CTX_LABELS). In MinLex, Correct and Grammar take the context's
+agent and patient, Direction and Sequence a second pair of the same verb
+(drawn alike, so neither pair is marked; the context's own transitive or
+intransitive would be a copy of its first sentence). In German every
+transitive answer shows its subject (`swap_visible`), in both pairs.
 All draws come from a generator seeded by (config, seed): a rebuild is
 identical. Every sentence passes `validate.problems` or generation fails.
 """
@@ -42,10 +52,33 @@ FAMILY = "cos_plus"
 VARIANTS = ("en", "it", "de_case", "de_mix")
 LEXICALITIES = ("MinLex", "MaxLex")
 INSTANCES_PER_CONFIG = 2000  # 1600 train(+dev) / 400 test, 002 Table 2
+MAX_REDRAWS = 200  # context-necessary configs: draws that repeat the context
 
 
 def config_name(variant: str, direction: str, lexicality: str) -> str:
   return f"{variant}_{direction}_{lexicality}"
+
+
+def ctx_config_name(variant: str, lexicality: str) -> str:
+  return f"{variant}_ctx_{lexicality}"
+
+
+def ctx_pair(instance_id: str) -> str:
+  """Instances 2k and 2k+1 of a context-necessary config form a pair: one
+  is T2I, the other I2T, and they share a split (the builder's
+  `group_of`), so every split, and every verb's instances in MinLex, are
+  exactly half T2I."""
+  name, index = instance_id.rsplit("-", 1)
+  return f"{name}-pair-{int(index) // 2}"
+
+
+def direction_of(instance_id: str, seed: int = 0) -> str:
+  """T2I or I2T from the instance id only (whatever the words): a seeded
+  coin for its pair, the other direction for the pair's second instance."""
+  first = stable_seed("blm_cos_plus-direction", ctx_pair(instance_id),
+                      seed) % 2
+  return templates.DIRECTIONS[(first + int(instance_id.rsplit("-", 1)[1]))
+                             % 2]
 
 
 def language_of(variant: str) -> str:
@@ -160,3 +193,97 @@ def _distinct_pairs(verb, agents, count, rng, visible_only=False):
     raise ValueError(f"verb {verb.lemma!r}: {count} MinLex instances asked, "
                      f"only {len(combos)} (agent, patient) pairs")
   return rng.sample(combos, count)
+
+
+def generate_ctx(variant: str, lexicality: str,
+                 num_instances: int = INSTANCES_PER_CONFIG, seed: int = 0,
+                 lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+  """The context-necessary config: directions drawn per instance, four
+  answers (templates.CTX_LABELS); the rest as `generate`."""
+  if lexicality not in LEXICALITIES:
+    raise ValueError(f"unknown lexicality {lexicality!r}; known: "
+                     f"{LEXICALITIES}")
+  lex = lexicon_for(variant, lex)
+  language = language_of(variant)
+  name = ctx_config_name(variant, lexicality)
+  rng = random.Random(stable_seed("blm_cos_plus", name, seed))
+  shapes = {d: ([(label, realise.parse(p))
+                 for label, p in templates.CONTEXTS[d]],
+                [(label, realise.parse(p)) for label, p in answer_patterns(
+                    templates.CORRECT[d], templates.ctx_answer_templates(d),
+                    templates.RULES).items()])
+            for d in templates.DIRECTIONS}
+
+  def say(shape, m, tense, where):
+    s = realise.realise(shape, m, tense, language)
+    bad = validate.problems(s.text, shape, m, tense, language)
+    if bad:
+      raise ValueError(f"{name} {where}: {s.text!r} ({shape.text}): "
+                       + "; ".join(bad))
+    return s
+
+  visible = language == "de"  # every transitive answer shows its subject
+  verbs = lex.verbs
+  per_verb = [i * len(verbs) // num_instances for i in range(num_instances)]
+  pairs: dict[str, list] = {}
+  out = []
+  i = redraws = 0
+  while len(out) < num_instances:
+    i = len(out)
+    iid = f"{name}-{i:05d}"
+    direction = direction_of(iid, seed)
+    ctx, answers = shapes[direction]
+    tense = rng.choice(realise.TENSES)
+    if lexicality == "MinLex":
+      verb = verbs[per_verb[i]]
+      if verb.lemma not in pairs:
+        pairs[verb.lemma] = _distinct_pairs(
+            verb, lex.agents, per_verb.count(per_verb[i]), rng, visible)
+      agent, patient = pairs[verb.lemma].pop()
+      place = rng.choice(lex.places)
+      m = realise.Material(verb, agent, patient, place)
+      foil = rng.choice(
+          [(a, p) for a in lex.agents for p in verb.patients
+           if a.text != agent.text and p.text != patient.text
+           and (not visible or swap_visible(a, p))])
+      mf = realise.Material(verb, foil[0], foil[1], place)
+      mats_ctx = [m] * len(ctx)
+      mats_ans = [m if label in templates.CTX_ON_CONTEXT_PAIR else mf
+                  for label, _ in answers]
+    else:
+      agents = rng.sample(lex.agents, len(ctx) + len(answers))
+      v_ctx = rng.sample(verbs, len(ctx))
+      v_ans = rng.sample(verbs, len(answers))
+      mats = [realise.Material(v, a, rng.choice(v.patients),
+                               rng.choice(lex.places))
+              for v, a in zip(v_ctx + v_ans, agents)]
+      mats_ctx, mats_ans = mats[:len(ctx)], mats[len(ctx):]
+      for k, (_, shape) in enumerate(answers):
+        a = mats_ans[k]
+        if visible and shape.transitive and not swap_visible(a.agent,
+                                                             a.patient):
+          mats_ans[k] = dataclasses.replace(a, patient=rng.choice(
+              [p for p in a.verb.patients if swap_visible(a.agent, p)]))
+    for k, (label, shape) in enumerate(answers):
+      a = mats_ans[k]
+      if visible and shape.transitive and not swap_visible(a.agent,
+                                                           a.patient):
+        raise ValueError(f"{iid} answer {label}: agent {a.agent.text!r} and "
+                         f"patient {a.patient.text!r} do not show which is "
+                         "the subject")
+    context = [say(shape, m, tense, f"{iid} context {label}")
+               for (label, shape), m in zip(ctx, mats_ctx)]
+    cands = [(label, say(shape, m, tense, f"{iid} answer {label}"))
+             for (label, shape), m in zip(answers, mats_ans)]
+    shown = {s.text for s in context}
+    if any(s.text in shown for _, s in cands):
+      # MaxLex: a fresh Direction can be the context's first sentence.
+      redraws += 1
+      if redraws > MAX_REDRAWS:
+        raise ValueError(f"{iid}: every draw repeats a context sentence")
+      continue
+    out.append(make_instance(
+        id=iid, family=FAMILY, language=language, lexical_type=lexicality,
+        subset=f"{variant}_ctx", context=context, candidates=cands,
+        correct_label="Correct", seed=seed))
+  return out

@@ -94,3 +94,25 @@ def check_direction(direction: str) -> str:
   if direction not in DIRECTIONS:
     raise ValueError(f"unknown direction {direction!r}; known: {DIRECTIONS}")
   return direction
+
+
+# --- Context-necessary configs (README "Context-necessary configs") --------
+#
+# The direction (T2I or I2T) is drawn per instance, so either alternant is
+# the answer, and the answer set holds both well-formed alternants: Correct
+# and Direction (the alternant the context already shows, on other words:
+# wrong only because of the direction the context takes). Each gets its ROLE
+# error: Grammar = ROLE(Correct) and Sequence = ROLE(Direction), which is
+# exactly 002's Sequence pattern (ALTERNANT of Correct) in both directions.
+CTX_LABELS = ("Correct", "Grammar", "Sequence", "Direction")
+_CTX_ANSWERS = _ANSWERS + (AnswerTemplate("Direction", ("ALTERNANT",
+                                                        "ROLE")),)
+# The candidates built on the context's material (MinLex: its agent and
+# patient); the others take a second pair of the verb (ctx MinLex only).
+CTX_ON_CONTEXT_PAIR = ("Correct", "Grammar")
+
+
+def ctx_answer_templates(direction: str) -> tuple[AnswerTemplate, ...]:
+  """Correct, Grammar, Sequence (002 Figure 9) and Direction."""
+  check_direction(direction)
+  return _CTX_ANSWERS

@@ -3,7 +3,10 @@
 000 sec. 3.2.2 (Figure 10), sec. 4.3 and Table 1. Three configs `type_<I|II|III>`,
 3000 instances each, generated from the curated lexicon in `lexicon/` by
 `generate.generate`; splits are 90:10 train:test with a 20% dev slice of
-train (72/18/10), no context in two splits.
+train (72/18/10), no context in two splits. `ctx_type_<I|II|III>`: the
+context-necessary variants (same sizes and splits; the direction of the
+alternation is drawn per instance and the errors are mirrored on a foil
+material, so the answers alone cannot decide; README).
 
     import data_builders, tensorflow_datasets as tfds
     src = tfds.data_source("blm_roll/type_II", data_dir=...)
@@ -51,8 +54,16 @@ class Builder(builder.GeneratedBLMBuilder):
                  description=f"Roll verbs, lexical type {t}: "
                  f"{_DESCRIPTIONS[t]}", lexical_type=t)
       for t in generate.LEXICAL_TYPES
+  ] + [
+      RollConfig(name=generate.config_name(t, context_necessary=True),
+                 description=f"Roll verbs, lexical type {t}, "
+                 f"context-necessary: direction of the alternation drawn "
+                 f"per instance, errors mirrored on a foil material",
+                 lexical_type=t, context_necessary=True)
+      for t in generate.LEXICAL_TYPES
   ]
 
   def generate(self, config):
     return generate.generate(config.lexical_type, config.num_instances,
-                             seed=config.seed)
+                             seed=config.seed,
+                             context_necessary=config.context_necessary)

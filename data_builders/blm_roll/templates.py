@@ -126,3 +126,102 @@ ANSWERS: tuple[AnswerTemplate, ...] = (
     AnswerTemplate("PSC-RR", ("P", "SC-COP", "RR")),
     AnswerTemplate("PC-RR", ("P", "RR")),
 )
+
+
+# --- Context-necessary configs (README "Context-necessary configs") --------
+#
+# The direction of the alternation is drawn per instance: TI (causative to
+# inchoative, the paper's order: transitive, did, was, intransitive; the
+# answer is the intransitive) or IT (the mirror order: intransitive, was,
+# did, transitive; the answer is the transitive). The answers build on two
+# materials of paradigm 2: the context's own (P2: the agent who "did it",
+# the location the theme "was in") and a foil D (another agent and another
+# location of the same scene, which the context never names). Bases are the
+# intransitive I (Theme V path) and the transitive T (Agent V Theme) on each
+# material; the transitive or intransitive on P2 that is not the answer is
+# context sentence 5, so it is never a candidate (a copy cue).
+#
+#   CORRECT  the asked alternant on P2
+#   D        the asked alternant on D          (D: agent or location)
+#   ALT-D    the other alternant on D          (D, relative to the other
+#                                              alternant on P2)
+#   I-RR     Agent V path on P2                (RR on I)
+#   I-D-RR   Agent V path on D                 (RR on I on D)
+#   T-RS     Theme V Agent on P2               (RS on T)
+#   T-D-RS   Theme V Agent on D                (RS on T on D)
+#
+# Every label is the same text pattern in both directions, and the set is
+# symmetric under exchanging P2 and D except for the one missing copy, so
+# neither the words nor the centre of the set tell CORRECT from D.
+
+FOIL = "D"
+TI, IT = "TI", "IT"
+DIRECTIONS = (TI, IT)
+
+
+def reversed_quadruple(par: str) -> tuple[Pattern, ...]:
+  """The mirror of `quadruple`: intransitive, 'was in', 'did it',
+  transitive."""
+  return tuple(reversed(quadruple(par)))
+
+
+def ctx_context_patterns(direction: str) -> tuple[Pattern, ...]:
+  q = {TI: quadruple, IT: reversed_quadruple}[direction]
+  return q(P1) + q(P2)[:3]
+
+
+def ctx_correct_pattern(direction: str) -> Pattern:
+  return {TI: quadruple, IT: reversed_quadruple}[direction](P2)[3]
+
+
+def _to_foil(p: Pattern) -> Pattern:
+  for role in ("NP", "OBJ", "LOC"):
+    if p.has(role):
+      p = p.set(role, par=FOIL)
+  return p
+
+
+def _alternant(p: Pattern) -> Pattern:
+  """Intransitive (Theme V path) <-> transitive (Agent V Theme), same
+  material."""
+  par = p.slot("NP").get("par")
+  if p.has("LOC"):
+    return pattern(_np(AGENT, par), _v("roll"), _obj(THEME, par))
+  return pattern(_np(THEME, par), _v("roll"), _loc("path", par))
+
+
+CTX_RULES: dict[str, Rule] = {r.name: r for r in (
+    RULES["RR"], RULES["RS"],
+    Rule("D", "the answer's agent is the one who 'did it' and its location "
+         "the one the theme 'was in' (not another of the scene's)",
+         _to_foil),
+    Rule("ALT", "the answer is the alternant the context's order asks for "
+         "(intransitive after transitive, did, was; transitive after "
+         "intransitive, was, did)", _alternant),
+)}
+
+CTX_LABELS = ("CORRECT", "D", "ALT-D", "I-RR", "I-D-RR", "T-RS", "T-D-RS")
+# label -> (base alternant, material, rule applied to that base)
+CTX_CONSTRUCTION = {
+    "CORRECT": ("asked", P2, None), "D": ("asked", FOIL, None),
+    "ALT-D": ("other", FOIL, None), "I-RR": ("I", P2, "RR"),
+    "I-D-RR": ("I", FOIL, "RR"), "T-RS": ("T", P2, "RS"),
+    "T-D-RS": ("T", FOIL, "RS"),
+}
+
+
+def ctx_answers(direction: str) -> tuple[AnswerTemplate, ...]:
+  """The rules each label breaks, counted from the correct answer."""
+  asked = "I" if direction == TI else "T"
+  out = []
+  for label in CTX_LABELS:
+    base, material, rule = CTX_CONSTRUCTION[label]
+    breaks = []
+    if base == "other" or base not in ("asked", asked):
+      breaks.append("ALT")
+    if material == FOIL:
+      breaks.append("D")
+    if rule:
+      breaks.append(rule)
+    out.append(AnswerTemplate(label, tuple(breaks)))
+  return tuple(out)

@@ -36,7 +36,9 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # COS+ type B: Grammar breaks the arguments' roles (Ag Verb in T2I, the
     # reverse-role transitive Pa Verb Ag in I2T), Sequence gives the wrong
     # alternant's valency (Pa Verb Ag in T2I, Ag Verb in I2T).
-    "cos_plus": ("Correct", "Grammar", "Sequence"),
+    # The context-necessary configs add Direction: the well-formed alternant
+    # the context already shows (data_builders/blm_cos_plus/README.md).
+    "cos_plus": ("Correct", "Grammar", "Sequence", "Direction"),
     # --- end blm_cos_plus ---------------------------------------------------
     # Sentence-level chunk data (000 sec. 7): one positive of the sentence's
     # own pattern among negatives of other patterns.
@@ -44,7 +46,11 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # --- Roll verbs and Hebrew binyanim -----------------------------------
     # 000 Figure 10: combinations of paradigm shifts/changes (PS, PC),
     # structure changes (SC), role errors (RR) and role swaps (RS/RC).
-    "roll": ("CORRECT", "SCRC", "SC-RR", "RR", "PSC-RS", "PSC-RR", "PC-RR"),
+    # The context-necessary configs (data_builders/blm_roll/README.md) add
+    # D (another agent/location of the scene than the diagnostics name) and
+    # the role errors on each base: I (intransitive), T (transitive).
+    "roll": ("CORRECT", "SCRC", "SC-RR", "RR", "PSC-RS", "PSC-RR", "PC-RR",
+             "D", "ALT-D", "I-RR", "I-D-RR", "T-RS", "T-D-RS"),
     # 002 sec. 4.3: one candidate per binyan; a wrong one is named by the
     # binyan it shows instead of the missing one (all Grammar errors).
     "caus_he": ("CORRECT", "PAAL", "NIFAL", "HIFIL", "HUFAL"),
