@@ -132,6 +132,54 @@ def test_killed_process_stops_the_other_with_a_message(tmp_path):
   assert not (workdir / "results.json").exists()
 
 
+def test_launch_splits_the_embedding_over_two_processes(tmp_path):
+  """launch.py end to end, 2 processes: process 0 builds the dataset, each
+  process embeds its share of the sentences into the shared cache (no
+  sentence twice), process 0 alone writes the results."""
+  from tests import release_fixtures, tiny_checkpoints
+
+  release = tmp_path / "release"
+  release_fixtures.write_release(release / "all.tsv",
+                                 release_fixtures.release_rows(40))
+  encoder = tiny_checkpoints.write_bert(str(tmp_path / "tiny_bert"))
+  work, cache = tmp_path / "work", tmp_path / "cache"
+  env = dict(os.environ, JAX_PLATFORMS="cpu")
+  port = _free_port()
+  procs = [subprocess.Popen(
+      [sys.executable, "launch.py", "--config=configs/ffnn.py",
+       f"--workdir={work}", "--config.data.name=blm_published/folder",
+       f"--config.data.manual_dir={release}",
+       f"--config.data.data_dir={tmp_path / 'tfds'}",
+       "--config.data.train_types=('I',)", "--config.data.test_types=('I',)",
+       f"--config.encoder.name={encoder}", f"--config.encoder.cache_dir={cache}",
+       "--config.encoder.batch_size=8", "--config.grid.seeds=(0,1)",
+       "--config.train.epochs=1", "--config.train.batch_size=16",
+       "--config.progress=False", "--config.results.context_free=False",
+       f"--coordinator_address=127.0.0.1:{port}", "--num_processes=2",
+       f"--process_id={i}", "--distributed_init_timeout=120"],
+      cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+      text=True) for i in range(2)]
+  out = _finish(procs)
+  for rc, stdout, stderr in out:
+    assert rc == 0, stderr[-3000:]
+  assert "train I: test I F1" in out[0][1]
+  assert f"process 1: trained; process 0 writes {work}/results.json" in (
+      out[1][1])
+  results = json.loads((work / "results.json").read_text())
+  assert [c["seed"] for c in results["cells"]] == [0, 1]
+  assert len(results["throughput"]["devices"]) == 2
+  rows = []
+  for folder in cache.iterdir():
+    for shard in folder.glob("shard-*.npz"):
+      with np.load(shard) as z:
+        rows += [bytes(h) for h in z["hashes"]]
+  assert len(rows) == results["data"]["distinct_sentences"]
+  # Each sentence embedded once: by the process whose share it is (a
+  # process that read the cache before the other had written would have
+  # embedded the other's share again).
+  assert len(set(rows)) == len(rows)
+
+
 def test_unreachable_coordinator_is_reported_in_one_line(tmp_path):
   env = dict(os.environ, JAX_PLATFORMS="cpu")
   start = time.monotonic()
