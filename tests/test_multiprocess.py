@@ -132,6 +132,20 @@ def test_killed_process_stops_the_other_with_a_message(tmp_path):
   assert not (workdir / "results.json").exists()
 
 
+def test_peer_dead_while_waiting_at_a_barrier_is_reported(tmp_path):
+  # No collective to fail: the heartbeats tell (embedding waits so).
+  start = time.monotonic()
+  out = _finish(_start(tmp_path / "run", 2, barrier_only=1), timeout=120)
+  waited = time.monotonic() - start
+  assert out[1][0] == 3
+  rc, _, stderr = out[0]
+  assert rc != 0
+  assert ("another process of this run stopped" in stderr
+          or "barrier 'test' failed" in stderr
+          or "another task died" in stderr), stderr[-3000:]
+  assert waited < 60 + HEARTBEAT_S, waited
+
+
 def test_launch_splits_the_embedding_over_two_processes(tmp_path):
   """launch.py end to end, 2 processes: process 0 builds the dataset, each
   process embeds its share of the sentences into the shared cache (no
@@ -250,6 +264,14 @@ def _worker(argv):
         f"127.0.0.1:{opts['port']}", n, pid, init_timeout_s=60,
         heartbeat_timeout_s=HEARTBEAT_S))
   import jax
+  if opts.get("barrier_only"):
+    if pid == 1:
+      os._exit(3)
+    try:
+      distributed.barrier("test")
+    except distributed.DistributedError as e:
+      distributed.exit_now(distributed.lost_peer_message(e))
+    return
   from blm_jax.results import experiment
   from blm_jax.training.progress import Progress
   from tests import synthetic

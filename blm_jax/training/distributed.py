@@ -61,6 +61,10 @@ class Settings:
   process_id: int | None = None
   init_timeout_s: int = 300  # Waiting for the coordinator and the others.
   heartbeat_timeout_s: int = 100  # After this a silent peer counts as dead.
+  # At exit every process waits for the others; process 0 writes the
+  # report (plots, context-free baselines) after the others are done, so
+  # the wait is long. A dead peer still shows within heartbeat_timeout_s.
+  shutdown_timeout_s: int = BARRIER_TIMEOUT_S
 
   @classmethod
   def resolve(cls, coordinator_address: str | None = None,
@@ -140,7 +144,8 @@ def initialize(settings: Settings) -> None:
         num_processes=settings.num_processes,
         process_id=settings.process_id,
         initialization_timeout=settings.init_timeout_s,
-        heartbeat_timeout_seconds=settings.heartbeat_timeout_s)
+        heartbeat_timeout_seconds=settings.heartbeat_timeout_s,
+        shutdown_timeout_seconds=settings.shutdown_timeout_s)
   except (ValueError, RuntimeError) as e:
     raise DistributedError(
         f"jax.distributed.initialize failed: {e}. Without a cluster that JAX "
