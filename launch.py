@@ -229,12 +229,11 @@ def main(argv):
   console = Console()
   try:
     results = experiment.run_experiment(config, workdir, progress=console)
-  except KeyboardInterrupt:
+  except KeyboardInterrupt as e:
+    distributed.exit_on_error(e, interrupted_message(workdir, console))
     sys.exit(interrupted_message(workdir, console))
   except Exception as e:
-    lost = distributed.lost_peer_message(e)
-    if lost is not None:
-      distributed.exit_now(lost)
+    distributed.exit_on_error(e, error_line(e))
     line = error_line(e)
     if line is None:
       raise

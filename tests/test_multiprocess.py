@@ -132,6 +132,22 @@ def test_killed_process_stops_the_other_with_a_message(tmp_path):
   assert not (workdir / "results.json").exists()
 
 
+def test_error_on_one_process_stops_all(tmp_path):
+  # An error (not a death) on process 0: it must not wait for the others
+  # at exit while they wait for it.
+  start = time.monotonic()
+  out = _finish(_start(tmp_path / "run", 2, fail_at_epoch=1, epochs=200),
+                timeout=120)
+  assert time.monotonic() - start < 90
+  rc, _, stderr = out[0]
+  assert rc == 1
+  assert "error: ValueError: a planned failure on process 0 only" in stderr
+  assert "(process 0 of 2 stopped;" in stderr
+  assert out[1][0] != 0
+  assert ("another process of this run stopped" in out[1][2]
+          or "another task died" in out[1][2]), out[1][2][-3000:]
+
+
 def test_peer_dead_while_waiting_at_a_barrier_is_reported(tmp_path):
   # No collective to fail: the heartbeats tell (embedding waits so).
   start = time.monotonic()
@@ -278,6 +294,7 @@ def _worker(argv):
 
   kill_after = int(opts.get("kill_after_checkpoint", -1))
   die_at = int(opts.get("die_at_epoch", -1))
+  fail_at = int(opts.get("fail_at_epoch", -1))
 
   class Events(Progress):
     def on_resume(self, epoch):
@@ -286,6 +303,8 @@ def _worker(argv):
     def on_epoch_end(self, epoch, measurements):
       if epoch == die_at and pid == n - 1:
         os._exit(3)
+      if epoch == fail_at and pid == 0:
+        raise ValueError("a planned failure on process 0 only")
 
     def on_checkpoint(self, epoch):
       if epoch + 1 == kill_after:
@@ -299,10 +318,8 @@ def _worker(argv):
     results = experiment.run_experiment(cfg, opts["workdir"], data=data,
                                         progress=Events())
   except Exception as e:
-    message = distributed.lost_peer_message(e)
-    if message is None:
-      raise
-    distributed.exit_now(message)
+    distributed.exit_on_error(e, None)  # As launch.py does.
+    raise
   if results is None:
     print(f"process {pid} wrote nothing", flush=True)
 

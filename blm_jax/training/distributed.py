@@ -258,6 +258,28 @@ def lost_peer_message(e: BaseException) -> str | None:
           "last checkpoint")
 
 
+def exit_on_error(e: BaseException, line: str | None) -> None:
+  """In a multi-process run, ends this process at once on an error: its
+  `line` ('error: ...'), or the lost-peer message, or the traceback. A
+  process that exited normally would wait at JAX's shutdown barrier for
+  the others, which may wait at one of ours for it; ended, it stops
+  answering heartbeats and the others stop too. Returns with one process.
+  """
+  if jax.process_count() == 1:
+    return
+  lost = lost_peer_message(e)
+  if lost is not None:
+    exit_now(lost)
+  if line is None:
+    import traceback
+
+    traceback.print_exception(e)
+    line = f"error: {type(e).__name__}: {e}"
+  exit_now(f"{line}\n(process {jax.process_index()} of "
+           f"{jax.process_count()} stopped; the others stop once they miss "
+           "its heartbeats)")
+
+
 def exit_now(message: str, code: int = 1) -> None:
   """Prints `message` and ends the process at once, skipping JAX's
   shutdown barrier (which would wait for the dead peer, then abort)."""
