@@ -21,6 +21,8 @@ process holds only its own devices' shards of the global arrays
   surfaces as a collective that fails at once (gloo: connection closed) or,
   at the latest after `heartbeat_timeout_s`, as JAX's coordination service
   terminating the process ("another task died").
+- `exit_on_error`: an error on one process ends it at once, so that the
+  others stop too instead of waiting for it.
 
 With one process every function here is a no-op or the identity.
 """
