@@ -9,6 +9,12 @@ does not exist is reported with the list of valid keys. The whole config is
 checked (blm_jax.training.config_check) before any data is built. The console shows
 the progress bar and the results; absl/orbax/TFDS INFO lines are hidden
 unless --verbosity=0 (or higher) is given.
+
+Several processes (one per host, or per GPU), one grid: add --distributed
+to the same command on every process; see docs/multihost.md.
+
+  python launch.py --config=... --workdir=... --distributed \
+      --coordinator_address=10.0.0.1:8476 --num_processes=2 --process_id=0
 """
 
 import difflib
@@ -31,7 +37,28 @@ _CONFIG = config_flags.DEFINE_config_file(
 _WORKDIR = flags.DEFINE_string("workdir", None, "Where the run writes.")
 _DISTRIBUTED = flags.DEFINE_bool(
     "distributed", False,
-    "Call jax.distributed.initialize() first (multi-host runs).")
+    "Join a multi-process run (jax.distributed) before anything else; the "
+    "three flags below, or their environment variables, or else the "
+    "cluster's auto-detection (SLURM, Open MPI, cloud TPU) say how.")
+_COORDINATOR = flags.DEFINE_string(
+    "coordinator_address", None,
+    "With --distributed: host:port of process 0 (env "
+    "JAX_COORDINATOR_ADDRESS).")
+_NUM_PROCESSES = flags.DEFINE_integer(
+    "num_processes", None,
+    "With --distributed: how many processes (env JAX_NUM_PROCESSES).")
+_PROCESS_ID = flags.DEFINE_integer(
+    "process_id", None,
+    "With --distributed: this process's id, 0..num_processes-1; 0 hosts "
+    "the coordinator and writes the results (env JAX_PROCESS_ID).")
+_INIT_TIMEOUT = flags.DEFINE_integer(
+    "distributed_init_timeout", 300,
+    "With --distributed: seconds to wait for the coordinator and the other "
+    "processes to join.")
+_HEARTBEAT_TIMEOUT = flags.DEFINE_integer(
+    "distributed_heartbeat_timeout", 100,
+    "With --distributed: seconds after which a silent process counts as "
+    "dead and the others stop with an error.")
 flags.mark_flags_as_required(["config", "workdir"])
 
 
@@ -167,6 +194,17 @@ def interrupted_message(workdir: str, console: Console) -> str:
           f"from epoch {saved}")
 
 
+def start_distributed(distributed) -> None:
+  """Joins the multi-process run the flags (or environment) describe."""
+  try:
+    distributed.initialize(distributed.Settings.resolve(
+        _COORDINATOR.value, _NUM_PROCESSES.value, _PROCESS_ID.value,
+        init_timeout_s=_INIT_TIMEOUT.value,
+        heartbeat_timeout_s=_HEARTBEAT_TIMEOUT.value))
+  except distributed.DistributedError as e:
+    sys.exit(f"error: {e}")
+
+
 def main(argv):
   del argv
   _quiet_logs()
@@ -181,20 +219,29 @@ def main(argv):
 
   import jax  # Imported after flag parsing so --help stays fast.
 
-  if _DISTRIBUTED.value:
-    jax.distributed.initialize()
+  from blm_jax.training import distributed
+
+  if _DISTRIBUTED.value or any(f.value is not None for f in (
+      _COORDINATOR, _NUM_PROCESSES, _PROCESS_ID)):
+    start_distributed(distributed)
   from blm_jax.results import experiment
 
   console = Console()
   try:
     results = experiment.run_experiment(config, workdir, progress=console)
-  except KeyboardInterrupt:
+  except KeyboardInterrupt as e:
+    distributed.exit_on_error(e, interrupted_message(workdir, console))
     sys.exit(interrupted_message(workdir, console))
   except Exception as e:
+    distributed.exit_on_error(e, error_line(e))
     line = error_line(e)
     if line is None:
       raise
     sys.exit(line)
+  if results is None:  # Another process of a multi-process run.
+    print(f"process {jax.process_index()}: trained; process 0 writes "
+          f"{workdir}/results.json")
+    return
   summary = results["summary"]
   for t, row in summary.items():
     print(f"train {t}: " + "  ".join(

@@ -193,7 +193,9 @@ def _check_launch(args: list[str]) -> None:
         node[leaf] = type(old)(value) if isinstance(old, (int, float)) and (
             not isinstance(old, bool)) else value
     elif a.startswith("--") and a.split("=")[0] not in (
-        "--config", "--workdir", "--distributed", "--verbosity"):
+        "--config", "--workdir", "--distributed", "--verbosity",
+        "--coordinator_address", "--num_processes", "--process_id",
+        "--distributed_init_timeout", "--distributed_heartbeat_timeout"):
       raise AssertionError(f"launch.py has no flag {a}")
   config_check.validate(config)
   assert common.DATASETS  # the short names the README points at

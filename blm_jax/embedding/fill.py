@@ -31,6 +31,24 @@ class FillReport:
     return self.references / max(1, self.sentences)
 
 
+def process_share(sentences: Sequence[str], index: int,
+                  count: int) -> list[str]:
+  """The distinct sentences process `index` of `count` embeds into the
+  shared cache when several processes fill it together.
+
+  Every `count`-th sentence in order of character length: the shares have
+  about the same number of sentences and the same mix of lengths (an
+  encoder's cost follows the padded token length), every process computes
+  the same split without talking to the others, and together the shares
+  cover every sentence once. Sentence-level rather than split- or
+  dataset-level: a run's splits share most of their sentences.
+  """
+  if not 0 <= index < count:
+    raise ValueError(f"process index {index} is not in 0..{count - 1}")
+  distinct = sorted(dict.fromkeys(sentences), key=lambda s: (len(s), s))
+  return distinct[index::count]
+
+
 def fill_cache(dataset: str | Sequence[str], encoder: Any = None, *,
                splits: Sequence[str] | None = None,
                data_dir: str | None = None, manual_dir: str | None = None,

@@ -3,6 +3,8 @@
 The one call behind launch.py, `blm_jax.cli.reproduce` and the benchmarks:
 `trainer.train_and_evaluate` trains and predicts (config.json, log.txt,
 checkpoints/), `report.write_report` writes results.json and the plots.
+With several processes (docs/multihost.md) all of them train; process 0
+alone writes the report.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import ml_collections
 
 from blm_jax.data import input_pipeline
 from blm_jax.results import report
-from blm_jax.training import trainer
+from blm_jax.training import distributed, trainer
 from blm_jax.training.progress import Progress
 
 
@@ -19,13 +21,16 @@ def run_experiment(config: ml_collections.ConfigDict, workdir: str,
                    embed_fn: input_pipeline.EmbedFn | None = None,
                    data: input_pipeline.BLMData | None = None,
                    sources_fn: trainer.SourcesFn | None = None,
-                   progress: Progress | None = None) -> dict:
+                   progress: Progress | None = None) -> dict | None:
   """Trains every cell of `config`'s grid, evaluates and reports it.
 
   Arguments as `trainer.train_and_evaluate`'s. Returns the results dict
-  also written to `workdir`/results.json.
+  also written to `workdir`/results.json; None on the processes other than
+  process 0 of a multi-process run, which write nothing.
   """
   outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
                                        data=data, sources_fn=sources_fn,
                                        progress=progress)
+  if not distributed.is_writer():
+    return None
   return report.write_report(config, workdir, outcome)

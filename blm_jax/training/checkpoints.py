@@ -32,6 +32,8 @@ import jax
 import numpy as np
 import orbax.checkpoint as ocp
 
+from blm_jax.training import distributed
+
 
 class CheckpointMismatchError(ValueError):
   """The checkpoint holds a state of another structure than this run's."""
@@ -57,10 +59,12 @@ def shapes(state) -> dict[str, list[int]]:
 
 
 def digest(state) -> str:
-  """sha256 over every leaf's path, dtype, shape and bytes."""
+  """sha256 over every leaf's path, dtype, shape and bytes (of the whole
+  array: with several processes each gathers the others' shards, so the
+  digest does not depend on how many processes save or restore)."""
   h = hashlib.sha256()
   for path, x in jax.tree_util.tree_flatten_with_path(state)[0]:
-    a = np.ascontiguousarray(np.asarray(x))
+    a = np.ascontiguousarray(distributed.to_host(x))
     h.update(f"{jax.tree_util.keystr(path)}|{a.dtype}|{a.shape}".encode())
     h.update(a.reshape(-1).view(np.uint8))  # the bytes, without a copy
   return h.hexdigest()
@@ -173,14 +177,18 @@ def _steps(directory: str, read_only: bool = False) -> list[int]:
 
 
 def quarantine(directory: str, step: int, why: str) -> str:
-  """Moves a damaged step out of orbax's sight; returns where it went."""
+  """Moves a damaged step out of orbax's sight; returns where it went.
+  With several processes, process 0 moves it once all have seen it fail."""
   dest_root = os.path.abspath(directory).rstrip("/") + "-quarantine"
-  os.makedirs(dest_root, exist_ok=True)
   dest = os.path.join(dest_root, f"{step}-{time.strftime('%Y%m%d-%H%M%S')}")
-  shutil.move(os.path.join(directory, str(step)), dest)
-  logging.getLogger("blm_jax.training.trainer").warning(
-      "checkpoint step %d in %s is damaged (%s); moved to %s", step,
-      directory, why, dest)
+  distributed.barrier(f"quarantine {step}")
+  if distributed.is_writer():
+    os.makedirs(dest_root, exist_ok=True)
+    shutil.move(os.path.join(directory, str(step)), dest)
+    logging.getLogger("blm_jax.training.trainer").warning(
+        "checkpoint step %d in %s is damaged (%s); moved to %s", step,
+        directory, why, dest)
+  distributed.barrier(f"quarantined {step}")
   return dest
 
 

@@ -26,10 +26,13 @@ random encoder's, one layer's) and a context mode (as is, all contexts
 pointing to an all-zero row, or each instance's context permuted). A real
 cell is computed exactly as without variants (`variants.py`).
 
-Multi-host: call
-`jax.distributed.initialize()` before anything else on every host (the
-launcher's --distributed flag does it); `jax.devices()` then spans all hosts
-and the same mesh shards cells across them.
+Several processes (hosts): after `distributed.initialize` (the launcher's
+--distributed), `jax.devices()` lists every process's devices and the same
+mesh shards the cells over all of them. Every process computes the same
+host arrays (index arrays, seeds: cheap and deterministic) and puts only
+its own devices' shards (`distributed.global_array`); what the host reads
+back (the epoch's measurements, predictions, `cell_values`) is replicated
+inside the jit first, so every process sees every cell (docs/multihost.md).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from blm_jax.data.input_pipeline import BLMData
 from blm_jax.models import registry
+from blm_jax.training import distributed
 from blm_jax.training import variants as variants_lib
 from blm_jax.training.solver import CellState
 from blm_jax.training.solver import Solver
@@ -150,11 +154,12 @@ class Grid:
     self._replicated = NamedSharding(self.mesh, P())
     table, views = variants_lib.stack_sources(
         data.embeddings, sources or {}, spec.variants)
-    self.emb = jax.device_put(jnp.asarray(table), self._replicated)
+    self.emb = distributed.global_array(table, self._replicated)
     self.views = self._shard(variants_lib.stack_views(
         [views[spec.cell_variants[i]] for i in cell_ids]))
     self._shuffles = any(variants_lib.shuffles(v) for v in spec.variants)
-    self.keys = self._shard(jax.vmap(jax.random.key)(seeds))
+    self.keys = jax.jit(jax.vmap(jax.random.key),
+                        out_shardings=self._cell_sharding)(self._shard(seeds))
     # Each cell's own sample: per (seed, type) with data.seed_follows_grid.
     cell_data = list(zip((int(s) for s in seeds), types))
     self.train = self._shard(self._stack(
@@ -165,7 +170,9 @@ class Grid:
     self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
     self._set_mode(mode)
     self._predict = jax.jit(jax.vmap(self._predict_cell,
-                                     in_axes=(0, None, None, 0)))
+                                     in_axes=(0, None, None, 0)),
+                            out_shardings=self._replicated)
+    self._gather = jax.jit(lambda x: x, out_shardings=self._replicated)
     # Every leaf of the state sharded over cells, as `abstract_state` (the
     # compiled epoch's and a restore's target) says.
     self._init = jax.jit(jax.vmap(self._init_cell, in_axes=(0, 0, None, 0)),
@@ -176,8 +183,12 @@ class Grid:
     # one copy of every cell's parameters and optimizer state, not two.
     # (checkpoints.save has finished writing before the next epoch runs.)
     self.mode = mode
+    # The state stays sharded over cells; the measurements are replicated,
+    # so that every process reads every cell's.
     self._epoch = jax.jit(self._vmapped_epoch if mode == "vmap"
-                          else self._scanned_epoch, donate_argnums=0)
+                          else self._scanned_epoch, donate_argnums=0,
+                          out_shardings=(self._cell_sharding,
+                                         self._replicated))
     self._compiled = None
 
   def _epoch_args(self, state, epoch):
@@ -187,14 +198,21 @@ class Grid:
   def compile_epoch(self) -> int:
     """Compiles the epoch (kept for `run_epoch`) and returns the bytes XLA
     says it needs: arguments + outputs + temporaries - donated buffers,
-    summed over the devices that share host memory on a CPU."""
+    summed over this process's devices on a CPU (they share its host's
+    memory)."""
     self._compiled = self._epoch.lower(
         *self._epoch_args(self.abstract_state(), 0)).compile()
     m = self._compiled.memory_analysis()
     need = (m.argument_size_in_bytes + m.output_size_in_bytes
             + m.temp_size_in_bytes - m.alias_size_in_bytes)
-    devices = self.mesh.devices.size
+    devices = len(self.local_devices)
     return need * devices if self.platform == "cpu" else need
+
+  @property
+  def local_devices(self) -> list:
+    """The mesh's devices that this process drives."""
+    return [d for d in self.mesh.devices.flat
+            if d.process_index == jax.process_index()]
 
   @property
   def platform(self) -> str:
@@ -230,7 +248,9 @@ class Grid:
   def eval_split(self, table) -> SplitIndex:
     """A table as a replicated split padded for chunked evaluation."""
     rows = eval_rows(table.num_instances, self.solver.eval_chunk)
-    return jax.device_put(self._split(table, rows), self._replicated)
+    return jax.tree.map(
+        lambda x: distributed.global_array(x, self._replicated),
+        self._split(table, rows))
 
   def _split(self, table, rows: int) -> SplitIndex:
     """Host index arrays; with the per-instance context permutations only
@@ -249,7 +269,8 @@ class Grid:
     return jax.tree.map(lambda *xs: np.stack(xs), *parts)
 
   def _shard(self, tree):
-    return jax.device_put(tree, self._cell_sharding)
+    return jax.tree.map(
+        lambda x: distributed.global_array(x, self._cell_sharding), tree)
 
   def _init_cell(self, key, train: SplitIndex, emb, view) -> CellState:
     train = variants_lib.apply_view(train, view)
@@ -314,6 +335,11 @@ class Grid:
     out = self._predict(params, self.emb, split, self.views)
     n = int(split.size)
     return jax.tree.map(lambda x: np.asarray(x)[:self.num_cells, :n], out)
+
+  def cell_values(self, x: jax.Array) -> np.ndarray:
+    """A per-cell array of the state on the host, padding cells dropped
+    (gathered from every process's shards)."""
+    return np.asarray(self._gather(x))[:self.num_cells]
 
 
 def _map_in_place(fn, cells):

@@ -27,7 +27,8 @@ import tqdm
 from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
-from blm_jax.training import checkpoints, config_check, run_identity, variants
+from blm_jax.training import (checkpoints, config_check, distributed,
+                              run_identity, variants)
 from blm_jax.training.grid import available_bytes, Grid, GridSpec, resolve_mode
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
@@ -63,12 +64,14 @@ def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
     spec, options = embed.from_config(encoder_cfg)
     sweep = encoder_cfg.layer_sweep
     if not variants.parse_layer_sweep(sweep):
-      return embed.embed_sentences(list(sentences), encoder=spec, **options)
+      return distributed.embed_shared(
+          lambda s: embed.embed_sentences(s, encoder=spec, **options),
+          sentences)
     enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
     main = enc.layer_index(spec.layer)
     layers = variants.parse_layer_sweep(sweep, enc.num_layers) + (main,)
-    by_layer, _ = embed.embed_layers(list(sentences), spec, layers,
-                                     **options)
+    by_layer, _ = distributed.embed_shared(
+        lambda s: embed.embed_layers(s, spec, layers, **options), sentences)
     return by_layer[main]
 
   return fn
@@ -108,15 +111,18 @@ def default_sources(config, sentences: Sequence[str]) -> Sources:
   main = enc.layer_index(spec.layer)
   tables, layers = {}, variants.parse_layer_sweep(sweep, enc.num_layers)
   if layers:
-    by_layer, _ = embed.embed_layers(
-        list(sentences), spec, layers + (main,),
-        batch_size=enc_cfg.batch_size, cache_dir=_cache_dir(enc_cfg))
+    by_layer, _ = distributed.embed_shared(
+        lambda s: embed.embed_layers(
+            s, spec, layers + (main,), batch_size=enc_cfg.batch_size,
+            cache_dir=_cache_dir(enc_cfg)), sentences)
     tables.update({variants.layer_variant(k): by_layer[k] for k in layers})
   if "random_encoder" in controls:
-    tables["random_encoder"] = embed.embed_sentences(
-        list(sentences), encoder_spec(
-            enc_cfg, random_weights_seed=RANDOM_ENCODER_SEED),
-        batch_size=enc_cfg.batch_size, cache_dir=_cache_dir(enc_cfg))
+    random_spec = encoder_spec(enc_cfg,
+                               random_weights_seed=RANDOM_ENCODER_SEED)
+    tables["random_encoder"] = distributed.embed_shared(
+        lambda s: embed.embed_sentences(
+            s, random_spec, batch_size=enc_cfg.batch_size,
+            cache_dir=_cache_dir(enc_cfg)), sentences)
   return Sources(tables, layers, main)
 
 
@@ -183,11 +189,13 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
 
 def memory_budget(config, grid: Grid) -> int:
   """Bytes the grid's epoch may use: config.grid.memory_limit_gb, or (0)
-  what the first device has available now."""
+  what this process's first device has available now (the least over the
+  processes, so that all of them compile the same epoch)."""
   limit = config.grid.memory_limit_gb
   if limit:
     return int(limit * 2**30)
-  return available_bytes(grid.mesh.devices.flat[0])
+  return distributed.min_bytes_over_processes(
+      available_bytes(grid.local_devices[0]))
 
 
 class RunMismatchError(ValueError):
@@ -230,13 +238,17 @@ def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
   if mode not in run_identity.RESUME_MODES:
     raise ValueError(f"config.train.resume={mode!r}; expected one of "
                      f"{run_identity.RESUME_MODES}")
-  if mode == "restart" and os.path.isdir(ckpt_dir):
-    shutil.rmtree(ckpt_dir)
-    log.info("train.resume=restart: removed %s", ckpt_dir)
-  return checkpoints.restore_latest(
+  if mode == "restart":
+    if distributed.is_writer() and os.path.isdir(ckpt_dir):
+      shutil.rmtree(ckpt_dir)
+      log.info("train.resume=restart: removed %s", ckpt_dir)
+    distributed.barrier("restart")
+  restored = checkpoints.restore_latest(
       ckpt_dir, grid.abstract_state(),
       check_meta=lambda step, saved: check_resume(config, workdir, step,
                                                   saved, identity, log))
+  distributed.barrier("restored")  # Before any process saves a step.
+  return restored
 
 
 def open_log(workdir: str) -> logging.Logger:
@@ -245,6 +257,11 @@ def open_log(workdir: str) -> logging.Logger:
   log = logging.getLogger("blm_jax.training.trainer")
   log.setLevel(logging.INFO)
   log.propagate = False
+  if not distributed.is_writer():  # Process 0 writes the one log.txt.
+    for h in list(log.handlers):
+      log.removeHandler(h)
+    log.addHandler(logging.NullHandler())
+    return log
   path = os.path.abspath(os.path.join(workdir, "log.txt"))
   if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
     for h in list(log.handlers):
@@ -343,6 +360,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Data and embeddings --------------------------------------------------
   t0 = time.perf_counter()
   if data is None:
+    distributed.build_data_once(config.data)
     data = input_pipeline.load(
         config.data, embed_fn or default_embed_fn(config.encoder),
         config.data.data_dir or None,
@@ -385,8 +403,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # checked before any state is restored, and config.json written after.
   restored = restore_run(config, workdir, ckpt_dir, grid, meta["identity"],
                          log)
-  files.write_text(os.path.join(workdir, "config.json"),
-                   config.to_json_best_effort(indent=2, sort_keys=True))
+  if distributed.is_writer():
+    files.write_text(os.path.join(workdir, "config.json"),
+                     config.to_json_best_effort(indent=2, sort_keys=True))
   epochs = config.train.epochs
   start_epoch = 0
   history = {"train": {}, "dev_accuracy": [], "dev_loss": []}
@@ -410,7 +429,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   train_seconds, trained_epochs = 0.0, 0
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
-                  disable=not config.progress)
+                  disable=not config.progress or not distributed.is_writer())
   try:
     for epoch in bar:
       t = time.perf_counter()
@@ -469,9 +488,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
           "dev_source": dict(data.dev_source),
           "test_sizes": {t: s.num_instances for t, s in data.test.items()}},
       loss_weights=grid.solver.loss_weights,
-      best_dev_accuracy=np.asarray(state.best_dev_accuracy)[:grid.num_cells],
-      best_dev_loss=np.asarray(state.best_dev_loss)[:grid.num_cells],
-      best_epoch=np.asarray(state.best_epoch)[:grid.num_cells],
+      best_dev_accuracy=grid.cell_values(state.best_dev_accuracy),
+      best_dev_loss=grid.cell_values(state.best_dev_loss),
+      best_epoch=grid.cell_values(state.best_epoch),
       history=history, test=test, sweep_layers=sources.sweep_layers,
       main_layer=sources.main_layer,
       train_instances_per_s=(per_epoch * trained_epochs / train_seconds
