@@ -118,11 +118,11 @@ def generate_ctx(verb_class: str, language: str, lexical_type: str,
 
 def missing_form(inst: BLMInstance) -> str:
   """The form of the correct answer, read from its pattern."""
+  cls = {v: k for k, v in templates.CTX_FAMILY.items()}[inst.family]
   pat = inst.correct_answer.pattern
   for f in templates.FORMS:
-    if any(pat == str(templates.form_pattern(f, c, inst.language,
-                                             templates.BY_NP))
-           for c in templates.CLASSES):
+    if pat == str(templates.form_pattern(f, cls, inst.language,
+                                         templates.BY_NP)):
       return f
   raise ValueError(f"{inst.id}: correct pattern {pat!r} is no form")
 
