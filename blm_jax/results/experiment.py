@@ -11,7 +11,7 @@ import ml_collections
 
 from blm_jax.data import input_pipeline
 from blm_jax.results import report
-from blm_jax.training import trainer
+from blm_jax.training import trainer, workdir_lock
 from blm_jax.training.progress import Progress
 
 
@@ -25,7 +25,10 @@ def run_experiment(config: ml_collections.ConfigDict, workdir: str,
   Arguments as `trainer.train_and_evaluate`'s. Returns the results dict
   also written to `workdir`/results.json.
   """
-  outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
-                                       data=data, sources_fn=sources_fn,
-                                       progress=progress)
-  return report.write_report(config, workdir, outcome)
+  try:  # The trainer locks the workdir; it stays locked for the report.
+    outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
+                                         data=data, sources_fn=sources_fn,
+                                         progress=progress)
+    return report.write_report(config, workdir, outcome)
+  finally:
+    workdir_lock.release(workdir)

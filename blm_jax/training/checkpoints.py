@@ -90,35 +90,43 @@ class _Held(logging.Filter):
     return False
 
 
+# Signals deferred during a save: Ctrl-C, and the SIGTERM batch schedulers
+# send before they kill (preemption).
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def _interrupt_after():
-  """Defers Ctrl-C (SIGINT) to the end of the block.
+  """Defers Ctrl-C (SIGINT) and SIGTERM to the end of the block.
 
   A save cut in half by KeyboardInterrupt leaves orbax's commit threads
   running into interpreter shutdown, which prints their tracebacks after
-  the launcher's one-line message; a deferred Ctrl-C costs the rest of one
-  save and leaves a whole step to resume from. The deferred signal goes
-  to the handler that was in place; a process that ignores SIGINT (started
-  in the background) keeps ignoring it.
+  the launcher's one-line message; a deferred signal costs the rest of one
+  save and leaves a whole step to resume from. A deferred signal goes to
+  the handler that was in place (the default one: the process ends as it
+  would have); a signal the process ignores (SIGINT of a process started
+  in the background) stays ignored.
   """
-  previous = signal.getsignal(signal.SIGINT)
-  # Ignored (a process started in the background) stays ignored; a handler
-  # installed outside Python (None) cannot be put back, so is left alone.
-  if (threading.current_thread() is not threading.main_thread()
-      or previous in (signal.SIG_IGN, None)):
+  if threading.current_thread() is not threading.main_thread():
     yield
     return
+  previous = {s: signal.getsignal(s) for s in DEFERRED_SIGNALS}
+  # A handler installed outside Python (None) cannot be put back: left alone.
+  deferred = [s for s, h in previous.items() if h not in (signal.SIG_IGN,
+                                                          None)]
   received = []
-  signal.signal(signal.SIGINT, lambda *_: received.append(1))
+  for s in deferred:
+    signal.signal(s, lambda signum, _: received.append(signum))
   try:
     yield
   finally:
-    signal.signal(signal.SIGINT, previous)
-    if received:
-      if callable(previous):  # Python's default raises KeyboardInterrupt
-        previous(signal.SIGINT, None)
+    for s in deferred:
+      signal.signal(s, previous[s])
+    for signum in dict.fromkeys(received):
+      if callable(previous[signum]):  # Python's SIGINT raises KeyboardInterrupt
+        previous[signum](signum, None)
       else:  # SIG_DFL: ends the process, as it would have
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signum)
 
 
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
@@ -127,7 +135,7 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
   orbax reports a failed write from each of its threads, with tracebacks
   (hundreds of lines for one full disk): those reports are held back while
   saving and dropped when the disk is full, else passed on. A Ctrl-C during
-  the save takes effect once the step is written.
+  the save (or a SIGTERM) takes effect once the step is written.
   """
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
   held, absl_logger = _Held(), logging.getLogger("absl")

@@ -15,7 +15,6 @@ import dataclasses
 import logging
 import math
 import os
-import shutil
 import time
 from typing import Callable, Sequence
 
@@ -27,7 +26,8 @@ import tqdm
 from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
-from blm_jax.training import checkpoints, config_check, run_identity, variants
+from blm_jax.training import (checkpoints, config_check, run_identity,
+                               set_aside, variants, workdir_lock)
 from blm_jax.training.grid import available_bytes, Grid, GridSpec, resolve_mode
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
@@ -195,13 +195,14 @@ class RunMismatchError(ValueError):
 
 
 def check_resume(config, workdir: str, step: int, saved: dict,
-                 identity: dict, log: logging.Logger) -> None:
+                 identity: dict, log: logging.Logger,
+                 forced: list | None = None) -> None:
   """Refuses to resume a checkpoint of another config or data.
 
   Called with the metadata of the checkpoint about to be restored.
   train.resume 'auto': resume only an identical run; 'force': resume
-  anyway, logging the differences ('restart' never gets here: the
-  checkpoints are gone).
+  anyway, logging the differences and adding them to `forced` ('restart'
+  never gets here: the checkpoints are gone).
   """
   if "identity" not in saved:
     diffs = ["the checkpoint has no run identity (written by an older "
@@ -213,6 +214,8 @@ def check_resume(config, workdir: str, step: int, saved: dict,
   if config.train.resume == "force":
     log.warning("train.resume=force: resuming epoch %d despite:\n  %s", step,
                 "\n  ".join(diffs))
+    if forced is not None:
+      forced[:] = diffs
     return
   raise RunMismatchError(
       f"{workdir} holds a run (checkpoint of epoch {step}) that another "
@@ -223,20 +226,43 @@ def check_resume(config, workdir: str, step: int, saved: dict,
 
 
 def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
-                identity: dict, log: logging.Logger):
+                identity: dict, log: logging.Logger,
+                forced: list | None = None, progress: Progress | None = None):
   """(last epoch, state, meta) of this run's newest intact checkpoint, or
-  None; 'restart' discards the workdir's checkpoints first."""
+  None. A run that starts afresh ('restart', or no intact checkpoint left
+  beside another run's results) first moves the workdir's outputs aside
+  (`set_aside.py`). Damaged steps moved aside and outputs set aside are
+  told to `progress` in one line each."""
+  progress = progress or Progress()
   mode = config.train.resume
   if mode not in run_identity.RESUME_MODES:
     raise ValueError(f"config.train.resume={mode!r}; expected one of "
                      f"{run_identity.RESUME_MODES}")
-  if mode == "restart" and os.path.isdir(ckpt_dir):
-    shutil.rmtree(ckpt_dir)
-    log.info("train.resume=restart: removed %s", ckpt_dir)
-  return checkpoints.restore_latest(
+
+  def move_aside(why):
+    dest = set_aside.move_aside(workdir)
+    if dest is not None:
+      log.info("%s: moved the previous run's outputs to %s", why, dest)
+      progress.on_notice(f"{why}: moved the previous run's outputs to "
+                         f"{dest}")
+
+  if mode == "restart":
+    move_aside("train.resume=restart")
+  quarantine = ckpt_dir.rstrip("/") + "-quarantine"
+  before = set(os.listdir(quarantine)) if os.path.isdir(quarantine) else set()
+  restored = checkpoints.restore_latest(
       ckpt_dir, grid.abstract_state(),
       check_meta=lambda step, saved: check_resume(config, workdir, step,
-                                                  saved, identity, log))
+                                                  saved, identity, log,
+                                                  forced))
+  if os.path.isdir(quarantine):
+    for name in sorted(set(os.listdir(quarantine)) - before):
+      progress.on_notice(
+          f"checkpoint step {name.split('-')[0]} is damaged: moved to "
+          f"{os.path.join(quarantine, name)} (details in log.txt)")
+  if restored is None and set_aside.present(workdir, set_aside.RESULTS):
+    move_aside("no intact checkpoint of the finished run")
+  return restored
 
 
 def open_log(workdir: str) -> logging.Logger:
@@ -311,6 +337,8 @@ class TrainingOutcome:
   # The embeddings and tables the grid read: the results layer fits its
   # context-free baselines on them. None: report without them.
   data: input_pipeline.BLMData | None = None
+  # With train.resume=force: the differences the resumed checkpoint had.
+  resume_forced: tuple[str, ...] = ()
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
@@ -361,7 +389,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
   os.makedirs(workdir, exist_ok=True)
+  # Held until the caller releases it (run_experiment, after the report)
+  # or the process ends; in a multi-process run the first process holds it.
+  stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
+           else None)
   log = open_log(workdir)
+  if stale:
+    log.info("took over the lock of a process that no longer runs (%s)",
+             stale)
+    progress.on_notice(f"{workdir} was locked by a process that no longer "
+                       f"runs (PID {stale.split()[0]}): lock taken over")
   log.info("data: %d distinct sentences (dedup ratio %.2f), D=%d, %d context "
            "x %d answers, train sizes %s, test sizes %s (%.1fs)",
            len(data.table.sentences), data.table.dedup_ratio, data.embed_dim,
@@ -383,8 +420,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Resume ---------------------------------------------------------------
   # The saved identity (config + data; the grid is part of the config) is
   # checked before any state is restored, and config.json written after.
+  forced: list[str] = []
   restored = restore_run(config, workdir, ckpt_dir, grid, meta["identity"],
-                         log)
+                         log, forced, progress)
   files.write_text(os.path.join(workdir, "config.json"),
                    config.to_json_best_effort(indent=2, sort_keys=True))
   epochs = config.train.epochs
@@ -477,7 +515,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       train_instances_per_s=(per_epoch * trained_epochs / train_seconds
                              if train_seconds else None),
       devices=tuple(str(d) for d in grid.mesh.devices.flat),
-      data_seconds=data_seconds, data=data)
+      data_seconds=data_seconds, data=data, resume_forced=tuple(forced))
 
 
 def _append_history(history: dict, measured: dict) -> None:
