@@ -156,7 +156,7 @@ def _quiet_logs() -> None:
 def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full
   disk or unwritable embedding cache, a workdir holding another run or in
-  use by one, a stale dataset build, a grid that does not fit in memory,
+  use by one, a stale or damaged dataset build, a grid that does not fit in memory,
   a workdir that cannot be made or written."""
   from blm_jax.training import checkpoints
   from blm_jax.embedding import cache as embedding_cache
@@ -170,7 +170,8 @@ def error_line(e: Exception) -> str | None:
                     checkpoints.CheckpointMismatchError,
                     workdir_lock.WorkdirLockedError, MemoryError)):
     return f"error: {e}"
-  if type(e).__name__ == "StaleBuildError":  # data_builders' own class
+  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError"):
+    # data_builders' own classes
     return f"error: {e}"
   if isinstance(e, OSError) and e.filename is not None:
     return f"error: {e.strerror or e}: {e.filename}"

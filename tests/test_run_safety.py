@@ -201,6 +201,70 @@ def test_untyped_overrides_and_a_repeated_config_are_one_line(tmp_path):
   assert not work.exists()
 
 
+# ---- 7. damaged data named -----------------------------------------------
+
+def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path):
+  import glob
+
+  import launch
+  from data_builders.common import loading
+  from tests import release_fixtures
+
+  release = str(tmp_path / "release")
+  release_fixtures.write_release(os.path.join(release, "all.tsv"),
+                                 release_fixtures.release_rows(30))
+  tfds_dir = str(tmp_path / "tfds")
+  args = ("blm_published/folder", "train", tfds_dir, release)
+  assert loading.load_instances(*args)
+  [path] = glob.glob(os.path.join(tfds_dir, "**", "*-train.array_record*"),
+                     recursive=True)
+  raw = bytearray(open(path, "rb").read())
+  for i in range(len(raw) // 2, len(raw) // 2 + 64):
+    raw[i] ^= 0xFF
+  open(path, "wb").write(bytes(raw))
+  with pytest.raises(loading.CorruptDatasetError) as e:
+    loading.load_instances(*args)
+  line = launch.error_line(e.value)
+  assert line.startswith("error: dataset 'blm_published/folder', split "
+                         f"'train': damaged record file {path} (Corrupted ")
+  assert line.endswith(f"rebuild it: remove {os.path.dirname(path)} and "
+                       "rerun") and "\n" not in line
+
+
+def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
+  from blm_jax.training import grid as grid_lib
+
+  run_epoch = grid_lib.Grid.run_epoch
+
+  def exploding(self, state, epoch):
+    state, measured = run_epoch(self, state, epoch)
+    if epoch == 2:  # a finite loss 1e8 times what it was
+      measured = {**measured, "train": {
+          **measured["train"], "loss": measured["train"]["loss"] * 1e8}}
+    return state, measured
+
+  monkeypatch.setattr(grid_lib.Grid, "run_epoch", exploding)
+  tiny = synthetic.data(n_train=60, n_dev=20, n_test=1)
+  notices = Notices()
+  run_experiment(synthetic.config("ffnn", epochs=3), str(tmp_path / "w"),
+                 data=tiny, progress=notices)
+  assert notices.lines[:2] == [
+      f"test type {u} has 1 instance(s): its F1 means little (fewer than "
+      f"{train.MIN_TEST_INSTANCES})" for u in ("I", "II")]
+  [line] = notices.lines[2:]
+  assert line.startswith("training diverges (seed=0,train=I: loss "), line
+  assert "at epoch 2" in line and "3 more cells" in line, line
+  assert line.endswith("consider a lower config.train.learning_rate")
+
+
+def test_instances_per_second_count_each_instance_once(data):
+  cfg = synthetic.config("ffnn", epochs=1)
+  cfg.train.batch_size = 500  # larger than the 60 training instances
+  grid = train.build_grid(cfg, data)
+  assert grid.solver.steps_per_epoch * grid.solver.batch_size == 500
+  assert train.epoch_instances(grid, data) == grid.num_cells * 60
+
+
 # ---- 9. forced resumes recorded, one-line errors -------------------------
 
 def test_forced_resume_is_recorded_in_results(tmp_path, data):

@@ -292,6 +292,46 @@ def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
         "lower config.train.learning_rate or check the embeddings")
 
 
+# A cell whose epoch loss grew this many times over its lowest one diverges.
+DIVERGENCE_FACTOR = 1e4
+# Test sets smaller than this give F1 values that mean little.
+MIN_TEST_INSTANCES = 10
+
+
+def diverging_cells(history: dict, grid: Grid) -> list[str]:
+  """'cell: loss L at epoch E, lowest M' for every cell whose latest
+  epoch loss is finite but DIVERGENCE_FACTOR times its lowest."""
+  losses = np.asarray(history["train"].get("loss", []), dtype=float)
+  if len(losses) < 2:
+    return []
+  out = []
+  for i in range(losses.shape[1]):
+    last, low = losses[-1, i], losses[:, i].min()
+    if np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12):
+      out.append(f"{grid.spec.cell_name(i)}: loss {last:.3g} at epoch "
+                 f"{len(losses) - 1}, lowest {low:.3g}")
+  return out
+
+
+def epoch_instances(grid: Grid, data: input_pipeline.BLMData) -> int:
+  """Distinct training instances one epoch of all cells reads: a batch
+  larger than a cell's data repeats rows, which are not counted."""
+  def table(s, t):
+    return (data.train_by_seed[s, t] if (s, t) in data.train_by_seed
+            else data.train[t])
+
+  return sum(table(s, t).num_instances
+             for s, t in grid.spec.cells[:grid.num_cells])
+
+
+def small_test_sets(data: input_pipeline.BLMData) -> list[str]:
+  """One line per test type too small for its F1 to mean much."""
+  return [f"test type {u} has {table.num_instances} instance(s): its F1 "
+          f"means little (fewer than {MIN_TEST_INSTANCES})"
+          for u, table in data.test.items()
+          if table.num_instances < MIN_TEST_INSTANCES]
+
+
 @dataclasses.dataclass(frozen=True)
 class Predictions:
   """Every cell's chosen answers on one test type, and what scores them.
@@ -443,8 +483,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Train ----------------------------------------------------------------
   mgr = checkpoints.manager(ckpt_dir,
                             config.train.keep_checkpoints)
-  per_epoch = (grid.num_cells * grid.solver.steps_per_epoch
-               * grid.solver.batch_size)
+  per_epoch = epoch_instances(grid, data)
+  for line in small_test_sets(data):
+    log.warning("%s", line)
+    progress.on_notice(line)
+  warned_divergence = False
   train_seconds, trained_epochs = 0.0, 0
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
@@ -461,6 +504,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         train_seconds += dt
         trained_epochs += 1
       _append_history(history, measured)
+      diverging = diverging_cells(history, grid)
+      if diverging and not warned_divergence:
+        warned_divergence = True
+        log.warning("training diverges: %s", "; ".join(diverging))
+        progress.on_notice(
+            f"training diverges ({diverging[0]}"
+            + (f"; {len(diverging) - 1} more cells" if len(diverging) > 1
+               else "") + "): consider a lower config.train.learning_rate")
       loss = float(measured["train"]["loss"].mean())
       bar.set_postfix(loss=f"{loss:.4f}", inst_per_s=f"{per_epoch / dt:.0f}")
       log.info("epoch %d loss %.5f %.1f instances/s", epoch, loss,
