@@ -178,6 +178,30 @@ def test_sigterm_during_a_save_takes_effect_after_it():
   assert order == ["saved", "handled"]
 
 
+# ---- 5. recovery in one line --------------------------------------------
+
+def test_a_damaged_newest_step_is_one_notice_with_orbax_in_the_log(
+    tmp_path, data, caplog):
+  work = tmp_path / "w"
+  cfg = synthetic.config("ffnn", epochs=2)
+  cfg.train.keep_checkpoints = 2
+  run_experiment(cfg, str(work), data=data)
+  for root, _, names in os.walk(work / "checkpoints" / "1"):
+    for name in names:  # a kill mid-write: every file cut in half
+      path = os.path.join(root, name)
+      with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+  cfg.train.epochs = 3
+  notices = Notices()
+  caplog.clear()
+  run_experiment(cfg, str(work), data=data, progress=notices)
+  assert [r for r in caplog.records if r.name == "absl"] == []
+  [line] = notices.lines
+  assert line.startswith("checkpoint step 1 is damaged: moved to ")
+  assert line.endswith("(details in log.txt)")
+  assert "orbax, reading checkpoints: Failed to json parse" in (work / "log.txt").read_text()
+
+
 # ---- 6. typed values and one config file, checked before any data -------
 
 def test_untyped_overrides_and_a_repeated_config_are_one_line(tmp_path):
@@ -265,6 +289,27 @@ def test_instances_per_second_count_each_instance_once(data):
   assert train.epoch_instances(grid, data) == grid.num_cells * 60
 
 
+# ---- 8. the memory check counts what a save holds -------------------------
+
+def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
+  cfg = synthetic.config("ffnn", epochs=1)
+  cfg.grid.mode = "vmap"
+  grid = train.build_grid(cfg, data)
+  need, save = grid.compile_epoch(), train.save_bytes(grid)
+  assert save > 0
+  cfg.grid.memory_limit_gb = (need + save / 2) / 2**30  # epoch fits, save not
+  with pytest.raises(MemoryError) as e:
+    run_experiment(cfg, str(tmp_path / "w"), data=data)
+  assert str(e.value).endswith(
+      f"(of the {cfg.grid.memory_limit_gb:.2f} GiB set by "
+      f"config.grid.memory_limit_gb, {save / 2**30:.2f} GiB are kept for the "
+      "host copy of the state a checkpoint save makes)")
+  assert not (tmp_path / "w").exists()
+  cfg.grid.memory_limit_gb = (need + save) * 1.01 / 2**30
+  run_experiment(cfg, str(tmp_path / "w"), data=data)
+  assert "checkpoint saves: " in (tmp_path / "w" / "log.txt").read_text()
+
+
 # ---- 9. forced resumes recorded, one-line errors -------------------------
 
 def test_forced_resume_is_recorded_in_results(tmp_path, data):
@@ -279,6 +324,29 @@ def test_forced_resume_is_recorded_in_results(tmp_path, data):
   with open(os.path.join(work, "results.json")) as f:
     assert json.load(f)["run"]["resume_forced"] == results["run"][
         "resume_forced"]
+
+
+def test_probe_and_export_path_errors_are_one_line(tmp_path):
+  proc = _run("-m", "blm_jax.cli.probe", f"--workdir={tmp_path / 'none'}")
+  assert proc.returncode != 0
+  assert proc.stderr.strip() == (f"error: --workdir={tmp_path / 'none'}: no "
+                                 "such folder (the workdir of a run of "
+                                 "launch.py)")
+  from types import SimpleNamespace
+
+  from blm_jax.cli import export as export_cli
+  from tests import release_fixtures
+
+  release = str(tmp_path / "release")
+  release_fixtures.write_release(os.path.join(release, "all.tsv"),
+                                 release_fixtures.release_rows(30))
+  (tmp_path / "a_file").write_text("")
+  out = str(tmp_path / "a_file" / "out")
+  with pytest.raises(SystemExit) as e:
+    export_cli.run(SimpleNamespace(
+        dataset="blm_published/folder", format="jsonl", out=out, split=None,
+        data_dir=str(tmp_path / "tfds"), manual_dir=release))
+  assert str(e.value) == f"error: --out={out}: Not a directory: {out}"
 
 
 def test_errors_a_user_acts_on_are_one_line(tmp_path):

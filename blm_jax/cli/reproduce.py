@@ -92,6 +92,9 @@ def define_flags() -> None:
 
 def main(argv):
   del argv
+  from blm_jax.cli import quiet
+
+  quiet.quiet_logs()
   opts = flags.FLAGS
 
   runs: dict[str, dict[str, dict]] = {}

@@ -216,8 +216,10 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
   readable step has another structure.
   """
   want = shapes(abstract_state)
+  bad = []
 
   def damaged(step, why):
+    bad.append(step)
     if move_damaged:
       quarantine(directory, step, why)
     else:
@@ -226,31 +228,63 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
           directory, why)
 
   read_only = not move_damaged
-  for step in _steps(directory, read_only):
-    try:
-      meta = read_meta(directory, step, read_only)
-    except Exception as e:
-      damaged(step, f"unreadable metadata: {e}")
-      continue
-    if check_meta is not None:
-      check_meta(step, meta)
-    saved = meta.get("state_shapes")
-    if saved is not None and saved != want:
-      diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
-              for k in sorted(set(saved) | set(want))
-              if saved.get(k) != want.get(k)]
-      raise CheckpointMismatchError(
-          f"{directory} step {step} holds a state of another structure "
-          f"(another model, size or grid): {len(diff)} leaves differ, e.g. "
-          + "; ".join(diff[:3]) + ". Use a new --workdir or "
-          "--config.train.resume=restart.")
-    try:
-      state = restore_state(directory, step, abstract_state, read_only)
-    except Exception as e:
-      damaged(step, f"unreadable state: {e}")
-      continue
-    if "state_digest" in meta and digest(state) != meta["state_digest"]:
-      damaged(step, "its bytes do not match the saved digest")
-      continue
-    return step, state, meta
+  with _reports_to_log_if(lambda: bool(bad)):
+    for step in _steps(directory, read_only):
+      found = _read_step(directory, step, abstract_state, want, read_only,
+                         check_meta, damaged)
+      if found is not None:
+        return found
   return None
+
+
+@contextlib.contextmanager
+def _reports_to_log_if(condition):
+  """Holds back orbax's reports (errors with tracebacks, one per leaf of a
+  damaged step) during the block; sends them to the run's log.txt if
+  `condition()` holds at its end (the console then gets one-line notices),
+  else passes them on."""
+  held, absl_logger = _Held(), logging.getLogger("absl")
+  absl_logger.addFilter(held)
+  try:
+    yield
+  finally:
+    absl_logger.removeFilter(held)
+    to_log = condition()
+    log = logging.getLogger("blm_jax.training.trainer")
+    for record in held.records:
+      if to_log:
+        log.info("orbax, reading checkpoints: %s",
+                 logging.Formatter().format(record))
+      else:
+        absl_logger.handle(record)
+
+
+def _read_step(directory, step, abstract_state, want, read_only, check_meta,
+               damaged):
+  """(step, state, meta) of one step, or None if it is damaged."""
+  try:
+    meta = read_meta(directory, step, read_only)
+  except Exception as e:
+    damaged(step, f"unreadable metadata: {e}")
+    return None
+  if check_meta is not None:
+    check_meta(step, meta)
+  saved = meta.get("state_shapes")
+  if saved is not None and saved != want:
+    diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
+            for k in sorted(set(saved) | set(want))
+            if saved.get(k) != want.get(k)]
+    raise CheckpointMismatchError(
+        f"{directory} step {step} holds a state of another structure "
+        f"(another model, size or grid): {len(diff)} leaves differ, e.g. "
+        + "; ".join(diff[:3]) + ". Use a new --workdir or "
+        "--config.train.resume=restart.")
+  try:
+    state = restore_state(directory, step, abstract_state, read_only)
+  except Exception as e:
+    damaged(step, f"unreadable state: {e}")
+    return None
+  if "state_digest" in meta and digest(state) != meta["state_digest"]:
+    damaged(step, "its bytes do not match the saved digest")
+    return None
+  return step, state, meta

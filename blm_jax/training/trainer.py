@@ -190,6 +190,37 @@ def memory_budget(config, grid: Grid) -> int:
   return available_bytes(grid.mesh.devices.flat[0])
 
 
+def save_bytes(grid: Grid) -> int:
+  """Bytes a checkpoint save holds on top of the epoch: orbax copies every
+  leaf of the state to host memory before writing it, which on CPU is the
+  memory the epoch itself uses (on an accelerator it is host memory, not
+  the device's)."""
+  if grid.platform != "cpu":
+    return 0
+  return sum(math.prod(x.shape) * np.dtype(x.dtype).itemsize
+             for x in jax.tree.leaves(grid.abstract_state()))
+
+
+def fit_memory(config, grid: Grid) -> list[str]:
+  """`grid.fit_memory` within the memory budget less what a checkpoint
+  save holds; the MemoryError says how much the save takes."""
+  budget, save = memory_budget(config, grid), save_bytes(grid)
+  try:
+    notes = grid.fit_memory(budget - save, may_scan=config.grid.mode == "auto")
+  except MemoryError as e:
+    if not save:
+      raise
+    raise MemoryError(
+        f"{e} (of the {budget / 2**30:.2f} GiB "
+        + ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
+           else "free") + f", {save / 2**30:.2f} GiB are kept for the host "
+        "copy of the state a checkpoint save makes)") from None
+  if save:
+    notes.append(f"checkpoint saves: {save / 2**30:.2f} GiB (a host copy of "
+                 "the state), counted in the budget")
+  return notes
+
+
 class RunMismatchError(ValueError):
   """A workdir holds a run that another config or other data produced."""
 
@@ -423,8 +454,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
   # ---- Model, optimizer and grid -------------------------------------------
   grid = build_grid(config, data, sources=sources)
-  memory_notes = grid.fit_memory(memory_budget(config, grid),
-                                 may_scan=config.grid.mode == "auto")
+  memory_notes = fit_memory(config, grid)
   # The workdir is made only now: a run that fails to load its data (a bad
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
