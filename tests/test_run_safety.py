@@ -227,7 +227,8 @@ def test_untyped_overrides_and_a_repeated_config_are_one_line(tmp_path):
 
 # ---- 7. damaged data named -----------------------------------------------
 
-def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path):
+def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path,
+                                                            capfd):
   import glob
 
   import launch
@@ -240,6 +241,9 @@ def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path):
   tfds_dir = str(tmp_path / "tfds")
   args = ("blm_published/folder", "train", tfds_dir, release)
   assert loading.load_instances(*args)
+  out, err = capfd.readouterr()
+  assert "Downloading and preparing" not in out + err
+  assert "building dataset blm_published/folder into " in err
   [path] = glob.glob(os.path.join(tfds_dir, "**", "*-train.array_record*"),
                      recursive=True)
   raw = bytearray(open(path, "rb").read())

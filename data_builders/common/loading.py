@@ -8,8 +8,11 @@ of release files as `manual_dir`.
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import io
 import os
+import sys
 from typing import Sequence
 
 from data_builders.common import schema
@@ -39,7 +42,13 @@ def prepare(name: str, data_dir: str | None = None,
     # made from these release files (StaleBuildError when not).
     config = tfds.download.DownloadConfig(
         manual_dir=manual_dir) if manual_dir else None
-    b.download_and_prepare(download_config=config)
+    if not b.is_prepared():
+      print(f"building dataset {name} into {b.data_dir} (once)",
+            file=sys.stderr, flush=True)
+    # TFDS prints its own lines ('Downloading and preparing dataset Unknown
+    # size ...') to stdout: a build says what it does in the line above.
+    with contextlib.redirect_stdout(io.StringIO()):
+      b.download_and_prepare(download_config=config)
   return b
 
 
