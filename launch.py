@@ -23,6 +23,7 @@ import importlib.util
 import logging
 import os
 import re
+import signal
 import sys
 
 from absl import app, flags
@@ -81,6 +82,11 @@ def _load_config_file(spec: str):
 
 def parse_flags(argv):
   """absl parsing, with a clear message for misspelled config keys."""
+  given = [a for a in argv[1:] if a.startswith("--config=")]
+  if len(given) > 1:
+    sys.exit(f"error: --config is given {len(given)} times ("
+             + ", ".join(given) + "); give one config file and override "
+             "its keys with --config.<key>=<value>")
   for a in argv[1:]:
     if a.startswith("--config="):
       path = a.split("=", 1)[1].partition(":")[0]
@@ -141,6 +147,19 @@ class Console(progress.Progress):
   def on_checkpoint(self, epoch):
     self.epochs_saved = epoch + 1
 
+  def on_notice(self, message):
+    print(message, file=sys.stderr, flush=True)
+
+
+class Terminated(KeyboardInterrupt):
+  """SIGTERM (a batch scheduler's stop, e.g. on preemption), handled as a
+  Ctrl-C: a save in progress is finished first (checkpoints.save)."""
+
+
+def _on_sigterm(signum, frame):
+  del signum, frame
+  raise Terminated()
+
 
 def _not_interrupt(record: logging.LogRecord) -> bool:
   """Drops library reports of a Ctrl-C (orbax logs it with a traceback)."""
@@ -163,34 +182,45 @@ def _quiet_logs() -> None:
 
 def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full
-  disk or unwritable embedding cache, a workdir holding another run."""
+  disk or unwritable embedding cache, a workdir holding another run or in
+  use by one, a stale or damaged dataset build, a grid that does not fit in memory,
+  a workdir that cannot be made or written."""
   from blm_jax.training import checkpoints
   from blm_jax.embedding import cache as embedding_cache
   from blm_jax.training import trainer as train
+  from blm_jax.training import workdir_lock
 
   if isinstance(e, embedding_cache.CacheNotWritableError) or (
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
     return f"error: {e.strerror or e}"
   if isinstance(e, (train.RunMismatchError,
-                    checkpoints.CheckpointMismatchError)):
+                    checkpoints.CheckpointMismatchError,
+                    workdir_lock.WorkdirLockedError, MemoryError)):
     return f"error: {e}"
+  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError"):
+    # data_builders' own classes
+    return f"error: {e}"
+  if isinstance(e, OSError) and e.filename is not None:
+    return f"error: {e.strerror or e}: {e.filename}"
   return None
 
 
-def interrupted_message(workdir: str, console: Console) -> str:
-  """What a Ctrl-C leaves behind and how to go on from it."""
+def interrupted_message(workdir: str, console: Console,
+                        what: str = "interrupted") -> str:
+  """What a Ctrl-C (or, `what`='terminated (SIGTERM)', a SIGTERM) leaves
+  behind and how to go on from it."""
   if not console.started:
     # The trainer makes the workdir once the data is loaded and embedded.
     where = (f"; {workdir} was not made" if not os.path.exists(workdir)
              else "")
-    return ("interrupted before training started (while loading or "
+    return (f"{what} before training started (while loading or "
             f"embedding the data{where}); rerun the same command: the "
             "embedding shards already written are reused")
   done, saved = console.epochs_done, console.epochs_saved
   if saved is None:
-    return (f"interrupted after epoch {done}; no checkpoint was written yet, "
+    return (f"{what} after epoch {done}; no checkpoint was written yet, "
             "so rerunning the same command starts from the beginning")
-  return (f"interrupted after epoch {done}; rerun the same command to resume "
+  return (f"{what} after epoch {done}; rerun the same command to resume "
           f"from epoch {saved}")
 
 
@@ -227,11 +257,17 @@ def main(argv):
   from blm_jax.results import experiment
 
   console = Console()
+  signal.signal(signal.SIGTERM, _on_sigterm)
   try:
     results = experiment.run_experiment(config, workdir, progress=console)
   except KeyboardInterrupt as e:
-    distributed.exit_on_error(e, interrupted_message(workdir, console))
-    sys.exit(interrupted_message(workdir, console))
+    # The shells' convention: 128 + the signal's number.
+    term = isinstance(e, Terminated)
+    message = interrupted_message(
+        workdir, console, "terminated (SIGTERM)" if term else "interrupted")
+    distributed.exit_on_error(e, message)
+    print(message, file=sys.stderr, flush=True)
+    sys.exit(128 + (signal.SIGTERM if term else signal.SIGINT))
   except Exception as e:
     distributed.exit_on_error(e, error_line(e))
     line = error_line(e)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests import release_fixtures, synthetic, tiny_checkpoints
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,7 +57,11 @@ def test_bad_config_and_dataset_name_fail_before_the_workdir(tmp_path):
   assert not work.exists()
 
 
-def test_ctrl_c_says_how_to_resume(tmp_path):
+@pytest.mark.parametrize("signum,status,what", [
+    (signal.SIGINT, 130, "interrupted"),
+    # What batch schedulers send before they kill (preemption).
+    (signal.SIGTERM, 143, r"terminated \(SIGTERM\)")])
+def test_ctrl_c_and_sigterm_say_how_to_resume(tmp_path, signum, status, what):
   release = tmp_path / "release"
   release_fixtures.write_release(release / "all.tsv",
                                  release_fixtures.release_rows(60))
@@ -85,11 +91,11 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
       break
     time.sleep(0.5)
   assert proc.poll() is None, proc.communicate()[1][-3000:]
-  proc.send_signal(signal.SIGINT)
+  proc.send_signal(signum)
   _, err = proc.communicate(timeout=120)
-  assert proc.returncode != 0
+  assert proc.returncode == status, err[-3000:]
   assert "Traceback" not in err, err[-3000:]
-  m = re.search(r"interrupted after epoch (\d+); rerun the same command to "
+  m = re.search(what + r" after epoch (\d+); rerun the same command to "
                 r"resume from epoch (\d+)$", err.strip())
   assert m, err[-3000:]
   done, resume_from = int(m.group(1)), int(m.group(2))

@@ -288,6 +288,16 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
   _write_grid(tmp_path / "cos_en" / "ffnn", _hits(rng, 0.6))
   _write_grid(tmp_path / "cos_en" / "vae2", _hits(rng, 0.9))
   root = os.path.join(os.path.dirname(__file__), "..")
+  from blm_jax.cli import reproduce as cli
+  from blm_jax.training import run_identity
+  for model in ("ffnn", "vae2"):  # grids of the configs the CLI would run
+    config = cli.load_config(os.path.join(root, "configs"), model,
+                             "dataset=cos_en")
+    config.data.seed_follows_grid = True
+    path = tmp_path / "cos_en" / model / "results.json"
+    results = json.loads(path.read_text())
+    results["run"] = {"config": run_identity.flatten(config.to_dict())}
+    path.write_text(json.dumps(results))
   out = subprocess.run(
       [sys.executable, "-m", "blm_jax.cli.reproduce", "--datasets=cos_en",
        "--models=ffnn,vae2", f"--out={tmp_path}", "--report_only"],
@@ -298,6 +308,9 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
   gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
           and c["dataset"] == "cos_en"][0]
   assert gain["verdict"] == "holds" and gain["interval"][0] > 0.2
+  report_md = (tmp_path / "report.md").read_text()
+  assert re.search(r"- vae2: `cos_en/vae2/heatmap.png` \(\d+ epochs of "
+                   r"batch \d+, seeds ", report_md), report_md
 
 
 def test_the_two_spray_load_groups_are_compared_unpaired():

@@ -111,8 +111,8 @@ def test_the_trainer_returns_what_it_measured_and_writes_no_report(
   assert out.best_dev_accuracy.shape == out.best_epoch.shape == (2,)
   assert len(out.history["dev_accuracy"]) == 3
   assert out.data_sizes["train_sizes"] == {"I": 40}
-  assert sorted(os.listdir(tmp_path)) == ["checkpoints", "config.json",
-                                          "log.txt"]
+  assert sorted(os.listdir(tmp_path)) == [".lock", "checkpoints",
+                                          "config.json", "log.txt"]
 
 
 def _imports(path):

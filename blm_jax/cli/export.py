@@ -6,14 +6,24 @@
 
 from __future__ import annotations
 
+import os
+
 from blm_jax.data.export import export, FORMATS
 
 
 def run(f) -> dict[str, str]:
-  """The command line's work, given parsed absl flag values `f`."""
-  written = export(f.dataset, f.format, f.out,
-                   splits=f.split.split(",") if f.split else None,
-                   data_dir=f.data_dir, manual_dir=f.manual_dir)
+  """The command line's work, given parsed absl flag values `f`; an
+  --out that cannot be written is one error line."""
+  try:
+    written = export(f.dataset, f.format, f.out,
+                     splits=f.split.split(",") if f.split else None,
+                     data_dir=f.data_dir, manual_dir=f.manual_dir)
+  except OSError as e:
+    if e.filename is None or not os.path.abspath(str(e.filename)).startswith(
+        os.path.abspath(os.path.expanduser(f.out))):
+      raise
+    raise SystemExit(f"error: --out={f.out}: {e.strerror}: {e.filename}"
+                     ) from None
   for name, path in written.items():
     print(f"{name:>6}: {path}")
   return written
@@ -22,8 +32,11 @@ def run(f) -> dict[str, str]:
 def main(argv) -> None:
   from absl import flags
 
+  from blm_jax.cli import quiet
+
   if len(argv) > 1:
     raise SystemExit(f"unexpected arguments: {argv[1:]}")
+  quiet.quiet_logs()
   run(flags.FLAGS)
 
 

@@ -38,10 +38,14 @@ def define_flags(flag_values=None):
 
 
 def main(argv, flag_values=None):
+  import os
+  import sys
+
   from absl import app, flags
 
+  from blm_jax.cli import quiet
 
-
+  quiet.quiet_logs()
   fv = flag_values if flag_values is not None else flags.FLAGS
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments: {argv[1:]}")
@@ -51,6 +55,9 @@ def main(argv, flag_values=None):
     return
   if not fv.workdir:
     raise app.UsageError("--workdir is required (or --table5=...)")
+  if not os.path.isdir(fv.workdir):
+    sys.exit(f"error: --workdir={fv.workdir}: no such folder (the workdir "
+             "of a run of launch.py)")
   result = probing.analyze(fv.workdir, fv.analysis, dataset=fv.dataset,
                            split=fv.split, data_dir=fv.data_dir)
   print(probing.summary_text(result))

@@ -4,8 +4,9 @@
   python -m blm_jax.cli.reproduce ... --variant=cpu      # the short schedule
 
 Each (dataset, model) grid is `configs/<model>.py:dataset=<dataset>` run into
-`<out>/<dataset>/<model>/`; a grid whose results.json exists is not
-retrained and a killed one resumes. The default datasets are those the
+`<out>/<dataset>/<model>/`; a grid whose results.json exists is reused
+only if its config is the one this command would run (else the command
+refuses, naming the differing keys), and a killed one resumes. The default datasets are those the
 papers' claims are about (both spray/load groups, English agreement,
 change of state and object drop). The claims, their bootstrap intervals
 (from each grid's predictions.npz) and the report are
@@ -23,6 +24,7 @@ from absl import app, flags
 
 from blm_jax.results.claims import load_predictions, report
 from blm_jax.results.experiment import run_experiment
+from blm_jax.training import run_identity
 
 
 # The datasets the claims of blm_jax.results.claims are about.
@@ -39,6 +41,32 @@ def load_config(configs_dir: str, model: str, arg: str):
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
   return module.get_config(arg)
+
+
+def saved_config(workdir: str) -> dict | None:
+  """The flattened config of the finished grid in `workdir`: results.json's
+  `run.config`, or (grids reported before it was recorded) config.json."""
+  with open(os.path.join(workdir, "results.json")) as f:
+    saved = json.load(f).get("run", {}).get("config")
+  if saved is None and os.path.exists(os.path.join(workdir, "config.json")):
+    with open(os.path.join(workdir, "config.json")) as f:
+      saved = run_identity.flatten(json.load(f))
+  return saved
+
+
+def reuse_problem(workdir: str, config) -> str | None:
+  """Why the finished grid in `workdir` cannot stand for a run of
+  `config`, or None when it can."""
+  saved = saved_config(workdir)
+  if saved is None:
+    diffs = ["it has no record of its config"]
+  else:
+    diffs = run_identity.reuse_differences(saved, config)
+  if not diffs:
+    return None
+  return (f"{workdir} holds a finished grid that another config produced; "
+          "it differs in: " + "; ".join(diffs) + ". Use another --out, or "
+          "remove that folder to retrain it")
 
 
 def define_flags() -> None:
@@ -64,6 +92,9 @@ def define_flags() -> None:
 
 def main(argv):
   del argv
+  from blm_jax.cli import quiet
+
+  quiet.quiet_logs()
   opts = flags.FLAGS
 
   runs: dict[str, dict[str, dict]] = {}
@@ -77,7 +108,11 @@ def main(argv):
       config.data.seed_follows_grid = opts.seed_follows_grid
       workdir = os.path.join(opts.out, ds, model)
       path = os.path.join(workdir, "results.json")
-      if not os.path.exists(path):
+      if os.path.exists(path):
+        problem = reuse_problem(workdir, config)
+        if problem:
+          sys.exit(f"error: {problem}")
+      else:
         if opts.report_only:
           continue
         print(f"== {ds} / {model}: training into {workdir}", flush=True)

@@ -555,8 +555,12 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       if m in by_model:
         has = (preds or {}).get(ds, {}).get(m) is not None
         sample = by_model[m]["data"].get("sample_seed", "data.seed")
+        run = by_model[m].get("run", {}).get("config", {})
+        schedule = (f"{run.get('train.epochs')} epochs of batch "
+                    f"{run.get('train.batch_size')}, " if run else "")
         lines.append(f"- {m}: `{os.path.join(ds, m, 'heatmap.png')}` "
-                     f"(seeds {by_model[m]['grid']['seeds']}, train sizes "
+                     f"({schedule}seeds {by_model[m]['grid']['seeds']}, "
+                     "train sizes "
                      f"{by_model[m]['data']['train_sizes']}, train/dev "
                      f"sample drawn with {sample}"
                      + ("" if has else "; no predictions.npz") + ")")

@@ -13,7 +13,7 @@ import ml_collections
 
 from blm_jax.data import input_pipeline
 from blm_jax.results import report
-from blm_jax.training import distributed, trainer
+from blm_jax.training import distributed, trainer, workdir_lock
 from blm_jax.training.progress import Progress
 
 
@@ -28,9 +28,12 @@ def run_experiment(config: ml_collections.ConfigDict, workdir: str,
   also written to `workdir`/results.json; None on the processes other than
   process 0 of a multi-process run, which write nothing.
   """
-  outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
-                                       data=data, sources_fn=sources_fn,
-                                       progress=progress)
-  if not distributed.is_writer():
-    return None
-  return report.write_report(config, workdir, outcome)
+  try:  # The trainer locks the workdir; it stays locked for the report.
+    outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
+                                         data=data, sources_fn=sources_fn,
+                                         progress=progress)
+    if not distributed.is_writer():
+      return None
+    return report.write_report(config, workdir, outcome)
+  finally:
+    workdir_lock.release(workdir)

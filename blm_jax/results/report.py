@@ -16,7 +16,7 @@ import ml_collections
 
 from blm_jax.base import files
 from blm_jax.results import context_free, metrics, plots, predictions
-from blm_jax.training import trainer, variants
+from blm_jax.training import run_identity, trainer, variants
 
 
 def _cell_results(outcome: trainer.TrainingOutcome) -> list[dict]:
@@ -92,6 +92,10 @@ def _results(config: ml_collections.ConfigDict,
       "throughput": {"train_instances_per_s": outcome.train_instances_per_s,
                      "devices": list(outcome.devices),
                      "data_and_embedding_s": outcome.data_seconds},
+      # The whole config, so that a finished grid can be checked before it
+      # is reused (blm_jax.cli.reproduce), and what a forced resume ignored.
+      "run": {"config": run_identity.flatten(config.to_dict()),
+              "resume_forced": list(outcome.resume_forced)},
   }
   controls = [v for v in spec.variants if v in variants.CONTROLS]
   if controls:

@@ -94,35 +94,43 @@ class _Held(logging.Filter):
     return False
 
 
+# Signals deferred during a save: Ctrl-C, and the SIGTERM batch schedulers
+# send before they kill (preemption).
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def _interrupt_after():
-  """Defers Ctrl-C (SIGINT) to the end of the block.
+  """Defers Ctrl-C (SIGINT) and SIGTERM to the end of the block.
 
   A save cut in half by KeyboardInterrupt leaves orbax's commit threads
   running into interpreter shutdown, which prints their tracebacks after
-  the launcher's one-line message; a deferred Ctrl-C costs the rest of one
-  save and leaves a whole step to resume from. The deferred signal goes
-  to the handler that was in place; a process that ignores SIGINT (started
-  in the background) keeps ignoring it.
+  the launcher's one-line message; a deferred signal costs the rest of one
+  save and leaves a whole step to resume from. A deferred signal goes to
+  the handler that was in place (the default one: the process ends as it
+  would have); a signal the process ignores (SIGINT of a process started
+  in the background) stays ignored.
   """
-  previous = signal.getsignal(signal.SIGINT)
-  # Ignored (a process started in the background) stays ignored; a handler
-  # installed outside Python (None) cannot be put back, so is left alone.
-  if (threading.current_thread() is not threading.main_thread()
-      or previous in (signal.SIG_IGN, None)):
+  if threading.current_thread() is not threading.main_thread():
     yield
     return
+  previous = {s: signal.getsignal(s) for s in DEFERRED_SIGNALS}
+  # A handler installed outside Python (None) cannot be put back: left alone.
+  deferred = [s for s, h in previous.items() if h not in (signal.SIG_IGN,
+                                                          None)]
   received = []
-  signal.signal(signal.SIGINT, lambda *_: received.append(1))
+  for s in deferred:
+    signal.signal(s, lambda signum, _: received.append(signum))
   try:
     yield
   finally:
-    signal.signal(signal.SIGINT, previous)
-    if received:
-      if callable(previous):  # Python's default raises KeyboardInterrupt
-        previous(signal.SIGINT, None)
+    for s in deferred:
+      signal.signal(s, previous[s])
+    for signum in dict.fromkeys(received):
+      if callable(previous[signum]):  # Python's SIGINT raises KeyboardInterrupt
+        previous[signum](signum, None)
       else:  # SIG_DFL: ends the process, as it would have
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signum)
 
 
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
@@ -131,7 +139,7 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
   orbax reports a failed write from each of its threads, with tracebacks
   (hundreds of lines for one full disk): those reports are held back while
   saving and dropped when the disk is full, else passed on. A Ctrl-C during
-  the save takes effect once the step is written.
+  the save (or a SIGTERM) takes effect once the step is written.
   """
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
   held, absl_logger = _Held(), logging.getLogger("absl")
@@ -216,8 +224,10 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
   readable step has another structure.
   """
   want = shapes(abstract_state)
+  bad = []
 
   def damaged(step, why):
+    bad.append(step)
     if move_damaged:
       quarantine(directory, step, why)
     else:
@@ -226,31 +236,63 @@ def restore_latest(directory: str, abstract_state, move_damaged: bool = True,
           directory, why)
 
   read_only = not move_damaged
-  for step in _steps(directory, read_only):
-    try:
-      meta = read_meta(directory, step, read_only)
-    except Exception as e:
-      damaged(step, f"unreadable metadata: {e}")
-      continue
-    if check_meta is not None:
-      check_meta(step, meta)
-    saved = meta.get("state_shapes")
-    if saved is not None and saved != want:
-      diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
-              for k in sorted(set(saved) | set(want))
-              if saved.get(k) != want.get(k)]
-      raise CheckpointMismatchError(
-          f"{directory} step {step} holds a state of another structure "
-          f"(another model, size or grid): {len(diff)} leaves differ, e.g. "
-          + "; ".join(diff[:3]) + ". Use a new --workdir or "
-          "--config.train.resume=restart.")
-    try:
-      state = restore_state(directory, step, abstract_state, read_only)
-    except Exception as e:
-      damaged(step, f"unreadable state: {e}")
-      continue
-    if "state_digest" in meta and digest(state) != meta["state_digest"]:
-      damaged(step, "its bytes do not match the saved digest")
-      continue
-    return step, state, meta
+  with _reports_to_log_if(lambda: bool(bad)):
+    for step in _steps(directory, read_only):
+      found = _read_step(directory, step, abstract_state, want, read_only,
+                         check_meta, damaged)
+      if found is not None:
+        return found
   return None
+
+
+@contextlib.contextmanager
+def _reports_to_log_if(condition):
+  """Holds back orbax's reports (errors with tracebacks, one per leaf of a
+  damaged step) during the block; sends them to the run's log.txt if
+  `condition()` holds at its end (the console then gets one-line notices),
+  else passes them on."""
+  held, absl_logger = _Held(), logging.getLogger("absl")
+  absl_logger.addFilter(held)
+  try:
+    yield
+  finally:
+    absl_logger.removeFilter(held)
+    to_log = condition()
+    log = logging.getLogger("blm_jax.training.trainer")
+    for record in held.records:
+      if to_log:
+        log.info("orbax, reading checkpoints: %s",
+                 logging.Formatter().format(record))
+      else:
+        absl_logger.handle(record)
+
+
+def _read_step(directory, step, abstract_state, want, read_only, check_meta,
+               damaged):
+  """(step, state, meta) of one step, or None if it is damaged."""
+  try:
+    meta = read_meta(directory, step, read_only)
+  except Exception as e:
+    damaged(step, f"unreadable metadata: {e}")
+    return None
+  if check_meta is not None:
+    check_meta(step, meta)
+  saved = meta.get("state_shapes")
+  if saved is not None and saved != want:
+    diff = [f"{k}: {saved.get(k)} -> {want.get(k)}"
+            for k in sorted(set(saved) | set(want))
+            if saved.get(k) != want.get(k)]
+    raise CheckpointMismatchError(
+        f"{directory} step {step} holds a state of another structure "
+        f"(another model, size or grid): {len(diff)} leaves differ, e.g. "
+        + "; ".join(diff[:3]) + ". Use a new --workdir or "
+        "--config.train.resume=restart.")
+  try:
+    state = restore_state(directory, step, abstract_state, read_only)
+  except Exception as e:
+    damaged(step, f"unreadable state: {e}")
+    return None
+  if "state_digest" in meta and digest(state) != meta["state_digest"]:
+    damaged(step, "its bytes do not match the saved digest")
+    return None
+  return step, state, meta

@@ -125,6 +125,54 @@ def _solver_problems(config) -> list[str | None]:
   return out
 
 
+_TYPE_NAMES = {bool: "True or False", int: "an integer", float: "a number",
+               str: "a string"}
+_PLURALS = {int: "integers", float: "numbers", str: "strings",
+            bool: "booleans"}
+
+
+def _typed(value, kind) -> bool:
+  if kind is bool or isinstance(value, bool):
+    return isinstance(value, kind) and kind is bool
+  if kind is float:
+    return isinstance(value, (int, float))
+  return isinstance(value, kind)
+
+
+def _type_problems(config) -> list[str]:
+  """Every number, boolean and tuple of `config` against the type of the
+  solver's default (config_defaults): an override such as
+  --config.grid.seeds=[0;1] or --config.model.channels=8,x,8 parses as a
+  string, which would otherwise fail only once the data is built."""
+  from blm_jax.models import registry
+  from blm_jax.training import config_defaults
+
+  if config.model.name not in registry.names():
+    return []
+  defaults = config_defaults.default_config(config.model.name)
+  out = []
+  for key in config_defaults.flat_keys(defaults):
+    section, _, field = key.rpartition(".")
+    want = defaults[section][field] if section else defaults[field]
+    try:
+      value = config[section][field] if section else config[field]
+    except (KeyError, AttributeError):
+      continue  # _missing_keys reports it.
+    if isinstance(want, tuple) and want:
+      kind = type(want[0])
+      if not isinstance(value, (tuple, list)) or not all(
+          _typed(v, kind) for v in value):
+        example = ",".join(str(v) for v in want)
+        out.append(f"config.{key}={value!r}: expected a tuple of "
+                   f"{_PLURALS.get(kind, kind.__name__)}, e.g. "
+                   f"--config.{key}={example}")
+    elif type(want) in _TYPE_NAMES and type(want) is not str:
+      if not _typed(value, type(want)):
+        out.append(f"config.{key}={value!r}: expected "
+                   f"{_TYPE_NAMES[type(want)]}")
+  return out
+
+
 def problems(config) -> list[str]:
   """Every problem of `config`, one message each (empty when valid)."""
   from blm_jax.encoders import encoder as encoders
@@ -140,6 +188,9 @@ def problems(config) -> list[str]:
     missing = _missing_keys(config)
     if missing:
       return missing  # The checks below read every key.
+    typed = _type_problems(config)
+    if typed:
+      return typed  # The checks below compare values of these types.
     out.extend(_solver_problems(config))
   d, t, loss = config.data, config.train, config.loss
   out.append(_choices("train.optimizer", t.optimizer, tuple(OPTIMIZERS)))

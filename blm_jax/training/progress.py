@@ -14,7 +14,9 @@ from typing import Any
 class Progress:
   """Events of one training run; every method does nothing by default.
 
-  Order: `on_resume` (only when a checkpoint was restored), `on_train_start`,
+  `on_notice` may come at any time with a one-line recovery event (a
+  damaged checkpoint moved aside, a previous run's outputs set aside, a
+  stale workdir lock taken over); log.txt has the details. Order: `on_resume` (only when a checkpoint was restored), `on_train_start`,
   then per epoch `on_epoch_end` followed by `on_checkpoint` when that epoch
   was saved.
   """
@@ -34,3 +36,6 @@ class Progress:
 
   def on_checkpoint(self, epoch: int) -> None:
     """The state after `epoch` is saved: a rerun resumes after it."""
+
+  def on_notice(self, message: str) -> None:
+    """One line about a recovery event, for the user to see."""

@@ -57,11 +57,16 @@ def _digest(*parts) -> str:
   return h.hexdigest()[:16]
 
 
+def identity_keys(flat: dict) -> dict:
+  """The keys of a flattened config that make a run what it is."""
+  return {k: v for k, v in flat.items()
+          if k not in EXECUTION_KEYS
+          and not (k in NEUTRAL_DEFAULTS and v == NEUTRAL_DEFAULTS[k])}
+
+
 def fingerprint(config, data) -> dict:
   """JSON-ready identity of a run: its config and its data."""
-  cfg = {k: v for k, v in flatten(config.to_dict()).items()
-         if k not in EXECUTION_KEYS
-         and not (k in NEUTRAL_DEFAULTS and v == NEUTRAL_DEFAULTS[k])}
+  cfg = identity_keys(flatten(config.to_dict()))
   splits = {}
   for split in ("train", "dev", "test"):
     for t, table in getattr(data, split).items():
@@ -104,3 +109,21 @@ def differences(old: dict, new: dict) -> list[str]:
         lines.append(f"{label}{k}: {a.get(k, '<absent>')!r} -> "
                      f"{b.get(k, '<absent>')!r}")
   return lines
+
+
+# Keys that may differ between a run and its resumption but not between a
+# finished grid and the grid it stands for: its results depend on them.
+RESULT_KEYS = ("train.epochs",)
+
+
+def reuse_differences(saved_flat: dict, config) -> list[str]:
+  """'key: old -> new' for every key in which the finished run of the
+  flattened config `saved_flat` differs from a run of `config`: the
+  identity's keys and the schedule (`RESULT_KEYS`). The data is not
+  compared (it is not loaded to decide whether a grid is reusable)."""
+  def part(flat):
+    flat = json.loads(json.dumps(flat, default=str))
+    return {**identity_keys(flat), **{k: flat.get(k) for k in RESULT_KEYS}}
+
+  return differences({"config": part(saved_flat)},
+                     {"config": part(flatten(config.to_dict()))})

@@ -15,7 +15,6 @@ import dataclasses
 import logging
 import math
 import os
-import shutil
 import time
 from typing import Callable, Sequence
 
@@ -28,7 +27,8 @@ from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.training import (checkpoints, config_check, distributed,
-                              run_identity, variants)
+                              run_identity, set_aside, variants,
+                              workdir_lock)
 from blm_jax.training.grid import available_bytes, Grid, GridSpec, resolve_mode
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
@@ -198,18 +198,50 @@ def memory_budget(config, grid: Grid) -> int:
       available_bytes(grid.local_devices[0]))
 
 
+def save_bytes(grid: Grid) -> int:
+  """Bytes a checkpoint save holds on top of the epoch: orbax copies every
+  leaf of the state to host memory before writing it, which on CPU is the
+  memory the epoch itself uses (on an accelerator it is host memory, not
+  the device's)."""
+  if grid.platform != "cpu":
+    return 0
+  return sum(math.prod(x.shape) * np.dtype(x.dtype).itemsize
+             for x in jax.tree.leaves(grid.abstract_state()))
+
+
+def fit_memory(config, grid: Grid) -> list[str]:
+  """`grid.fit_memory` within the memory budget less what a checkpoint
+  save holds; the MemoryError says how much the save takes."""
+  budget, save = memory_budget(config, grid), save_bytes(grid)
+  try:
+    notes = grid.fit_memory(budget - save, may_scan=config.grid.mode == "auto")
+  except MemoryError as e:
+    if not save:
+      raise
+    raise MemoryError(
+        f"{e} (of the {budget / 2**30:.2f} GiB "
+        + ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
+           else "free") + f", {save / 2**30:.2f} GiB are kept for the host "
+        "copy of the state a checkpoint save makes)") from None
+  if save:
+    notes.append(f"checkpoint saves: {save / 2**30:.2f} GiB (a host copy of "
+                 "the state), counted in the budget")
+  return notes
+
+
 class RunMismatchError(ValueError):
   """A workdir holds a run that another config or other data produced."""
 
 
 def check_resume(config, workdir: str, step: int, saved: dict,
-                 identity: dict, log: logging.Logger) -> None:
+                 identity: dict, log: logging.Logger,
+                 forced: list | None = None) -> None:
   """Refuses to resume a checkpoint of another config or data.
 
   Called with the metadata of the checkpoint about to be restored.
   train.resume 'auto': resume only an identical run; 'force': resume
-  anyway, logging the differences ('restart' never gets here: the
-  checkpoints are gone).
+  anyway, logging the differences and adding them to `forced` ('restart'
+  never gets here: the checkpoints are gone).
   """
   if "identity" not in saved:
     diffs = ["the checkpoint has no run identity (written by an older "
@@ -221,6 +253,8 @@ def check_resume(config, workdir: str, step: int, saved: dict,
   if config.train.resume == "force":
     log.warning("train.resume=force: resuming epoch %d despite:\n  %s", step,
                 "\n  ".join(diffs))
+    if forced is not None:
+      forced[:] = diffs
     return
   raise RunMismatchError(
       f"{workdir} holds a run (checkpoint of epoch {step}) that another "
@@ -231,22 +265,44 @@ def check_resume(config, workdir: str, step: int, saved: dict,
 
 
 def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
-                identity: dict, log: logging.Logger):
+                identity: dict, log: logging.Logger,
+                forced: list | None = None, progress: Progress | None = None):
   """(last epoch, state, meta) of this run's newest intact checkpoint, or
-  None; 'restart' discards the workdir's checkpoints first."""
+  None. A run that starts afresh ('restart', or no intact checkpoint left
+  beside another run's results) first moves the workdir's outputs aside
+  (`set_aside.py`). Damaged steps moved aside and outputs set aside are
+  told to `progress` in one line each."""
+  progress = progress or Progress()
   mode = config.train.resume
   if mode not in run_identity.RESUME_MODES:
     raise ValueError(f"config.train.resume={mode!r}; expected one of "
                      f"{run_identity.RESUME_MODES}")
+
+  def move_aside(why):
+    # Process 0 alone moves the outputs of a shared workdir.
+    dest = set_aside.move_aside(workdir) if distributed.is_writer() else None
+    if dest is not None:
+      log.info("%s: moved the previous run's outputs to %s", why, dest)
+      progress.on_notice(f"{why}: moved the previous run's outputs to "
+                         f"{dest}")
+
   if mode == "restart":
-    if distributed.is_writer() and os.path.isdir(ckpt_dir):
-      shutil.rmtree(ckpt_dir)
-      log.info("train.resume=restart: removed %s", ckpt_dir)
+    move_aside("train.resume=restart")
     distributed.barrier("restart")
+  quarantine = ckpt_dir.rstrip("/") + "-quarantine"
+  before = set(os.listdir(quarantine)) if os.path.isdir(quarantine) else set()
   restored = checkpoints.restore_latest(
       ckpt_dir, grid.abstract_state(),
       check_meta=lambda step, saved: check_resume(config, workdir, step,
-                                                  saved, identity, log))
+                                                  saved, identity, log,
+                                                  forced))
+  if distributed.is_writer() and os.path.isdir(quarantine):
+    for name in sorted(set(os.listdir(quarantine)) - before):
+      progress.on_notice(
+          f"checkpoint step {name.split('-')[0]} is damaged: moved to "
+          f"{os.path.join(quarantine, name)} (details in log.txt)")
+  if restored is None and set_aside.present(workdir, set_aside.RESULTS):
+    move_aside("no intact checkpoint of the finished run")
   distributed.barrier("restored")  # Before any process saves a step.
   return restored
 
@@ -281,6 +337,46 @@ def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
         f"non-finite loss ({step_losses[cell, step]}) in cell "
         f"{grid.spec.cell_name(cell)} at epoch {epoch}, step {global_step}; "
         "lower config.train.learning_rate or check the embeddings")
+
+
+# A cell whose epoch loss grew this many times over its lowest one diverges.
+DIVERGENCE_FACTOR = 1e4
+# Test sets smaller than this give F1 values that mean little.
+MIN_TEST_INSTANCES = 10
+
+
+def diverging_cells(history: dict, grid: Grid) -> list[str]:
+  """'cell: loss L at epoch E, lowest M' for every cell whose latest
+  epoch loss is finite but DIVERGENCE_FACTOR times its lowest."""
+  losses = np.asarray(history["train"].get("loss", []), dtype=float)
+  if len(losses) < 2:
+    return []
+  out = []
+  for i in range(losses.shape[1]):
+    last, low = losses[-1, i], losses[:, i].min()
+    if np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12):
+      out.append(f"{grid.spec.cell_name(i)}: loss {last:.3g} at epoch "
+                 f"{len(losses) - 1}, lowest {low:.3g}")
+  return out
+
+
+def epoch_instances(grid: Grid, data: input_pipeline.BLMData) -> int:
+  """Distinct training instances one epoch of all cells reads: a batch
+  larger than a cell's data repeats rows, which are not counted."""
+  def table(s, t):
+    return (data.train_by_seed[s, t] if (s, t) in data.train_by_seed
+            else data.train[t])
+
+  return sum(table(s, t).num_instances
+             for s, t in grid.spec.cells[:grid.num_cells])
+
+
+def small_test_sets(data: input_pipeline.BLMData) -> list[str]:
+  """One line per test type too small for its F1 to mean much."""
+  return [f"test type {u} has {table.num_instances} instance(s): its F1 "
+          f"means little (fewer than {MIN_TEST_INSTANCES})"
+          for u, table in data.test.items()
+          if table.num_instances < MIN_TEST_INSTANCES]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,6 +424,8 @@ class TrainingOutcome:
   # The embeddings and tables the grid read: the results layer fits its
   # context-free baselines on them. None: report without them.
   data: input_pipeline.BLMData | None = None
+  # With train.resume=force: the differences the resumed checkpoint had.
+  resume_forced: tuple[str, ...] = ()
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
@@ -373,13 +471,21 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
   # ---- Model, optimizer and grid -------------------------------------------
   grid = build_grid(config, data, sources=sources)
-  memory_notes = grid.fit_memory(memory_budget(config, grid),
-                                 may_scan=config.grid.mode == "auto")
+  memory_notes = fit_memory(config, grid)
   # The workdir is made only now: a run that fails to load its data (a bad
   # name, a missing manual_dir, a build or embedding error) or to build its
   # model leaves no half-made workdir behind.
   os.makedirs(workdir, exist_ok=True)
+  # Held until the caller releases it (run_experiment, after the report)
+  # or the process ends; in a multi-process run the first process holds it.
+  stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
+           else None)
   log = open_log(workdir)
+  if stale:
+    log.info("took over the lock of a process that no longer runs (%s)",
+             stale)
+    progress.on_notice(f"{workdir} was locked by a process that no longer "
+                       f"runs (PID {stale.split()[0]}): lock taken over")
   log.info("data: %d distinct sentences (dedup ratio %.2f), D=%d, %d context "
            "x %d answers, train sizes %s, test sizes %s (%.1fs)",
            len(data.table.sentences), data.table.dedup_ratio, data.embed_dim,
@@ -401,8 +507,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Resume ---------------------------------------------------------------
   # The saved identity (config + data; the grid is part of the config) is
   # checked before any state is restored, and config.json written after.
+  forced: list[str] = []
   restored = restore_run(config, workdir, ckpt_dir, grid, meta["identity"],
-                         log)
+                         log, forced, progress)
   if distributed.is_writer():
     files.write_text(os.path.join(workdir, "config.json"),
                      config.to_json_best_effort(indent=2, sort_keys=True))
@@ -424,8 +531,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Train ----------------------------------------------------------------
   mgr = checkpoints.manager(ckpt_dir,
                             config.train.keep_checkpoints)
-  per_epoch = (grid.num_cells * grid.solver.steps_per_epoch
-               * grid.solver.batch_size)
+  per_epoch = epoch_instances(grid, data)
+  for line in small_test_sets(data):
+    log.warning("%s", line)
+    progress.on_notice(line)
+  warned_divergence = False
   train_seconds, trained_epochs = 0.0, 0
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
@@ -442,6 +552,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         train_seconds += dt
         trained_epochs += 1
       _append_history(history, measured)
+      diverging = diverging_cells(history, grid)
+      if diverging and not warned_divergence:
+        warned_divergence = True
+        log.warning("training diverges: %s", "; ".join(diverging))
+        progress.on_notice(
+            f"training diverges ({diverging[0]}"
+            + (f"; {len(diverging) - 1} more cells" if len(diverging) > 1
+               else "") + "): consider a lower config.train.learning_rate")
       loss = float(measured["train"]["loss"].mean())
       bar.set_postfix(loss=f"{loss:.4f}", inst_per_s=f"{per_epoch / dt:.0f}")
       log.info("epoch %d loss %.5f %.1f instances/s", epoch, loss,
@@ -496,7 +614,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       train_instances_per_s=(per_epoch * trained_epochs / train_seconds
                              if train_seconds else None),
       devices=tuple(str(d) for d in grid.mesh.devices.flat),
-      data_seconds=data_seconds, data=data)
+      data_seconds=data_seconds, data=data, resume_forced=tuple(forced))
 
 
 def _append_history(history: dict, measured: dict) -> None:

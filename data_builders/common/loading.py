@@ -8,7 +8,11 @@ of release files as `manual_dir`.
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import io
 import os
+import sys
 from typing import Sequence
 
 from data_builders.common import schema
@@ -38,8 +42,36 @@ def prepare(name: str, data_dir: str | None = None,
     # made from these release files (StaleBuildError when not).
     config = tfds.download.DownloadConfig(
         manual_dir=manual_dir) if manual_dir else None
-    b.download_and_prepare(download_config=config)
+    if not b.is_prepared():
+      print(f"building dataset {name} into {b.data_dir} (once)",
+            file=sys.stderr, flush=True)
+    # TFDS prints its own lines ('Downloading and preparing dataset Unknown
+    # size ...') to stdout: a build says what it does in the line above.
+    with contextlib.redirect_stdout(io.StringIO()):
+      b.download_and_prepare(download_config=config)
   return b
+
+
+class CorruptDatasetError(ValueError):
+  """A built dataset's record file cannot be read back."""
+
+
+def _read_all(b, name: str, split: str):
+  """Every record of one split; a damaged file is named, with how to
+  rebuild it (the reader's own message names neither)."""
+  source = b.as_data_source(split=split)
+  try:
+    return source.__getitems__(list(range(len(source))))
+  except Exception as e:
+    if not any(s in str(e) for s in ("Riegeli", "orrupt", "checksum")):
+      raise
+    paths = sorted(glob.glob(os.path.join(
+        b.data_dir, f"*-{split}.array_record*"))) or [b.data_dir]
+    reason = str(e).strip().splitlines()[0][:200]
+    raise CorruptDatasetError(
+        f"dataset {name!r}, split {split!r}: damaged record file "
+        f"{', '.join(paths)} ({reason}); rebuild it: remove {b.data_dir} "
+        "and rerun") from None
 
 
 def load_instances(name: str, split: str, data_dir: str | None = None,
@@ -50,8 +82,7 @@ def load_instances(name: str, split: str, data_dir: str | None = None,
     raise ValueError(
         f"dataset {name!r} has no split {split!r}; it has "
         f"{sorted(b.info.splits)}")
-  source = b.as_data_source(split=split)
-  records = source.__getitems__(list(range(len(source))))
+  records = _read_all(b, name, split)
   instances = [schema.BLMInstance.from_example(r) for r in records]
   return sorted(instances, key=lambda x: x.id)
 
