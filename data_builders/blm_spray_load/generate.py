@@ -67,18 +67,28 @@ def random_filler(e: lexicon_lib.VerbEntry, draws: Draws) -> realise.Filler:
   return filler(e, draws.index(n), draws.index(n), draws.index(n), draws)
 
 
-def _instance(id_: str, template: str, lexical_type: str, seed: int,
-              fillers: Sequence[realise.Filler]) -> BLMInstance:
-  """`fillers`: one per context sentence, then one per answer template."""
-  ctx_plans, answer_plans = _plans(template)
+def realised_instance(id_: str, family: str, lexical_type: str, subset: str,
+                      seed: int, plans, fillers: Sequence[realise.Filler]
+                      ) -> BLMInstance:
+  """The instance of `plans` = (context plans, (label, answer plan)s)
+  realised with `fillers`: one per context sentence, then one per answer
+  (shared by both spray/load packages' configs)."""
+  ctx_plans, answer_plans = plans
   n_ctx = len(ctx_plans)
   context = [realise.realise(p, f) for p, f in zip(ctx_plans, fillers)]
   candidates = [(label, realise.realise(p, f)) for (label, p), f in
                 zip(answer_plans, fillers[n_ctx:])]
   return make_instance(
-      id=id_, family=FAMILY, language=LANGUAGE, lexical_type=lexical_type,
-      subset=template, context=context, candidates=candidates,
+      id=id_, family=family, language=LANGUAGE, lexical_type=lexical_type,
+      subset=subset, context=context, candidates=candidates,
       correct_label=templates.CORRECT, seed=seed)
+
+
+def _instance(id_: str, template: str, lexical_type: str, seed: int,
+              fillers: Sequence[realise.Filler]) -> BLMInstance:
+  """`fillers`: one per context sentence, then one per answer template."""
+  return realised_instance(id_, FAMILY, lexical_type, template, seed,
+                           _plans(template), fillers)
 
 
 @functools.lru_cache(maxsize=None)
@@ -183,16 +193,9 @@ def _ctx_instance(id_: str, lexical_type: str, seed: int,
                   fillers: Sequence[realise.Filler]) -> BLMInstance:
   """`fillers`: one per context sentence, then one per answer (in the order
   of `templates.CTX_LABELS`)."""
-  ctx_plans, answer_plans = _ctx_plans(ctx_direction(seed, id_))
-  n_ctx = len(ctx_plans)
-  context = [realise.realise(p, f) for p, f in zip(ctx_plans, fillers)]
-  candidates = [(label, realise.realise(p, f)) for (label, p), f in
-                zip(answer_plans, fillers[n_ctx:])]
-  return make_instance(
-      id=id_, family=CTX_FAMILY, language=LANGUAGE,
-      lexical_type=lexical_type, subset=templates.CTX_SUBSET,
-      context=context, candidates=candidates,
-      correct_label=templates.CORRECT, seed=seed)
+  return realised_instance(id_, CTX_FAMILY, lexical_type,
+                           templates.CTX_SUBSET, seed,
+                           _ctx_plans(ctx_direction(seed, id_)), fillers)
 
 
 def _copies(inst: BLMInstance) -> bool:

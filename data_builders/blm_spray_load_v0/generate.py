@@ -20,10 +20,8 @@ from data_builders.blm_spray_load import generate as sl_generate
 from data_builders.blm_spray_load import lexicon as lexicon_lib
 from data_builders.blm_spray_load import realise
 from data_builders.blm_spray_load_v0 import templates
-from data_builders.common.instances import make_instance
 from data_builders.common.schema import BLMInstance
 
-LANGUAGE = "en"
 LEXICAL_TYPES = ("I", "II", "III")
 TYPE_III_SIZE = sl_generate.TYPE_III_SIZE
 
@@ -54,15 +52,9 @@ def plans(template: str):
 def instance(id_: str, template: str, lexical_type: str, seed: int,
              fillers: Sequence[realise.Filler]) -> BLMInstance:
   """`fillers`: one per context sentence, then one per answer."""
-  ctx_plans, answer_plans = plans(template)
-  n_ctx = len(ctx_plans)
-  context = [realise.realise(p, f) for p, f in zip(ctx_plans, fillers)]
-  candidates = [(label, realise.realise(p, f)) for (label, p), f in
-                zip(answer_plans, fillers[n_ctx:])]
-  return make_instance(
-      id=id_, family=templates.FAMILY, language=LANGUAGE,
-      lexical_type=lexical_type, subset=template, context=context,
-      candidates=candidates, correct_label=templates.CORRECT, seed=seed)
+  return sl_generate.realised_instance(id_, templates.FAMILY, lexical_type,
+                                       template, seed, plans(template),
+                                       fillers)
 
 
 def generate(template: str, lexical_type: str,
@@ -105,16 +97,9 @@ def ctx_instance(id_: str, lexical_type: str, seed: int,
                  fillers: Sequence[realise.Filler]) -> BLMInstance:
   """`fillers`: one per context sentence, then one per answer (in the order
   of `templates.ctx_labels(templates.CTX_TEMPLATE)`)."""
-  ctx_plans_, answer_plans = ctx_plans(ctx_order(seed, id_))
-  n_ctx = len(ctx_plans_)
-  context = [realise.realise(p, f) for p, f in zip(ctx_plans_, fillers)]
-  candidates = [(label, realise.realise(p, f)) for (label, p), f in
-                zip(answer_plans, fillers[n_ctx:])]
-  return make_instance(
-      id=id_, family=CTX_FAMILY, language=LANGUAGE,
-      lexical_type=lexical_type, subset=templates.CTX_SUBSET,
-      context=context, candidates=candidates,
-      correct_label=templates.CORRECT, seed=seed)
+  return sl_generate.realised_instance(
+      id_, CTX_FAMILY, lexical_type, templates.CTX_SUBSET, seed,
+      ctx_plans(ctx_order(seed, id_)), fillers)
 
 
 def _on_wseq_base(label: str) -> bool:
