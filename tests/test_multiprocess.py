@@ -99,9 +99,10 @@ def test_two_processes_equal_one_and_resume_after_both_are_killed(
     assert "resumed from epoch 2" in stdout, (stdout, stderr[-2000:])
   assert "process 1 wrote nothing" in out[1][1]
   _assert_same(_cells(workdir), one_process)
-  # One writer: process 0's files only, and log.txt holds each epoch once.
+  # One writer: process 0's files only (and its workdir lock), and log.txt
+  # holds each epoch once.
   assert sorted(p.name for p in workdir.iterdir()) == [
-      "checkpoints", "config.json", "errors.png", "heatmap.png", "log.txt",
+      ".lock", "checkpoints", "config.json", "errors.png", "heatmap.png", "log.txt",
       "predictions.npz", "results.json"]
   log = (workdir / "log.txt").read_text()
   assert log.count("epoch 2 loss") == 1, log
