@@ -149,8 +149,8 @@ def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
   from tests.test_reproduce import _hits, _run
 
   rng = np.random.default_rng(0)
-  runs = {"cos_en_ctx": {m: _run(_hits(rng, 0.5))[0]
-                         for m in ("ffnn", "vae2")}}
+  runs = {ds: {m: _run(_hits(rng, rate))[0] for m in ("ffnn", "vae2")}
+          for ds, rate in (("cos_en_ctx", 0.5), ("cos_en", 0.9))}
   for r in runs["cos_en_ctx"].values():
     r["context_free"] = {t: {u: {"best": 0.5, "best_baseline": "word_logit",
                                  "context_gain": 0.0} for u in row}
@@ -167,6 +167,9 @@ def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
   cf = records.render(r, {"view": "context_free",
                           "key": "context_free.cos_en_ctx.vae2"})
   assert "0.500 word_logit (gain +0.000)" in cf
+  designs = records.render(r, {"table": "designs"})
+  assert "| vae2's mean F1 over all cells beats the FFNN's on CoS | cos_en |" in (
+      designs)
   heat = records.render(r, {"key": "summaries.cos_en_ctx.ffnn"})
   assert heat.startswith("| train \\ test | I | II | III |")
   with pytest.raises(records.RecordError, match="no report.json"):

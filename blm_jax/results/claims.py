@@ -491,24 +491,31 @@ def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
   return "\n".join(lines)
 
 
-def designs_side_by_side(verdicts: list[dict]) -> list[str]:
-  """Markdown rows: each claim's verdict on a paper design beside the
-  verdict on its context-necessary design (both run)."""
+def design_pairs(verdicts: list[dict]) -> list[list[str]]:
+  """[claim, paper design, verdict, context-necessary design, verdict] for
+  each claim run on both designs of a dataset."""
   by = {(v["claim"], v["dataset"]): v["verdict"] for v in verdicts}
   rows = []
   for (claim, ds), verdict in by.items():
     ctx = CONTEXT_NECESSARY_OF.get(ds)
-    if ctx and (claim, ctx) in by and verdict != "not run" and by[
-        claim, ctx] != "not run":
-      rows.append(f"| {claim} | {ds} | **{verdict}** | {ctx} | "
-                  f"**{by[claim, ctx]}** |")
+    if ctx and (claim, ctx) in by and "not run" not in (verdict,
+                                                        by[claim, ctx]):
+      rows.append([claim, ds, verdict, ctx, by[claim, ctx]])
+  return rows
+
+
+def designs_side_by_side(verdicts: list[dict]) -> list[str]:
+  """Markdown: `design_pairs` as a section of the report."""
+  rows = design_pairs(verdicts)
   if not rows:
     return []
   return ["## Both designs", "",
           "The claims checked on a paper design and on its "
           "context-necessary design (the answers alone cannot decide):", "",
           "| claim | paper design | verdict | context-necessary | verdict |",
-          "|---|---|---|---|---|"] + rows + [""]
+          "|---|---|---|---|---|"] + [
+              f"| {c} | {d} | **{v}** | {x} | **{w}** |"
+              for c, d, v, x, w in rows] + [""]
 
 
 def _verdict_row(v: dict) -> str:

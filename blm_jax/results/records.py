@@ -37,6 +37,8 @@ import os
 import re
 from typing import Any
 
+from blm_jax.results import claims
+
 MARKER = re.compile(
     r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
     r"(?P<body>.*?)"
@@ -128,10 +130,14 @@ def record_from_report(out: str, command: str, commit: str,
     record["note"] = note
   record.update({k: report[k] for k in ("summaries", "context_free")
                  if k in report})
-  record["tables"] = {"claims": {
-      "columns": ["source", "dataset", "claim", "verdict",
-                  "statistic vs threshold", "95% interval", "per seed"],
-      "rows": _claim_rows(report.get("claims", []))}}
+  record["tables"] = {
+      "claims": {"columns": ["source", "dataset", "claim", "verdict",
+                             "statistic vs threshold", "95% interval",
+                             "per seed"],
+                 "rows": _claim_rows(report.get("claims", []))},
+      "designs": {"columns": ["claim", "paper design", "verdict",
+                              "context-necessary design", "verdict"],
+                  "rows": claims.design_pairs(report.get("claims", []))}}
   return record
 
 
