@@ -10,12 +10,20 @@ sizes are the config's 2576:630 of 000 sec. 7):
   python benchmarks/vae2_ablation.py --settings=sent_vae_paper,sent_vae_dot_sum \
       --dataset=spray_load_ALT-ATL
 
-Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn`) at paper
-scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change from
-`base`, trained for one seed over the three train types. The table reports
-each cell's best dev accuracy, the epoch it came from and the dev accuracy
-at the last epoch (test figures are never read here: settings are chosen on
-dev). Finished settings are skipped, so a killed ablation resumes.
+The `ffnn_*` settings give the FFNN the same kind of tuning budget on dev
+(hidden size, score, learning rate, answer loss), one change at a time from
+`ffnn` (configs/ffnn.py):
+
+  python benchmarks/vae2_ablation.py --settings=ffnn,ffnn_hidden_1,...
+
+Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn*`) at
+paper scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change
+from `base` (or `ffnn`), trained for one seed over the three train types.
+Every row reports the same statistics of each cell's dev history, whatever
+epoch the setting itself selects: the best dev accuracy and its epoch, the
+lowest dev loss and its epoch, and the dev accuracy at the last epoch (test
+figures are never read here: settings are chosen on dev). Finished
+settings are skipped, so a killed ablation resumes.
 """
 
 from __future__ import annotations
@@ -39,6 +47,17 @@ _SV_NORMALIZED_SUM = {"train.score": "normalized",
 # both levels, every weight 1, sentence terms summed (eq. 6), MLP task level.
 SETTINGS = {
     "ffnn": (ffnn, "", {}),
+    # The FFNN's own budget: one change from `ffnn` each.
+    "ffnn_hidden_1": (ffnn, "", {"model.hidden_factor": 1.0}),
+    "ffnn_hidden_2": (ffnn, "", {"model.hidden_factor": 2.0}),
+    "ffnn_hidden_6": (ffnn, "", {"model.hidden_factor": 6.0}),
+    "ffnn_cosine": (ffnn, "", {"train.score": "cosine"}),
+    "ffnn_normalized": (ffnn, "", {"train.score": "normalized"}),
+    "ffnn_lr_3e-4": (ffnn, "", {"train.learning_rate": 3e-4}),
+    "ffnn_lr_3e-3": (ffnn, "", {"train.learning_rate": 3e-3}),
+    "ffnn_lr_1e-4": (ffnn, "", {"train.learning_rate": 1e-4}),
+    "ffnn_maxm": (ffnn, "", {"loss.answer_reduction": "mean"}),
+    "ffnn_select_loss": (ffnn, "", {"train.select_by": "loss"}),
     "base": (vae2, "paper", {}),
     "kl_scale": (vae2, "paper", {"loss.kl_scale": "latent_over_dim"}),
     "sentence_mean": (vae2, "paper", {"loss.sentence_reduction": "mean"}),
@@ -110,12 +129,17 @@ def config_for(name: str, dataset: str):
 
 
 def dev_row(results: dict) -> dict:
+  """Per train type, the same statistics of every setting's dev history
+  (epochs count from 1): best accuracy and its epoch, lowest loss and its
+  epoch, the last epoch's accuracy."""
   row = {}
   for cell in results["cells"]:
-    h = cell["history"]["dev_accuracy"]
-    row[cell["train_type"]] = {"best": cell["best_dev_accuracy"],
-                               "epoch": cell["best_epoch"],
-                               "last": h[-1] if h else None}
+    acc, loss = cell["history"]["dev_accuracy"], cell["history"]["dev_loss"]
+    best = max(range(len(acc)), key=acc.__getitem__)
+    low = min(range(len(loss)), key=loss.__getitem__)
+    row[cell["train_type"]] = {"best": acc[best], "epoch": best + 1,
+                               "loss": loss[low], "loss_epoch": low + 1,
+                               "last": acc[-1]}
   return row
 
 
@@ -139,18 +163,22 @@ def main(argv):
     print(f"== {name}: {rows[name]}", flush=True)
   order = ["I", "II", "III", "chunks"]
   types = sorted({t for r in rows.values() for t in r}, key=order.index)
-  lines = ["| setting | " + " | ".join(
-      f"dev {t}→{t} best (epoch) / last" for t in types) + " |",
-           "| --- |" + " --- |" * len(types)]
-  for name, row in rows.items():
-    lines.append(f"| {name} | " + " | ".join(
-        f"{row[t]['best']:.3f} ({row[t]['epoch']}) / {row[t]['last']:.3f}"
-        for t in types) + " |")
-  table = "\n".join(lines)
-  print(table)
+  columns = ["setting"] + [
+      f"dev {t}→{t}: best acc (epoch) / lowest loss (epoch) / last acc"
+      for t in types]
+  table = [[name] + [
+      f"{row[t]['best']:.3f} ({row[t]['epoch']}) / {row[t]['loss']:.3f} "
+      f"({row[t]['loss_epoch']}) / {row[t]['last']:.3f}" for t in types]
+           for name, row in rows.items()]
+  lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+  lines += ["| " + " | ".join(r) + " |" for r in table]
+  print("\n".join(lines))
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.md"),
             "w") as f:
-    f.write(table + "\n")
+    f.write("\n".join(lines) + "\n")
+  with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
+            "w") as f:
+    json.dump({"columns": columns, "rows": table, "dev": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
