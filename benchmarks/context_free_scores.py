@@ -41,21 +41,22 @@ def scores(name: str, data_dir: str | None, probe_sample: int,
     necessary = lint_cli.context_necessary(tfds_name, data_dir)
     for split in loading.split_names(tfds_name, data_dir):
       xs = loading.load_instances(tfds_name, split, data_dir)
-      report = lint.lint(xs, ceiling=answers_only.CONTEXT_FREE_CEILING)
-      probe = ""
+      ceiling = answers_only.CONTEXT_FREE_CEILING
+      report = lint.lint(xs, ceiling=ceiling)
       if probe_sample and split == "train":
         got = lint_cli.probe_scores(lint_cli.sample(xs, probe_sample),
                                     probe_encoder, None)
-        probe = "; ".join(f"{acc:.3f}" for _, acc in got.values())
-      for key, s in report.ceiling_scores.items():
-        top = max([s["word_logit"], s["odd_one_in"]]
-                  + [float(p) for p in probe.split("; ") if p])
-        chance = sum(1 / len(x.answers) for x in xs) / len(xs)
+        for key, (n, acc) in got.items():
+          report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
+      chance = sum(1 / len(x.answers) for x in xs) / len(xs)
+      for s in report.ceiling_scores.values():
+        within = max(s.values()) <= ceiling
         rows.append([tfds_name, split, len(xs), f"{chance:.3f}",
                      f"{s['word_logit']:.3f}", f"{s['odd_one_in']:.3f}",
-                     probe or "-",
-                     ("yes" if top <= answers_only.CONTEXT_FREE_CEILING
-                      else "**no**") if necessary else "(paper design)"])
+                     f"{s['embedding_probe']:.3f}" if "embedding_probe" in s
+                     else "-",
+                     ("yes" if within else "**no**") if necessary
+                     else "(paper design)"])
   return rows
 
 

@@ -150,17 +150,25 @@ def _pick(record: dict, key: str) -> Any:
   return node
 
 
-def heatmap_table(summary: dict, train_types=None, test_types=None) -> str:
-  """A "train \\ test" markdown table of F1 "mean ± std" to 3 decimals."""
-  train_types = list(train_types or summary)
-  test_types = list(test_types or summary[train_types[0]])
+def _train_test_table(cells: dict, cell, train_types=None,
+                      test_types=None) -> str:
+  """A "train \\ test" markdown table of `cells[train][test]`, each
+  written by `cell`."""
+  train_types = list(train_types or cells)
+  test_types = list(test_types or cells[train_types[0]])
   lines = ["| train \\ test | " + " | ".join(test_types) + " |",
            "| --- |" + " --- |" * len(test_types)]
   for t in train_types:
-    cells = [f"{summary[t][u]['f1_mean']:.3f} ± {summary[t][u]['f1_std']:.3f}"
-             for u in test_types]
-    lines.append(f"| {t} | " + " | ".join(cells) + " |")
+    lines.append(f"| {t} | " + " | ".join(cell(cells[t][u])
+                                           for u in test_types) + " |")
   return "\n".join(lines) + "\n"
+
+
+def heatmap_table(summary: dict, train_types=None, test_types=None) -> str:
+  """A "train \\ test" markdown table of F1 "mean ± std" to 3 decimals."""
+  return _train_test_table(
+      summary, lambda c: f"{c['f1_mean']:.3f} ± {c['f1_std']:.3f}",
+      train_types, test_types)
 
 
 def context_free_table(context_free: dict, train_types=None,
@@ -168,16 +176,9 @@ def context_free_table(context_free: dict, train_types=None,
   """A "train \\ test" markdown table of results.json's `context_free`: the
   best context-free score, its baseline and the context gain (the
   solver's F1 mean minus it)."""
-  train_types = list(train_types or context_free)
-  test_types = list(test_types or context_free[train_types[0]])
-  lines = ["| train \\ test | " + " | ".join(test_types) + " |",
-           "| --- |" + " --- |" * len(test_types)]
-  for t in train_types:
-    cells = [f"{c['best']:.3f} {c['best_baseline']} (gain "
-             f"{c['context_gain']:+.3f})"
-             for c in (context_free[t][u] for u in test_types)]
-    lines.append(f"| {t} | " + " | ".join(cells) + " |")
-  return "\n".join(lines) + "\n"
+  return _train_test_table(
+      context_free, lambda c: f"{c['best']:.3f} {c['best_baseline']} (gain "
+      f"{c['context_gain']:+.3f})", train_types, test_types)
 
 
 def rows_table(columns: list[str], rows: list[list[Any]]) -> str:

@@ -149,13 +149,8 @@ def generate(variant: str, direction: str, lexicality: str,
       m = realise.Material(verb, agent, patient, rng.choice(lex.places))
       mats_ctx, mats_ans = [m] * len(ctx), [m] * len(answers)
     else:
-      agents = rng.sample(lex.agents, len(ctx) + len(answers))
-      v_ctx = rng.sample(verbs, len(ctx))
-      v_ans = rng.sample(verbs, len(answers))
-      mats = [realise.Material(v, a, rng.choice(v.patients),
-                               rng.choice(lex.places))
-              for v, a in zip(v_ctx + v_ans, agents)]
-      mats_ctx, mats_ans = mats[:len(ctx)], mats[len(ctx):]
+      mats_ctx, mats_ans = _maxlex_materials(lex, verbs, len(ctx),
+                                             len(answers), rng)
       for k in visible_k:
         a = mats_ans[k]
         if not swap_visible(a.agent, a.patient):
@@ -184,6 +179,19 @@ def swap_visible(agent: lexicon_lib.NP, patient: lexicon_lib.NP) -> bool:
   patient only (a plural patient, a singular agent)."""
   return (agent.case_marked or patient.case_marked
           or agent.number != patient.number)
+
+
+def _maxlex_materials(lex, verbs, n_ctx: int, n_answers: int,
+                      rng: random.Random):
+  """MaxLex: every sentence its own agent and verb (context and answers
+  each from distinct verbs), patient and place; (context, answers)."""
+  agents = rng.sample(lex.agents, n_ctx + n_answers)
+  v_ctx = rng.sample(verbs, n_ctx)
+  v_ans = rng.sample(verbs, n_answers)
+  mats = [realise.Material(v, a, rng.choice(v.patients),
+                           rng.choice(lex.places))
+          for v, a in zip(v_ctx + v_ans, agents)]
+  return mats[:n_ctx], mats[n_ctx:]
 
 
 def _distinct_pairs(verb, agents, count, rng, visible_only=False):
@@ -251,13 +259,8 @@ def generate_ctx(variant: str, lexicality: str,
       mats_ans = [m if label in templates.CTX_ON_CONTEXT_PAIR else mf
                   for label, _ in answers]
     else:
-      agents = rng.sample(lex.agents, len(ctx) + len(answers))
-      v_ctx = rng.sample(verbs, len(ctx))
-      v_ans = rng.sample(verbs, len(answers))
-      mats = [realise.Material(v, a, rng.choice(v.patients),
-                               rng.choice(lex.places))
-              for v, a in zip(v_ctx + v_ans, agents)]
-      mats_ctx, mats_ans = mats[:len(ctx)], mats[len(ctx):]
+      mats_ctx, mats_ans = _maxlex_materials(lex, verbs, len(ctx),
+                                             len(answers), rng)
       for k, (_, shape) in enumerate(answers):
         a = mats_ans[k]
         if visible and shape.transitive and not swap_visible(a.agent,

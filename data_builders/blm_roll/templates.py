@@ -79,11 +79,16 @@ def _other(role: str) -> str:
   return THEME if role == AGENT else AGENT
 
 
-def _to_p1(p: Pattern) -> Pattern:
+def _with_material(p: Pattern, par: str) -> Pattern:
+  """`p` with every argument drawn from material `par`."""
   for role in ("NP", "OBJ", "LOC"):
     if p.has(role):
-      p = p.set(role, par=P1)
+      p = p.set(role, par=par)
   return p
+
+
+def _to_p1(p: Pattern) -> Pattern:
+  return _with_material(p, P1)
 
 
 def _role_error(p: Pattern) -> Pattern:
@@ -175,10 +180,7 @@ def ctx_correct_pattern(direction: str) -> Pattern:
 
 
 def _to_foil(p: Pattern) -> Pattern:
-  for role in ("NP", "OBJ", "LOC"):
-    if p.has(role):
-      p = p.set(role, par=FOIL)
-  return p
+  return _with_material(p, FOIL)
 
 
 def _alternant(p: Pattern) -> Pattern:

@@ -91,12 +91,17 @@ def _instance(id_: str, template: str, lexical_type: str, seed: int,
                            _plans(template), fillers)
 
 
+def _plans_of(patterns):
+  """Realisation plans of (context patterns, {label: answer pattern})."""
+  ctx, answers = patterns
+  return (tuple(realise.plan(p) for p in ctx),
+          tuple((label, realise.plan(p)) for label, p in answers.items()))
+
+
 @functools.lru_cache(maxsize=None)
 def _plans(template: str):
   """Realisation plans of the template's context and (label, answer)s."""
-  ctx, answers = templates.template_patterns(template)
-  return (tuple(realise.plan(p) for p in ctx),
-          tuple((label, realise.plan(p)) for label, p in answers.items()))
+  return _plans_of(templates.template_patterns(template))
 
 
 def lexical_types(family: str, template: str, lexical_type: str,
@@ -184,9 +189,7 @@ def ctx_direction(seed: int, id_: str) -> str:
 @functools.lru_cache(maxsize=None)
 def _ctx_plans(direction: str):
   """Plans of one direction's context and (label, answer)s, ctx answer set."""
-  ctx, answers = templates.ctx_patterns(direction)
-  return (tuple(realise.plan(p) for p in ctx),
-          tuple((label, realise.plan(p)) for label, p in answers.items()))
+  return _plans_of(templates.ctx_patterns(direction))
 
 
 def _ctx_instance(id_: str, lexical_type: str, seed: int,
