@@ -1,7 +1,6 @@
 """The CoS / OD BLM builder: every config's size, lint, answer rules, lexical
 types, splits, byte-identical rebuilds and failure on a bad lexicon."""
 
-import hashlib
 import json
 import pathlib
 import shutil
@@ -16,6 +15,7 @@ from data_builders.blm_cos_od import lexicon
 from data_builders.blm_cos_od import templates
 from data_builders.common import labels, loading as data
 from data_builders.common.template import token_diff
+from tests.test_cos_od_ctx import _digest
 
 CONFIGS = [(c, lang, t) for c in templates.CLASSES
            for lang in templates.LANGUAGES for t in generate.LEXICAL_TYPES]
@@ -266,15 +266,8 @@ PAPER_DIGESTS = {
 
 def test_paper_configs_are_unchanged(generated):
   assert str(cos_od.Builder.VERSION) == "1.1.0"
-  got = {}
-  for cfg, xs in generated.items():
-    h = hashlib.sha256()
-    for x in xs:
-      h.update(repr((x.id, x.family, x.language, x.lexical_type, x.subset,
-                     [(s.text, s.pattern, s.chunks) for s in x.context],
-                     [(s.text, s.pattern, s.chunks) for s in x.answers],
-                     x.labels, x.correct)).encode())
-    got[generate.config_name(*cfg)] = h.hexdigest()[:16]
+  got = {generate.config_name(*cfg): _digest(xs)
+         for cfg, xs in generated.items()}
   assert got == PAPER_DIGESTS
 
 

@@ -122,12 +122,7 @@ def generate(variant: str, direction: str, lexicality: str,
       templates.RULES).items()]
 
   def say(shape, m, tense, where):
-    s = realise.realise(shape, m, tense, language)
-    bad = validate.problems(s.text, shape, m, tense, language)
-    if bad:
-      raise ValueError(f"{name} {where}: {s.text!r} ({shape.text}): "
-                       + "; ".join(bad))
-    return s
+    return _validated(shape, m, tense, language, f"{name} {where}")
 
   # German I2T: the transitive answers (Correct, Grammar) show who is who.
   need_visible = language == "de" and direction == "I2T"
@@ -181,6 +176,17 @@ def swap_visible(agent: lexicon_lib.NP, patient: lexicon_lib.NP) -> bool:
           or agent.number != patient.number)
 
 
+def _validated(shape, m, tense, language: str, where: str):
+  """The realised sentence, refused (naming `where`) when `validate` finds
+  a problem in it."""
+  s = realise.realise(shape, m, tense, language)
+  bad = validate.problems(s.text, shape, m, tense, language)
+  if bad:
+    raise ValueError(f"{where}: {s.text!r} ({shape.text}): "
+                     + "; ".join(bad))
+  return s
+
+
 def _maxlex_materials(lex, verbs, n_ctx: int, n_answers: int,
                       rng: random.Random):
   """MaxLex: every sentence its own agent and verb (context and answers
@@ -223,12 +229,7 @@ def generate_ctx(variant: str, lexicality: str,
             for d in templates.DIRECTIONS}
 
   def say(shape, m, tense, where):
-    s = realise.realise(shape, m, tense, language)
-    bad = validate.problems(s.text, shape, m, tense, language)
-    if bad:
-      raise ValueError(f"{name} {where}: {s.text!r} ({shape.text}): "
-                       + "; ".join(bad))
-    return s
+    return _validated(shape, m, tense, language, f"{name} {where}")
 
   visible = language == "de"  # every transitive answer shows its subject
   verbs = lex.verbs
