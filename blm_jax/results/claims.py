@@ -518,10 +518,17 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
               for c, d, v, x, w in rows] + [""]
 
 
+def not_run_line(verdicts: list[dict]) -> list[str]:
+  """One paragraph naming the claims whose grids were not in this run, so
+  a partial `--datasets` keeps the verdict table to what was tested."""
+  missing = [f"{v['claim']} ({v['dataset']}: {v['evidence']})"
+             for v in verdicts if v["verdict"] == "not run"]
+  if not missing:
+    return []
+  return [f"Not run ({len(missing)}): " + "; ".join(missing) + ".", ""]
+
+
 def _verdict_row(v: dict) -> str:
-  if v["verdict"] == "not run":
-    return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
-            f"**not run** | | | | {v['evidence']} |")
   lo, hi = v["interval"]
   spread = ", ".join(f"{x:+.3f}" for x in v["seed_values"])
   return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
@@ -584,8 +591,9 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       "| source | dataset | claim | verdict | statistic vs threshold | "
       f"{LEVEL:.0%} interval | per seed | evidence |",
       "|---|---|---|---|---|---|---|---|"]
-  lines += [_verdict_row(v) for v in verdicts]
-  lines += [""] + designs_side_by_side(verdicts) + claims_section()
+  lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
+  lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
+  lines += claims_section()
   summary = {ds: {m: r["summary"] for m, r in by_model.items()}
              for ds, by_model in runs.items()}
   context_free = {ds: {m: r["context_free"] for m, r in by_model.items()
