@@ -52,6 +52,7 @@ DATASETS = {
     "agreement6_fr": "blm_agreement/fr_agrf6_type_{}",
     "agreement6_it": "blm_agreement/it_agrf6_type_{}",
     "sequence_of_tense": "blm_sequence_of_tense/type_{}",
+    "sequence_of_tense_ctx": "blm_sequence_of_tense/ctx_type_{}",
     "mixture": "blm_mixture/type_{}",
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",

@@ -6,6 +6,12 @@ cycle IFut-IFut, IFutAnt-IFut, CPas-CnPr, CTrPas-CnPas from a drawn start
 (number alternating, one subject), 6 grammatical candidates (CORRECT, WNUM,
 WANT, WREAL, WPER, WGEN), each wrong one only relative to the context.
 Splits 72:18:10, seeded.
+
+Configs `ctx_type_<I|II|III>` (context-necessary): the same progressions
+with 16 candidates, four well-formed bases (the sentence 8 of contexts
+starting in either number and at either anteriority) each with the other
+clauses broken, so the answers alone cannot decide (README,
+"Context-necessary configs").
 """
 
 from __future__ import annotations
@@ -14,6 +20,18 @@ import tensorflow_datasets as tfds
 
 from data_builders.blm_sequence_of_tense import generate, lexicon
 from data_builders.common import builder
+
+
+def _configs() -> list[builder.LexicalTypeConfig]:
+  paper = builder.lexical_type_configs("sequence_of_tense",
+                                       generate.LEXICAL_TYPES)
+  ctx = [builder.LexicalTypeConfig(
+      name=f"ctx_type_{t}", lexical_type=t, seed=0,
+      context_necessary=True,
+      description=(f"sequence_of_tense, type {t}, context-necessary: four "
+                   "well-formed bases x the errors on each"))
+         for t in generate.LEXICAL_TYPES]
+  return paper + ctx
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -31,10 +49,10 @@ class Builder(builder.GeneratedBLMBuilder):
                "another consequent adjective; type III draws adjectives per "
                "candidate (person and gender are now the progression's).",
   }
-  BUILDER_CONFIGS = builder.lexical_type_configs("sequence_of_tense",
-                                                 generate.LEXICAL_TYPES)
+  BUILDER_CONFIGS = _configs()
   group_of = staticmethod(generate.group_of)
 
   def generate(self, config):
     return generate.generate(config.lexical_type, lexicon.load(),
-                             seed=config.seed)
+                             seed=config.seed,
+                             ctx=config.context_necessary)

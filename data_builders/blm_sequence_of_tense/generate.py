@@ -17,13 +17,20 @@ No candidate repeats a context sentence. Type I instances are split by their
 premise adjective (`group_of`), which every sentence of the instance holds,
 so no sentence is in two splits; types II and III by context, as the other
 families.
+
+`ctx=True` gives the context-necessary configs: the same progressions and
+lexical types with the product answer set (`templates.CTX_ANSWERS`, 16
+candidates, family `sequence_of_tense_ctx`), drawn under their own seeds;
+sentence 8's number and anteriority (which of the four bases is correct)
+come from a balanced seeded schedule (`balanced_targets`), per premise
+adjective in type I (its split groups), over the instance ids otherwise.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from typing import Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from data_builders.blm_sequence_of_tense import italian
 from data_builders.blm_sequence_of_tense import lexicon as lexicon_lib
@@ -31,6 +38,7 @@ from data_builders.blm_sequence_of_tense import realise
 from data_builders.blm_sequence_of_tense import templates
 from data_builders.common import splits
 from data_builders.common.schema import BLMInstance
+from data_builders.common.template import Pattern
 from data_builders.common.instances import (make_instance, rng_for,
                                             stable_seed, unique_draws)
 
@@ -39,17 +47,35 @@ LEXICAL_TYPES = ("I", "II", "III")
 VARIED_SIZE = 3000
 
 
+class Design(NamedTuple):
+  """An answer set: the family it is recorded under, its labels and the
+  candidates' patterns of a progression."""
+
+  family: str
+  labels: tuple[str, ...]
+  answers: Callable[[templates.Progression], dict[str, Pattern]]
+  # Sentence 8's number and anteriority from `balanced_targets` (else drawn
+  # with the rest of the progression).
+  balanced: bool
+
+
+PAPER = Design(templates.FAMILY, templates.LABELS, templates.answers, False)
+CTX = Design(templates.CTX_FAMILY, templates.CTX_LABELS, templates.ctx_answers,
+             True)
+
+
 def instance(id_: str, lexical_type: str, seed, prog: templates.Progression,
              fillers: Sequence[realise.Filler],
-             answer_fillers: Sequence[realise.Filler]) -> BLMInstance:
+             answer_fillers: Sequence[realise.Filler],
+             design: Design = PAPER) -> BLMInstance:
   """fillers: one per context sentence; answer_fillers: one per candidate
-  (in `templates.LABELS` order)."""
+  (in `design.labels` order)."""
   context = [realise.sentence(p, f) for p, f in
              zip(templates.context_patterns(prog), fillers)]
   candidates = [(label, realise.sentence(p, f)) for (label, p), f in
-                zip(templates.answers(prog).items(), answer_fillers)]
+                zip(design.answers(prog).items(), answer_fillers)]
   return make_instance(
-      id=id_, family=templates.FAMILY, language=LANGUAGE,
+      id=id_, family=design.family, language=LANGUAGE,
       lexical_type=lexical_type, subset="hypothetical", context=context,
       candidates=candidates, correct_label=templates.CORRECT, seed=seed)
 
@@ -63,17 +89,50 @@ def draw_progression(rng: random.Random) -> templates.Progression:
       wrong_person=rng.choice([p for p in italian.PERSONS if p != person]))
 
 
+# (number, anteriority) of sentence 8: which of the context-necessary
+# answer set's four bases is the correct one.
+TARGETS = tuple((n, a) for n in italian.NUMBERS for a in (0, 1))
+
+
+def balanced_targets(n: int, *seed_parts) -> list[tuple[str, int]]:
+  """n TARGETS, each as often as the others (up to one), in an order
+  seeded by `seed_parts`: each base is correct in a quarter of the
+  instances, whatever their adjectives."""
+  out = [TARGETS[j % len(TARGETS)] for j in range(n)]
+  random.Random(stable_seed(*seed_parts)).shuffle(out)
+  return out
+
+
+def progression_to(rng: random.Random, number: str,
+                   anteriority: int) -> templates.Progression:
+  """A progression whose sentence 8 has `number` and `anteriority`; its
+  reality, person and gender drawn."""
+  last = 2 * rng.randrange(2) + anteriority
+  person = rng.choice(italian.PERSONS)
+  return templates.Progression(
+      first_pair=(last - templates.N_CONTEXT // 2) % len(templates.TENSE_PAIRS),
+      first_number=templates.other(number), person=person,
+      gender=rng.choice(italian.GENDERS),
+      wrong_person=rng.choice([p for p in italian.PERSONS if p != person]))
+
+
 def _draw_filler(rng: random.Random, lex: lexicon_lib.Lexicon):
   return realise.Filler(rng.choice(lex.premise), rng.choice(lex.consequent))
 
 
-def _type_i(lex, seed, size) -> list[BLMInstance]:
-  n_ans = len(templates.LABELS)
+def _type_i(lex, seed, size, design: Design) -> list[BLMInstance]:
+  n_ans = len(design.labels)
   combos = [(p, c, a) for p, c, a in itertools.product(
       range(len(lex.premise)), range(len(lex.consequent)),
       range(len(lex.consequent))) if a != c]
-  keep = sorted(rng_for(templates.FAMILY, "I", seed).choice(
+  keep = sorted(rng_for(design.family, "I", seed).choice(
       len(combos), min(size, len(combos)), replace=False))
+  targets = {}  # ctx: balanced within each premise adjective (split group)
+  if design.balanced:
+    for p in range(len(lex.premise)):
+      ks = [k for k in keep if combos[k][0] == p]
+      targets.update(zip(ks, balanced_targets(
+          len(ks), design.family, seed, "I", lex.premise[p].ms)))
   out = []
   for k in keep:
     p, c, a = combos[k]
@@ -81,25 +140,32 @@ def _type_i(lex, seed, size) -> list[BLMInstance]:
     f = realise.Filler(prem, lex.consequent[c])
     answer = realise.Filler(prem, lex.consequent[a])
     id_ = f"I/{prem.ms}/{lex.consequent[c].ms}-{lex.consequent[a].ms}"
-    prog = draw_progression(random.Random(
-        stable_seed(templates.FAMILY, seed, id_)))
+    rng = random.Random(stable_seed(design.family, seed, id_))
+    prog = (progression_to(rng, *targets[k]) if design.balanced
+            else draw_progression(rng))
     out.append(instance(id_, "I", seed, prog, [f] * templates.N_CONTEXT,
-                        [answer] * n_ans))
+                        [answer] * n_ans, design))
   return out
 
 
 def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
-             seed: int = 0, size: int = VARIED_SIZE) -> list[BLMInstance]:
+             seed: int = 0, size: int = VARIED_SIZE,
+             ctx: bool = False) -> list[BLMInstance]:
+  """The paper-style configs' instances, or with `ctx` the
+  context-necessary configs'."""
   lex = lex or lexicon_lib.load()
+  design = CTX if ctx else PAPER
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
   if lexical_type == "I":
-    return _type_i(lex, seed, size)
-  n_ans = len(templates.LABELS)
+    return _type_i(lex, seed, size, design)
+  n_ans = len(design.labels)
+  targets = balanced_targets(size, design.family, seed, lexical_type)
 
   def draw(id_: str, rng: random.Random) -> BLMInstance:
-    prog = draw_progression(rng)
+    prog = (progression_to(rng, *targets[int(id_.split("/")[1])])
+            if design.balanced else draw_progression(rng))
     fillers = [_draw_filler(rng, lex) for _ in range(templates.N_CONTEXT)]
     if lexical_type == "II":
       used = {(f.premise, f.consequent) for f in fillers}
@@ -109,9 +175,9 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       answers = [answer] * n_ans
     else:
       answers = [_draw_filler(rng, lex) for _ in range(n_ans)]
-    return instance(id_, lexical_type, seed, prog, fillers, answers)
+    return instance(id_, lexical_type, seed, prog, fillers, answers, design)
 
-  return unique_draws(templates.FAMILY, lexical_type, seed, size, draw)
+  return unique_draws(design.family, lexical_type, seed, size, draw)
 
 
 def group_of(inst: BLMInstance) -> str:

@@ -165,3 +165,49 @@ LABELS = tuple(t.label for t in ANSWERS)
 
 def answers(prog: Progression) -> dict[str, Pattern]:
   return answer_patterns(correct_pattern(prog), ANSWERS, rules(prog))
+
+
+# --- The context-necessary answer set (configs `ctx_type_*`, README.md) ----
+# The answer set above is a star: every wrong answer is CORRECT with one
+# clause of (iv) changed, so CORRECT shares the most with the others and
+# the answers alone find it (odd-one-in 0.46-0.78). The context-necessary set
+# is a product instead: four well-formed bases, the sentence 8 of contexts
+# that start the alternation in the other number and/or the cycle one pair
+# off (CORRECT, WNUM, WANT, WNUM-WANT), each with the three other clauses
+# broken in turn (reality, person, gender). Number and anteriority are drawn
+# uniformly by the progression, so each base is the correct one in a quarter
+# of the instances and the set has four equal centres.
+CTX_FAMILY = "sequence_of_tense_ctx"
+CTX_BASE_RULES = ("number", "anteriority")
+CTX_ERROR_RULES = ("reality", "person", "gender")
+RULE_CODES = {"number": "WNUM", "anteriority": "WANT", "reality": "WREAL",
+              "person": "WPER", "gender": "WGEN"}
+
+
+def ctx_label(breaks: tuple[str, ...]) -> str:
+  """The label of the candidate breaking `breaks` (rule names, in order)
+  relative to CORRECT: their codes joined by '-'. Without its last code a
+  label names the base the candidate breaks exactly one clause of."""
+  return "-".join(RULE_CODES[r] for r in breaks) or CORRECT
+
+
+def _ctx_answers() -> tuple[AnswerTemplate, ...]:
+  bases = ((), ("number",), ("anteriority",), ("number", "anteriority"))
+  return tuple(AnswerTemplate(ctx_label(b + e), b + e) for b in bases
+               for e in ((),) + tuple((r,) for r in CTX_ERROR_RULES))
+
+
+CTX_ANSWERS = _ctx_answers()
+CTX_LABELS = tuple(t.label for t in CTX_ANSWERS)
+CTX_BASES = tuple(t.label for t in CTX_ANSWERS
+                  if set(t.breaks) <= set(CTX_BASE_RULES))
+
+
+def ctx_base(label: str) -> str:
+  """The well-formed base a context-necessary label is built on (the label
+  without its last code); CORRECT for the bases WNUM and WANT."""
+  return label.rpartition("-")[0] or CORRECT
+
+
+def ctx_answers(prog: Progression) -> dict[str, Pattern]:
+  return answer_patterns(correct_pattern(prog), CTX_ANSWERS, rules(prog))

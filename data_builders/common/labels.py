@@ -74,6 +74,15 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # one clause of the context's progression (number, anteriority, reality,
     # person, gender).
     "sequence_of_tense": ("CORRECT", "WNUM", "WANT", "WREAL", "WPER", "WGEN"),
+    # Context-necessary sequence of tense (the same README): the product of
+    # four well-formed bases (CORRECT, WNUM, WANT, WNUM-WANT) and the errors
+    # WREAL, WPER, WGEN on each; a label lists the clauses it breaks
+    # relative to CORRECT, its last one relative to the label before it.
+    "sequence_of_tense_ctx": (
+        "CORRECT", "WREAL", "WPER", "WGEN", "WNUM", "WNUM-WREAL",
+        "WNUM-WPER", "WNUM-WGEN", "WANT", "WANT-WREAL", "WANT-WPER",
+        "WANT-WGEN", "WNUM-WANT", "WNUM-WANT-WREAL", "WNUM-WANT-WPER",
+        "WNUM-WANT-WGEN"),
     # Mixture of sequence of tense and agreement (000 appendix 11.1): answer A
     # is correct, B-F break the rules listed there.
     "mixture": ("A", "B", "C", "D", "E", "F"),
