@@ -49,6 +49,7 @@ DATASETS = {
     "spray_load_v0": "blm_spray_load_v0/Template1_type_{}",
     "spray_load_v0_t2": "blm_spray_load_v0/Template2_type_{}",
     "spray_load_v0_ctx": "blm_spray_load_v0/ctx_type_{}",
+    "spray_load_v0_t2_ctx": "blm_spray_load_v0/ctx_t2_type_{}",
     "agreement6_fr": "blm_agreement/fr_agrf6_type_{}",
     "agreement6_it": "blm_agreement/it_agrf6_type_{}",
     "sequence_of_tense": "blm_sequence_of_tense/type_{}",

@@ -76,7 +76,8 @@ def samples(lex):
 def test_config_names_and_labels():
   assert [c.name for c in bv0.Builder.BUILDER_CONFIGS] == [
       f"Template{t}_type_{x}" for t in (1, 2) for x in ("I", "II", "III")] + [
-          f"ctx_type_{x}" for x in ("I", "II", "III")]
+          f"{ctx}_type_{x}" for ctx in ("ctx", "ctx_t2")
+          for x in ("I", "II", "III")]
   inventory = labels.family_labels("spray_load_v0")
   for t in templates.TEMPLATES:
     assert set(FIGURE_ANSWERS[t]) <= set(inventory)

@@ -148,3 +148,181 @@ def test_paper_configs_unchanged(lex, cfg):
   for x in generate.generate(*cfg, lex):
     h.update(repr(x).encode())
   assert h.hexdigest() == PAPER_DIGESTS[cfg]
+
+
+# sha256 over repr(instance) of Template 1's context-necessary configs (type
+# III: the first 3000), in generation order: adding Template 2's keeps them
+# byte-identical.
+CTX_DIGESTS = {
+    "I": "aca9ea19527f26257e065989d8a0fa6d2a1779fc011ec611fd118dadbbb44ea2",
+    "II": "c33aa78d6c68313bf264fd7023f1c16417c0f7a7a620e442fecaef0d37bf0bba",
+    "III": "c35dd0d471470918273f371c4e6ed9de2b1870d19c174d52b7fc2a94a647cb61",
+}
+
+
+@pytest.mark.parametrize("lt", list(CTX_DIGESTS))
+def test_template1_ctx_unchanged(ctx, lt):
+  h = hashlib.sha256()
+  for x in ctx[lt]:
+    h.update(repr(x).encode())
+  assert h.hexdigest() == CTX_DIGESTS[lt]
+
+
+# --- Template 2 (`ctx_t2_type_*`). ------------------------------------------
+
+T2 = "Template2"
+T2_LABELS = ("CORRECT", "SLA", "WP", "Repeat", "NoAgent", "STA", "WSeq",
+             "WSeq-WP", "WSeq-Repeat")
+# Each order-free label's one change from the passive alternant whose
+# subject it keeps.
+ORDER_FREE_DIFFS = {"SLA": ("Loc", [("VerbPass", "Verb NP-Agent")]),
+                    "STA": ("Theme", [("VerbPass", "Verb NP-Agent")]),
+                    "NoAgent": ("Theme", [("VerbPass", "Verb")])}
+PASSIVE = {"Loc": "NP-Loc VerbPass PP-Theme",
+           "Theme": "NP-Theme VerbPass PP-Loc"}
+
+
+def _swap_t2(pat: str) -> str:
+  """`_swap` with each role's own preposition following it (Template 2's WP
+  names the locative one on the theme, -Ploc; exchanged: -with)."""
+  return _swap(pat).replace("-Ploc", "-@").replace("-with", "-Ploc").replace(
+      "-@", "-with")
+
+
+@pytest.fixture(scope="module")
+def ctx_t2(lex):
+  return {lt: generate.generate_ctx(lt, lex, size=SIZES[lt],
+                                    ctx=generate.CTX_T2) for lt in SIZES}
+
+
+def test_t2_builder_configs():
+  from data_builders.blm_spray_load_v0 import (
+      blm_spray_load_v0_dataset_builder as b)
+  by_name = {c.name: c for c in b.Builder.BUILDER_CONFIGS}
+  for lt in ("I", "II", "III"):
+    c = by_name[f"ctx_t2_type_{lt}"]
+    assert c.context_necessary and c.lexical_type == lt
+    assert c.template == generate.CTX_T2
+    assert not by_name[f"Template2_type_{lt}"].context_necessary
+  from configs import common
+  assert common.DATASETS["spray_load_v0_t2_ctx"] == (
+      "blm_spray_load_v0/ctx_t2_type_{}")
+  names = list(common.DATASETS)
+  assert names.index("spray_load_v0_t2_ctx") == (
+      names.index("spray_load_v0_ctx") + 1)
+  from data_builders.common import labels
+  assert labels.family_labels("spray_load_v0_t2_ctx") == T2_LABELS
+
+
+def test_t2_answer_sets():
+  """Both orders hold the same nine patterns (the answers alone do not say
+  which order was drawn); CORRECT and WSeq are the two passive alternants;
+  WP and Repeat are mirrored around both, SLA, STA and NoAgent are held
+  once, and each label is one named change from its base. No candidate is
+  the location as subject of the active verb with no agent."""
+  paper = FIGURE_ANSWERS[T2]
+  sets = {}
+  for order in templates.ORDERS:
+    _, answers = templates.ctx_patterns(T2, order)
+    got = {k: str(p) for k, p in answers.items()}
+    assert tuple(got) == templates.ctx_labels(T2) == T2_LABELS
+    assert len(set(got.values())) == len(got)
+    sets[order] = set(got.values())
+    same = order == templates.ORDERS[0]
+    target = "Loc" if same else "Theme"
+    other = "Theme" if same else "Loc"
+    assert got["CORRECT"] == PASSIVE[target]
+    assert got["WSeq"] == PASSIVE[other]
+    for label in ("WP", "Repeat"):
+      diff = RULE_DIFFS[label]
+      swapped = [(_swap_t2(a), _swap_t2(b)) for a, b in diff]
+      assert token_diff(got["CORRECT"], got[label]) == (
+          diff if same else swapped)
+      assert token_diff(got["WSeq"], got[f"WSeq-{label}"]) == (
+          swapped if same else diff)
+    for label, (role, diff) in ORDER_FREE_DIFFS.items():
+      assert got[label] == paper[label]
+      assert token_diff(PASSIVE[role], got[label]) == diff
+      assert templates.on_other_base(T2, order, label) == (role != target)
+    assert "NP-Loc Verb PP-Theme" not in got.values()
+  assert sets[templates.ORDERS[0]] == sets[templates.ORDERS[1]]
+
+
+@pytest.mark.parametrize("lt", list(SIZES))
+def test_t2_shape_labels_order_and_lint(ctx_t2, lt):
+  xs = ctx_t2[lt]
+  assert len(xs) == SIZES[lt] and len({x.id for x in xs}) == len(xs)
+  for x in xs:
+    assert len(x.context) == 7 and len(x.answers) == 9
+    assert sorted(x.labels) == sorted(T2_LABELS)
+    assert x.labels[x.correct] == templates.CORRECT
+    assert (x.family, x.subset, x.lexical_type) == (
+        "spray_load_v0_t2_ctx", "ctx", lt)
+    order = generate.ctx_order(0, x.id, generate.CTX_T2)
+    ctx_pats, answers = templates.ctx_patterns(T2, order)
+    assert [s.pattern for s in x.context] == [str(p) for p in ctx_pats]
+    assert dict(zip(x.labels, (s.pattern for s in x.answers))) == {
+        k: str(p) for k, p in answers.items()}
+  report = lint.lint(xs[::3])
+  assert not {r for r, n in report.counts.items() if n}, report.format(lt)
+  assert not any(s.text in {c.text for c in x.context}
+                 for x in xs for s in x.answers)
+  first = [generate.ctx_order(0, x.id, generate.CTX_T2) == templates.ORDERS[0]
+           for x in xs]
+  assert abs(sum(first) / len(xs) - 0.5) < 0.03
+  if lt != "III":
+    by_verb = collections.defaultdict(list)
+    for x, f in zip(xs, first):
+      by_verb[x.id.split("-")[2]].append(f)
+    shares = [sum(v) / len(v) for v in by_verb.values()]
+    assert len(shares) == 30 and 0.35 < min(shares) <= max(shares) < 0.65
+  positions = collections.Counter(x.correct for x in xs)
+  assert len(positions) == 9 and max(positions.values()) < 0.15 * len(xs)
+
+
+@pytest.mark.parametrize("lt", list(SIZES))
+def test_t2_answers_alone_cannot_decide(ctx_t2, lt):
+  xs = ctx_t2[lt][::len(ctx_t2[lt]) // 600]
+  s = answers_only.score(xs)
+  assert s.logit <= 0.55 and s.odd_one_in <= 0.55, s
+
+
+def test_t2_paper_answers_alone_decide(lex):
+  """The paper's Template 2 on the same scorer, so the test above measures
+  the design and not a weak scorer."""
+  xs = generate.generate(T2, "III", lex, size=600)
+  assert answers_only.score(xs).logit > 0.9
+
+
+def test_t2_type_i_material(lex, ctx_t2):
+  """Type I: the context and the answers built on the target share one
+  argument combination; those built on the WSeq base (which ones depends
+  on the drawn order: NoAgent and STA keep the theme as subject) another."""
+  nominative = {"us": "we", "her": "she", "him": "he", "them": "they",
+                "me": "i"}  # SLA and STA put the agent after the verb.
+  entries = {e.verb: e for e in lex.entries}
+
+  def nouns(ss, e):
+    """The NPs of sentences `ss`, in NP slots and inside PPs."""
+    preps = sorted({*e.prepositions, *e.wrong_prepositions, "with"},
+                   key=len, reverse=True)
+    out = set()
+    for s in ss:
+      for c, slot in zip(s.chunks[1:], s.pattern.split()):
+        c = c.lower()
+        if slot.startswith("PP"):
+          c = next(c[len(p) + 1:] for p in preps if c.startswith(p + " "))
+        if slot.startswith(("NP", "PP")):
+          out.add(nominative.get(c, c))
+    return out
+
+  for x in ctx_t2["I"][::50]:
+    e = entries[x.id.split("-")[2]]
+    order = generate.ctx_order(0, x.id, generate.CTX_T2)
+    by_label = dict(zip(x.labels, x.answers))
+    other = {lab for lab in T2_LABELS
+             if templates.on_other_base(T2, order, lab)}
+    context = nouns(x.context, e)
+    assert nouns((by_label[lab] for lab in T2_LABELS if lab not in other),
+                 e) <= context, x.id
+    assert not nouns((by_label[lab] for lab in other), e) <= context, x.id

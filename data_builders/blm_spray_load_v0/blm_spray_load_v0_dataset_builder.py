@@ -6,9 +6,10 @@ candidates (Template 1: CORRECT, WPrep, WPP, Adv, WT, WS; Template 2:
 CORRECT, SLA, WP, Repeat, NoAgent, STA), from the `blm_spray_load` lexicon.
 Splits 72:18:10 train:dev:test by context, seeded.
 
-Configs `ctx_type_<I|II|III>` (context-necessary, Template 1): the role
-order is drawn per instance and the answers hold both orders' answer sets,
-so the answers alone cannot decide (README, "Context-necessary configs").
+Configs `ctx_type_<I|II|III>` and `ctx_t2_type_<I|II|III>`
+(context-necessary, Templates 1 and 2): the role order is drawn per instance
+and the answers hold both orders' answer sets, so the answers alone cannot
+decide (README, "Context-necessary configs").
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ def _configs():
            for template in templates.TEMPLATES
            for lexical_type in generate.LEXICAL_TYPES]
   ctx = [SprayLoadV0Config(
-      name=f"{generate.CTX}_type_{lexical_type}", template=generate.CTX,
+      name=f"{ctx}_type_{lexical_type}", template=ctx,
       lexical_type=lexical_type, seed=0, context_necessary=True,
-      description=(f"spray/load v0 {templates.CTX_TEMPLATE}, role order "
-                   f"drawn per instance, answers around both orders' "
-                   f"answers, lexical type {lexical_type}"))
+      description=(f"spray/load v0 {template}, role order drawn per "
+                   f"instance, answers around both orders' answers, "
+                   f"lexical type {lexical_type}"))
+         for ctx, (template, _) in generate.CTX_CONFIGS.items()
          for lexical_type in generate.LEXICAL_TYPES]
   return paper + ctx
 
@@ -55,8 +57,8 @@ class Builder(builder.GeneratedBLMBuilder):
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
-    if config.template == generate.CTX:
+    if config.template in generate.CTX_CONFIGS:
       return generate.generate_ctx(config.lexical_type, lexicon.load_lexicon(),
-                                   seed=config.seed)
+                                   seed=config.seed, ctx=config.template)
     return generate.generate(config.template, config.lexical_type,
                              lexicon.load_lexicon(), seed=config.seed)

@@ -174,17 +174,26 @@ LABELS = (CORRECT,) + tuple(
     t.label for answers in (ANSWERS_T1, ANSWERS_T2) for t in answers[1:])
 
 
-# --- Context-necessary answer sets (configs `ctx_type_*`). ------------------
+# --- Context-necessary answer sets (configs `ctx_type_*`, `ctx_t2_type_*`).
 # Both templates walk through the theme's frames before the location's
-# (Template 1: NP-Theme, PP-Theme, NP-Loc -> PP-Loc). The role order is drawn
-# per instance: THEME-LOC is the paper's template, LOC-THEME the same
-# template with the theme and location exchanged throughout (`swap_roles`),
-# whose answer is the other role's frame (Template 1: NP-Agent Verb
-# PP-Theme). The answer set holds both orders' answer sets: the target's
-# with the paper labels, the other order's with its CORRECT labelled WSeq
+# (Template 1: NP-Theme, PP-Theme, NP-Loc -> PP-Loc; Template 2: the theme
+# alternant and its passive, then the locative alternant -> its passive).
+# The role order is drawn per instance: THEME-LOC is the paper's template,
+# LOC-THEME the same template with the theme and location exchanged
+# throughout (`swap_roles`), whose answer is the other role's frame
+# (Template 1: NP-Agent Verb PP-Theme; Template 2: NP-Theme VerbPass
+# PP-Loc). The answer set holds both orders' answer sets: the target's with
+# the paper labels, the other order's with its CORRECT labelled WSeq
 # (well-formed, but the frame the context already showed instead of the one
 # that continues it) and each of its errors WSeq-<rule> (the rule, swapped,
 # applied to the WSeq base).
+#
+# Template 2's SLA, STA and NoAgent name their roles outright (the location
+# or the theme as subject of the active verb): exchanging the roles maps SLA
+# onto STA and NoAgent onto "NP-Loc Verb PP-Theme" ("The walls will hang
+# with paper lanterns", well-formed for some verbs). They are order-free:
+# the same pattern and label in both orders, held once, each one change
+# from the passive alternant whose subject it keeps (`ORDER_FREE_BASE`).
 
 WSEQ = "WSeq"
 CTX_SUBSET = "ctx"
@@ -194,6 +203,10 @@ _SWAP_ROLE = {THEME: LOC, LOC: THEME}
 # The role's own preposition kinds ("with" for the theme, the verb's locative
 # one for the location) go with the role.
 _SWAP_PREP = {"with": LOC_PREP, LOC_PREP: "with"}
+# Order-free label -> the role whose passive alternant (NP-<role> VerbPass
+# PP-<other role>) it changes by one verb slot.
+ORDER_FREE_BASE = {"Template1": {},
+                   "Template2": {"SLA": LOC, "STA": THEME, "NoAgent": THEME}}
 
 
 def swap_roles(p: Pattern) -> Pattern:
@@ -235,11 +248,28 @@ def ctx_patterns(
   ctx, answers = order_patterns(name, order)
   other = ORDERS[1 - ORDERS.index(order)]
   _, mirrored = order_patterns(name, other)
-  answers = dict(answers)
-  answers.update((mirrored_label(lab), p) for lab, p in mirrored.items())
+  _, paper = template_patterns(name)
+  free = ORDER_FREE_BASE[name]
+  answers = {lab: paper[lab] if lab in free else p
+             for lab, p in answers.items()}
+  answers.update((mirrored_label(lab), p) for lab, p in mirrored.items()
+                 if lab not in free)
   return ctx, answers
 
 
 def ctx_labels(name: str) -> tuple[str, ...]:
   labels = tuple(template_patterns(name)[1])
-  return labels + tuple(mirrored_label(lab) for lab in labels)
+  return labels + tuple(mirrored_label(lab) for lab in labels
+                        if lab not in ORDER_FREE_BASE[name])
+
+
+def on_other_base(name: str, order: str, label: str) -> bool:
+  """Whether answer `label` of the context-necessary set of template `name`
+  in role order `order` is built on the other order's answer (WSeq), not on
+  the target."""
+  if label == WSEQ or label.startswith(WSEQ + "-"):
+    return True
+  role = ORDER_FREE_BASE[name].get(label)
+  # The target's subject: the location in THEME-LOC (Template 2's passive
+  # NP-Loc VerbPass PP-Theme), the theme in LOC-THEME.
+  return role is not None and role != (LOC if order == ORDERS[0] else THEME)

@@ -66,6 +66,10 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     "spray_load_v0_ctx": ("CORRECT", "WPrep", "WPP", "Adv", "WT", "WS",
                           "WSeq", "WSeq-WPrep", "WSeq-WPP", "WSeq-Adv",
                           "WSeq-WT", "WSeq-WS"),
+    # Template 2's (same README): SLA, STA and NoAgent are order-free (the
+    # same pattern in both role orders), so only WP and Repeat are mirrored.
+    "spray_load_v0_t2_ctx": ("CORRECT", "SLA", "WP", "Repeat", "NoAgent",
+                             "STA", "WSeq", "WSeq-WP", "WSeq-Repeat"),
     # BLM-AgrF's 6-candidate answer set (001 Figure 3; 003 Figure 2): AE is
     # the verb agreeing with no noun (000 Figure 3's AEV).
     "agreement6": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE"),
