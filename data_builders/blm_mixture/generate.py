@@ -51,19 +51,40 @@ def draw_rotation(rng: random.Random) -> templates.Rotation:
       simple_first=rng.random() < 0.5)
 
 
+def draw_ctx_rotation(rng: random.Random,
+                      anterior: bool) -> templates.Rotation:
+  """A rotation of the context-necessary configs: also which half goes in
+  blocks and each half's first pair on its own; `anterior`: the correct
+  answer's anteriority (drawn apart, see `ctx_anterior`)."""
+  return draw_rotation(rng)._replace(blocks_half=rng.randrange(2),
+                                     second_simple_first=anterior)
+
+
+def ctx_anterior(seed, id_: str) -> bool:
+  """Whether the instance's correct answer is the anterior pair of its
+  mood (then ANT is the simple one): 50/50 from a stream of its own, so it
+  is independent of the lexical draws and of their retries."""
+  return random.Random(stable_seed(templates.CTX_FAMILY, seed, "anterior",
+                                   id_)).random() < 0.5
+
+
 def instance(id_: str, lexical_type: str, seed, persons: Sequence[str],
              fillers: Sequence[realise.Filler],
              answer_filler: realise.Filler,
-             rot: templates.Rotation = templates.APPENDIX) -> BLMInstance:
+             rot: templates.Rotation = templates.APPENDIX,
+             ctx: bool = False) -> BLMInstance:
   """persons/fillers: one per context sentence; persons[-1] is the
-  answers' person."""
-  ctx = templates.context_patterns(persons, rot)
-  context = [realise.sentence(p, f) for p, f in zip(ctx, fillers)]
+  answers' person. `ctx`: the context-necessary answer set."""
+  context = [realise.sentence(p, f) for p, f in
+             zip(templates.context_patterns(persons, rot), fillers)]
+  answers = (templates.ctx_answers if ctx else templates.answers)(
+      persons[-1], rot)
   candidates = [(label, realise.sentence(p, answer_filler))
-                for label, p in templates.answers(persons[-1], rot).items()]
+                for label, p in answers.items()]
   return make_instance(
-      id=id_, family=templates.FAMILY, language=LANGUAGE,
-      lexical_type=lexical_type, subset="mixture", context=context,
+      id=id_, family=templates.CTX_FAMILY if ctx else templates.FAMILY,
+      language=LANGUAGE, lexical_type=lexical_type,
+      subset=templates.CTX_SUBSET if ctx else "mixture", context=context,
       candidates=candidates, correct_label=templates.CORRECT, seed=seed)
 
 
@@ -73,8 +94,18 @@ def _draw(rng: random.Random, lex: lexicon_lib.Lexicon) -> realise.Filler:
 
 
 def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
-             seed: int = 0, size: int | None = None) -> list[BLMInstance]:
+             seed: int = 0, size: int | None = None,
+             ctx: bool = False) -> list[BLMInstance]:
+  """`ctx`: the context-necessary config of the type (same lexical draws,
+  rotations from `draw_ctx_rotation`, answers `templates.ctx_answers`)."""
   lex = lex or lexicon_lib.load()
+  family = templates.CTX_FAMILY if ctx else templates.FAMILY
+
+  def rotation(rng: random.Random, id_: str) -> templates.Rotation:
+    if ctx:
+      return draw_ctx_rotation(rng, ctx_anterior(seed, id_))
+    return draw_rotation(rng)
+
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
@@ -95,24 +126,22 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       f = _filler(prem, cons, {"m": lex.incidentals["m"][im],
                                "f": lex.incidentals["f"][if_]})
       id_ = f"I/{prem.ms}-{cons.ms}/{person}/m{im}f{if_}"
-      rot = draw_rotation(random.Random(stable_seed(templates.FAMILY, seed,
-                                                    id_)))
+      rot = rotation(random.Random(stable_seed(family, seed, id_)), id_)
       out.append(instance(id_, "I", seed, [person] * n, [f] * (n - 1), f,
-                          rot))
+                          rot, ctx))
     return out
 
   def draw(id_: str, rng: random.Random) -> BLMInstance:
-    rot = draw_rotation(rng)
+    rot = rotation(rng, id_)
     if lexical_type == "II":
       persons = [rng.choice(italian.PERSONS)] * n
     else:
       persons = [rng.choice(italian.PERSONS) for _ in range(n)]
     fillers = [_draw(rng, lex) for _ in range(n)]
     return instance(id_, lexical_type, seed, persons, fillers[:-1],
-                    fillers[-1], rot)
+                    fillers[-1], rot, ctx)
 
-  return unique_draws(templates.FAMILY, lexical_type, seed,
-                      size or VARIED_SIZE, draw)
+  return unique_draws(family, lexical_type, seed, size or VARIED_SIZE, draw)
 
 
 def group_of(inst: BLMInstance) -> str:
