@@ -55,17 +55,29 @@ def draw_ctx_rotation(rng: random.Random,
                       anterior: bool) -> templates.Rotation:
   """A rotation of the context-necessary configs: also which half goes in
   blocks and each half's first pair on its own; `anterior`: the correct
-  answer's anteriority (drawn apart, see `ctx_anterior`)."""
+  answer's anteriority (assigned apart, see `ctx_anterior`)."""
   return draw_rotation(rng)._replace(blocks_half=rng.randrange(2),
                                      second_simple_first=anterior)
 
 
-def ctx_anterior(seed, id_: str) -> bool:
-  """Whether the instance's correct answer is the anterior pair of its
-  mood (then ANT is the simple one): 50/50 from a stream of its own, so it
-  is independent of the lexical draws and of their retries."""
-  return random.Random(stable_seed(templates.CTX_FAMILY, seed, "anterior",
-                                   id_)).random() < 0.5
+def ctx_anterior(ids: Sequence[str], seed) -> dict[str, bool]:
+  """id -> whether the instance's correct answer is the anterior pair of
+  its mood (then ANT is the simple one). The ids are split as the builder
+  splits them (`group_of_id`, default fractions), and within each split
+  half of them (to one) get each value, in a seeded order of their own: so
+  each alternant is correct in half of every split, independently of the
+  lexical draws and of their retries."""
+  parts = splits.assign_splits(list(ids), seed, group_of_id)
+  out = {}
+  for name, members in parts.items():
+    rng = random.Random(stable_seed(templates.CTX_FAMILY, seed, "anterior",
+                                    name))
+    members = list(members)
+    rng.shuffle(members)
+    first = rng.random() < 0.5
+    for k, id_ in enumerate(members):
+      out[id_] = first if k % 2 == 0 else not first
+  return out
 
 
 def instance(id_: str, lexical_type: str, seed, persons: Sequence[str],
@@ -100,10 +112,11 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
   rotations from `draw_ctx_rotation`, answers `templates.ctx_answers`)."""
   lex = lex or lexicon_lib.load()
   family = templates.CTX_FAMILY if ctx else templates.FAMILY
+  anterior: dict[str, bool] = {}
 
   def rotation(rng: random.Random, id_: str) -> templates.Rotation:
     if ctx:
-      return draw_ctx_rotation(rng, ctx_anterior(seed, id_))
+      return draw_ctx_rotation(rng, anterior[id_])
     return draw_rotation(rng)
 
   if lexical_type not in LEXICAL_TYPES:
@@ -120,12 +133,15 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       keep = sorted(rng_for("mixture-I", seed).choice(len(combos), size,
                                                       replace=False))
       combos = [combos[i] for i in keep]
+    ids = [f"I/{lex.premise[p].ms}-{lex.consequent[c].ms}/{person}/"
+           f"m{im}f{if_}" for p, c, person, im, if_ in combos]
+    if ctx:
+      anterior.update(ctx_anterior(ids, seed))
     out = []
-    for p, c, person, im, if_ in combos:
+    for id_, (p, c, person, im, if_) in zip(ids, combos):
       prem, cons = lex.premise[p], lex.consequent[c]
       f = _filler(prem, cons, {"m": lex.incidentals["m"][im],
                                "f": lex.incidentals["f"][if_]})
-      id_ = f"I/{prem.ms}-{cons.ms}/{person}/m{im}f{if_}"
       rot = rotation(random.Random(stable_seed(family, seed, id_)), id_)
       out.append(instance(id_, "I", seed, [person] * n, [f] * (n - 1), f,
                           rot, ctx))
@@ -141,11 +157,26 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
     return instance(id_, lexical_type, seed, persons, fillers[:-1],
                     fillers[-1], rot, ctx)
 
-  return unique_draws(family, lexical_type, seed, size or VARIED_SIZE, draw)
+  size = size or VARIED_SIZE
+  if ctx:
+    anterior.update(ctx_anterior(
+        [f"{lexical_type}/{i:05d}" for i in range(size)], seed))
+  return unique_draws(family, lexical_type, seed, size, draw)
+
+
+def group_of_id(id_: str) -> str:
+  """The split group an instance's id names: type I's adjective pair, or
+  (types II and III, ids `<type>/<i:05d>` of `unique_draws`) the id."""
+  type_, rest = id_.split("/", 1)
+  if type_ == "I":
+    return rest.split("/")[0]
+  return id_
 
 
 def group_of(inst: BLMInstance) -> str:
-  """Type I: the adjective pair; otherwise the context."""
-  if inst.lexical_type == "I":
-    return inst.id.split("/")[1]
+  """Type I: the adjective pair. Types II and III: the context, which
+  `unique_draws` keeps unique, so a context-necessary config groups by id
+  (one context each), which it knows before drawing (`ctx_anterior`)."""
+  if inst.lexical_type == "I" or inst.family == templates.CTX_FAMILY:
+    return group_of_id(inst.id)
   return splits.context_key(inst)
