@@ -6,6 +6,7 @@ alone under the ceilings, the sentence-7 rule at chance between A and ANT,
 strict lint, a small build, and the paper configs unchanged."""
 
 import hashlib
+import itertools
 
 import pytest
 
@@ -162,6 +163,26 @@ def test_each_label_breaks_its_rules_relative_to_its_base(small, lex, lt):
         assert templates.ctx_base(prefix + suffix) == base_label
     for s in x.context + x.answers:
       read_back(s, lex)
+
+
+def test_ant_is_sentence_8_of_the_swapped_rotation():
+  """For each of the 128 rotations: swapping which half goes in blocks
+  (the second half starting with its other pair) keeps sentences 6 and 7
+  and makes ANT sentence 8."""
+  n = 0
+  for v in itertools.product(("sg", "pl"), ("m", "f"), (0, 1), (True, False),
+                             (True, False), (0, 1), (True, False)):
+    rot = templates.Rotation(*v)
+    swapped = rot._replace(blocks_half=1 - rot.blocks_half,
+                           second_simple_first=not rot.second_simple_first)
+    # Sentences 6 and 7 stay, sentence 5 changes.
+    assert [templates.row(i, "1", rot) for i in (5, 6)] == [
+        templates.row(i, "1", swapped) for i in (5, 6)]
+    assert templates.row(4, "1", rot) != templates.row(4, "1", swapped)
+    assert templates.ctx_answers("1", rot)["ANT"] == templates.row(
+        7, "1", swapped)
+    n += 1
+  assert n == 128
 
 
 def _derived_answer(x) -> tuple[dict, dict]:
