@@ -11,6 +11,7 @@ import itertools
 import pytest
 
 from blm_jax.data import answers_only, lint
+from configs import common
 from data_builders.blm_mixture import blm_mixture_dataset_builder as bmix
 from data_builders.blm_mixture import generate, lexicon, templates
 from data_builders.common import labels
@@ -144,6 +145,10 @@ def test_builder_configs():
     c = by_name[f"ctx_type_{t}"]
     assert c.context_necessary and c.lexical_type == t
   assert labels.family_labels("mixture_ctx") == templates.CTX_LABELS
+  names = list(common.DATASETS)
+  assert names[names.index("mixture") + 1] == "mixture_ctx"
+  assert [common.DATASETS["mixture_ctx"].format(t) for t in TYPES] == [
+      f"blm_mixture/ctx_type_{t}" for t in TYPES]
   assert labels.correct_label("mixture_ctx") == "A"
 
 

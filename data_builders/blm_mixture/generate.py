@@ -15,6 +15,12 @@ context says which it is.
 Type I instances are split by their adjective pair (`group_of`): the
 sentences without an incidental recur across the instances of a pair, and
 so never cross splits. Types II and III are split by context.
+
+`generate(..., ctx=True)`: the context-necessary configs (`ctx_type_*`,
+README "Context-necessary configs"): same lexical draws, rotations that
+also draw the halves' progressions (`draw_ctx_rotation`), the correct
+answer's anteriority balanced per split (`ctx_anterior`), answers
+`templates.ctx_answers`.
 """
 
 from __future__ import annotations
