@@ -55,6 +55,7 @@ DATASETS = {
     "sequence_of_tense": "blm_sequence_of_tense/type_{}",
     "sequence_of_tense_ctx": "blm_sequence_of_tense/ctx_type_{}",
     "mixture": "blm_mixture/type_{}",
+    "mixture_ctx": "blm_mixture/ctx_type_{}",
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",

@@ -3,7 +3,10 @@ agreement in Italian hypotheticals (000 sec. 3.2.5, appendix 11.1).
 
 Configs `type_<I|II|III>`: the appendix's 7 context sentences and 6 answers
 A-F (A correct), rotated per instance (`templates.Rotation`), from the
-adjective and incidental-clause lexicons. Splits 72:18:10, seeded.
+adjective and incidental-clause lexicons. Configs `ctx_type_<I|II|III>`:
+context-necessary (README "Context-necessary configs"): two well-formed
+answers, A and ANT, each with its errors, the correct one drawn per
+instance. Splits 72:18:10, seeded.
 """
 
 from __future__ import annotations
@@ -25,10 +28,15 @@ class Builder(builder.GeneratedBLMBuilder):
                "anteriority order; the appendix's is one), so answer A is no "
                "longer one fixed pattern solvable without the context.",
   }
-  BUILDER_CONFIGS = builder.lexical_type_configs("mixture",
-                                                 generate.LEXICAL_TYPES)
+  BUILDER_CONFIGS = builder.lexical_type_configs(
+      "mixture", generate.LEXICAL_TYPES) + [
+          builder.LexicalTypeConfig(
+              name=f"ctx_type_{t}", lexical_type=t, context_necessary=True,
+              description=f"mixture, context-necessary, type {t}")
+          for t in generate.LEXICAL_TYPES]
   group_of = staticmethod(generate.group_of)
 
   def generate(self, config):
     return generate.generate(config.lexical_type, lexicon.load(),
-                             seed=config.seed)
+                             seed=config.seed,
+                             ctx=config.context_necessary)

@@ -15,6 +15,12 @@ context says which it is.
 Type I instances are split by their adjective pair (`group_of`): the
 sentences without an incidental recur across the instances of a pair, and
 so never cross splits. Types II and III are split by context.
+
+`generate(..., ctx=True)`: the context-necessary configs (`ctx_type_*`,
+README "Context-necessary configs"): same lexical draws, rotations that
+also draw the halves' progressions (`draw_ctx_rotation`), the correct
+answer's anteriority balanced per split (`ctx_anterior`), answers
+`templates.ctx_answers`.
 """
 
 from __future__ import annotations
@@ -51,19 +57,52 @@ def draw_rotation(rng: random.Random) -> templates.Rotation:
       simple_first=rng.random() < 0.5)
 
 
+def draw_ctx_rotation(rng: random.Random,
+                      anterior: bool) -> templates.Rotation:
+  """A rotation of the context-necessary configs: also which half goes in
+  blocks and each half's first pair on its own; `anterior`: the correct
+  answer's anteriority (assigned apart, see `ctx_anterior`)."""
+  return draw_rotation(rng)._replace(blocks_half=rng.randrange(2),
+                                     second_simple_first=anterior)
+
+
+def ctx_anterior(ids: Sequence[str], seed) -> dict[str, bool]:
+  """id -> whether the instance's correct answer is the anterior pair of
+  its mood (then ANT is the simple one). The ids are split as the builder
+  splits them (`group_of_id`, default fractions), and within each split
+  half of them (to one) get each value, in a seeded order of their own: so
+  each alternant is correct in half of every split, independently of the
+  lexical draws and of their retries."""
+  parts = splits.assign_splits(list(ids), seed, group_of_id)
+  out = {}
+  for name, members in parts.items():
+    rng = random.Random(stable_seed(templates.CTX_FAMILY, seed, "anterior",
+                                    name))
+    members = list(members)
+    rng.shuffle(members)
+    first = rng.random() < 0.5
+    for k, id_ in enumerate(members):
+      out[id_] = first if k % 2 == 0 else not first
+  return out
+
+
 def instance(id_: str, lexical_type: str, seed, persons: Sequence[str],
              fillers: Sequence[realise.Filler],
              answer_filler: realise.Filler,
-             rot: templates.Rotation = templates.APPENDIX) -> BLMInstance:
+             rot: templates.Rotation = templates.APPENDIX,
+             ctx: bool = False) -> BLMInstance:
   """persons/fillers: one per context sentence; persons[-1] is the
-  answers' person."""
-  ctx = templates.context_patterns(persons, rot)
-  context = [realise.sentence(p, f) for p, f in zip(ctx, fillers)]
+  answers' person. `ctx`: the context-necessary answer set."""
+  context = [realise.sentence(p, f) for p, f in
+             zip(templates.context_patterns(persons, rot), fillers)]
+  answers = (templates.ctx_answers if ctx else templates.answers)(
+      persons[-1], rot)
   candidates = [(label, realise.sentence(p, answer_filler))
-                for label, p in templates.answers(persons[-1], rot).items()]
+                for label, p in answers.items()]
   return make_instance(
-      id=id_, family=templates.FAMILY, language=LANGUAGE,
-      lexical_type=lexical_type, subset="mixture", context=context,
+      id=id_, family=templates.CTX_FAMILY if ctx else templates.FAMILY,
+      language=LANGUAGE, lexical_type=lexical_type,
+      subset=templates.CTX_SUBSET if ctx else "mixture", context=context,
       candidates=candidates, correct_label=templates.CORRECT, seed=seed)
 
 
@@ -73,8 +112,19 @@ def _draw(rng: random.Random, lex: lexicon_lib.Lexicon) -> realise.Filler:
 
 
 def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
-             seed: int = 0, size: int | None = None) -> list[BLMInstance]:
+             seed: int = 0, size: int | None = None,
+             ctx: bool = False) -> list[BLMInstance]:
+  """`ctx`: the context-necessary config of the type (same lexical draws,
+  rotations from `draw_ctx_rotation`, answers `templates.ctx_answers`)."""
   lex = lex or lexicon_lib.load()
+  family = templates.CTX_FAMILY if ctx else templates.FAMILY
+  anterior: dict[str, bool] = {}
+
+  def rotation(rng: random.Random, id_: str) -> templates.Rotation:
+    if ctx:
+      return draw_ctx_rotation(rng, anterior[id_])
+    return draw_rotation(rng)
+
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
@@ -89,34 +139,50 @@ def generate(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       keep = sorted(rng_for("mixture-I", seed).choice(len(combos), size,
                                                       replace=False))
       combos = [combos[i] for i in keep]
+    ids = [f"I/{lex.premise[p].ms}-{lex.consequent[c].ms}/{person}/"
+           f"m{im}f{if_}" for p, c, person, im, if_ in combos]
+    if ctx:
+      anterior.update(ctx_anterior(ids, seed))
     out = []
-    for p, c, person, im, if_ in combos:
+    for id_, (p, c, person, im, if_) in zip(ids, combos):
       prem, cons = lex.premise[p], lex.consequent[c]
       f = _filler(prem, cons, {"m": lex.incidentals["m"][im],
                                "f": lex.incidentals["f"][if_]})
-      id_ = f"I/{prem.ms}-{cons.ms}/{person}/m{im}f{if_}"
-      rot = draw_rotation(random.Random(stable_seed(templates.FAMILY, seed,
-                                                    id_)))
+      rot = rotation(random.Random(stable_seed(family, seed, id_)), id_)
       out.append(instance(id_, "I", seed, [person] * n, [f] * (n - 1), f,
-                          rot))
+                          rot, ctx))
     return out
 
   def draw(id_: str, rng: random.Random) -> BLMInstance:
-    rot = draw_rotation(rng)
+    rot = rotation(rng, id_)
     if lexical_type == "II":
       persons = [rng.choice(italian.PERSONS)] * n
     else:
       persons = [rng.choice(italian.PERSONS) for _ in range(n)]
     fillers = [_draw(rng, lex) for _ in range(n)]
     return instance(id_, lexical_type, seed, persons, fillers[:-1],
-                    fillers[-1], rot)
+                    fillers[-1], rot, ctx)
 
-  return unique_draws(templates.FAMILY, lexical_type, seed,
-                      size or VARIED_SIZE, draw)
+  size = size or VARIED_SIZE
+  if ctx:
+    anterior.update(ctx_anterior(
+        [f"{lexical_type}/{i:05d}" for i in range(size)], seed))
+  return unique_draws(family, lexical_type, seed, size, draw)
+
+
+def group_of_id(id_: str) -> str:
+  """The split group an instance's id names: type I's adjective pair, or
+  (types II and III, ids `<type>/<i:05d>` of `unique_draws`) the id."""
+  type_, rest = id_.split("/", 1)
+  if type_ == "I":
+    return rest.split("/")[0]
+  return id_
 
 
 def group_of(inst: BLMInstance) -> str:
-  """Type I: the adjective pair; otherwise the context."""
-  if inst.lexical_type == "I":
-    return inst.id.split("/")[1]
+  """Type I: the adjective pair. Types II and III: the context, which
+  `unique_draws` keeps unique, so a context-necessary config groups by id
+  (one context each), which it knows before drawing (`ctx_anterior`)."""
+  if inst.lexical_type == "I" or inst.family == templates.CTX_FAMILY:
+    return group_of_id(inst.id)
   return splits.context_key(inst)

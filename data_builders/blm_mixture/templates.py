@@ -67,23 +67,33 @@ class Rotation(NamedTuple):
   """The free values of the appendix's table: sentence 1's number and
   gender, the half (0: 1-4, 1: 5-8) holding the attractor, whether the
   first half is counterfactual and whether a half starts with its simple
-  pair."""
+  pair.
+
+  The context-necessary configs also draw the half (0 in the appendix) that
+  goes through its pairs in blocks of two (the other alternates every
+  sentence) and, on its own, whether the second half starts with its simple
+  pair (None: as the first half, as in the appendix)."""
 
   first_number: str
   first_gender: str
   attractor_half: int
   counterfactual_first: bool
   simple_first: bool
+  blocks_half: int = 0
+  second_simple_first: bool | None = None
 
 
 APPENDIX = Rotation("sg", "m", 1, True, True)
 
 
 def _pair(rot: Rotation, i: int) -> tuple[str, str]:
-  half = i // 4
+  half, j = divmod(i, 4)
   reality = int(rot.counterfactual_first) ^ half  # 1 = counterfactual
-  anterior = (i // 2) % 2 if half == 0 else i % 2
-  anterior ^= int(not rot.simple_first)
+  anterior = (j // 2) % 2 if half == rot.blocks_half else j % 2
+  simple = rot.simple_first
+  if half == 1 and rot.second_simple_first is not None:
+    simple = rot.second_simple_first
+  anterior ^= int(not simple)
   return TENSE_PAIRS[2 * reality + anterior]
 
 
@@ -197,3 +207,107 @@ def appendix_code(p: Pattern) -> str:
     parts.append(f"attractor{feats(p.slot(INC))}")
   parts.append(f"{feats(p.slot(CONS_A))}-{p.slot(CONS).get('tense')}")
   return " ".join(parts)
+
+
+# --- Context-necessary configs (`ctx_type_*`, README "Context-necessary
+# configs"). ---------------------------------------------------------------
+#
+# Two well-formed answers, A and ANT (A in the other anteriority of its
+# mood: sentence 8 of the rotation that keeps sentence 7 and swaps which
+# half goes in blocks), each with the errors B, D, E, F, G around it; which
+# of the two is correct is drawn per instance (`second_simple_first`), so
+# the answer set is the same in both cases and only the context decides.
+
+CTX_FAMILY = "mixture_ctx"
+CTX_SUBSET = "ctx"
+ANT = "ANT"
+
+
+def _pair_index(p: Pattern) -> int:
+  return TENSE_PAIRS.index((p.slot(PREM).get("tense"),
+                            p.slot(CONS).get("tense")))
+
+
+def _move_pair(xor: int):
+  """The pair at TENSE_PAIRS index XOR `xor` (1: the other anteriority,
+  2: the other mood)."""
+  return lambda p: _set_pair(TENSE_PAIRS[_pair_index(p) ^ xor])(p)
+
+
+def _attractor_follows(corrupt):
+  """`corrupt` on the clauses, the attractor (if any) re-derived for the
+  changed subject (other number, same gender: sentence 8's position)."""
+  def apply(p: Pattern) -> Pattern:
+    if not p.has(INC):
+      return corrupt(p)
+    return _attractor(corrupt(p.drop(INC)), odd=False)
+
+  return apply
+
+
+def _subjunctive_of_base(p: Pattern) -> Pattern:
+  anterior = _pair_index(p) % 2
+  tense = "CTrPas" if anterior else "CPas"
+  return _set_pair((tense, tense))(p)
+
+
+def ctx_rules() -> dict[str, Rule]:
+  """The rules behind the context-necessary answers, relative to a base
+  (A or ANT). In the appendix's progression "anteriority" gives sentence
+  7's pair (the paper's B) and "mood" sentence 4's (the paper's C)."""
+  paper = rules()
+  return {r.name: r for r in (
+      paper["attractor"],
+      Rule("number", "number alternates every sentence: broken by the other "
+           "number in both clauses (an attractor follows the subject)",
+           _attractor_follows(_flip_number)),
+      Rule("gender", "gender alternates every two sentences: broken by the "
+           "other gender in both clauses (an attractor follows the subject)",
+           _attractor_follows(_flip_gender)),
+      Rule("anteriority", "the second half's pairs follow the context's "
+           "progression: broken by the other pair of the same mood",
+           _move_pair(1)),
+      Rule("mood", "the second half is in the other mood than the first: "
+           "broken by the other mood's pair of the same anteriority",
+           _move_pair(2)),
+      paper["agreement"],
+      Rule("subjunctive", "a se-premise takes an indicative or conditional "
+           "consequent: broken by the subjunctive of the base's anteriority "
+           "in both clauses (CTrPas for an anterior base, CPas for a simple "
+           "one)", _subjunctive_of_base),
+  )}
+
+
+# The errors around each base, A's named as in the appendix where they
+# break the same rules (B, D, E, F); G is the appendix's C keeping the
+# attractor status (C's mirror image would repeat sentence 1).
+CTX_ERRORS: tuple[AnswerTemplate, ...] = (
+    AnswerTemplate("B", ("number", "anteriority", "attractor")),
+    AnswerTemplate("D", ("gender", "attractor")),
+    AnswerTemplate("E", ("agreement", "subjunctive")),
+    AnswerTemplate("F", ("attractor",)),
+    AnswerTemplate("G", ("number", "gender", "mood")),
+)
+CTX_LABELS = ((CORRECT,) + tuple(t.label for t in CTX_ERRORS) + (ANT,)
+              + tuple(f"{ANT}-{t.label}" for t in CTX_ERRORS))
+
+
+def ctx_base(label: str) -> str:
+  """The well-formed answer a ctx label's errors are relative to."""
+  if label not in CTX_LABELS:
+    raise ValueError(f"unknown mixture_ctx label {label!r}; known: "
+                     f"{CTX_LABELS}")
+  return ANT if label.startswith(ANT) else CORRECT
+
+
+def ctx_answers(person: str, rot: Rotation) -> dict[str, Pattern]:
+  """label -> pattern of the context-necessary answer set (CTX_LABELS)."""
+  r = ctx_rules()
+  a = row(N_CONTEXT, person, rot)
+  out = {CORRECT: a}
+  out.update(answer_patterns(a, CTX_ERRORS, r))
+  ant = r["anteriority"].corrupt(a)
+  out[ANT] = ant
+  out.update({f"{ANT}-{k}": v for k, v in
+              answer_patterns(ant, CTX_ERRORS, r).items()})
+  return {lab: out[lab] for lab in CTX_LABELS}

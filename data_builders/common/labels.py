@@ -90,6 +90,12 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # Mixture of sequence of tense and agreement (000 appendix 11.1): answer A
     # is correct, B-F break the rules listed there.
     "mixture": ("A", "B", "C", "D", "E", "F"),
+    # Context-necessary mixture (data_builders/blm_mixture/README.md): ANT is
+    # A in the other anteriority of its mood (well-formed, correct for the
+    # other progression), ANT-<X> that base with X's rules broken; G is C
+    # keeping the attractor status.
+    "mixture_ctx": ("A", "B", "D", "E", "F", "G", "ANT", "ANT-B", "ANT-D",
+                    "ANT-E", "ANT-F", "ANT-G"),
 }
 
 # Raw labels of the published release -> papers' names, per family.
