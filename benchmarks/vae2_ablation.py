@@ -18,7 +18,10 @@ The `ffnn_*` settings give the FFNN the same kind of tuning budget on dev
 
 Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn*`) at
 paper scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change
-from `base` (or `ffnn`), trained for one seed over the three train types.
+from `base` (or `ffnn`), trained for one seed over the three train types
+(`--seeds=0,1,2` trains each setting once per seed, into `<name>-seed<N>`
+beside seed 0's `<name>`, and adds a table of each seed's mean best dev
+accuracy and each setting's difference to the first one, seed by seed).
 Every row reports the same statistics of each cell's dev history, whatever
 epoch the setting itself selects: the best dev accuracy and its epoch, the
 lowest dev loss and its epoch, and the dev accuracy at the last epoch (test
@@ -106,12 +109,13 @@ _DATASET = flags.DEFINE_string("dataset", "spray_load", "configs/common.py "
 _EPOCHS = flags.DEFINE_integer("epochs", 120, "Epochs (paper: 120).")
 _NUM_TRAIN = flags.DEFINE_integer("num_train", 2000,
                                   "Sampled per train type (paper: 2000).")
-_SEED = flags.DEFINE_integer("seed", 0, "The one grid seed.")
+_SEEDS = flags.DEFINE_list("seeds", ["0"], "Grid seeds; each trains "
+                           "every setting once (a one-seed grid).")
 _RESUME = flags.DEFINE_enum("resume", "auto", ["auto", "force", "restart"],
                             "config.train.resume of every run.")
 
 
-def config_for(name: str, dataset: str):
+def config_for(name: str, dataset: str, seed: int = 0):
   module, variant, changes = SETTINGS[name]
   key = "source" if module is sent_vae else "dataset"
   arg = ",".join(filter(None, [f"{key}={dataset}", variant]))
@@ -122,7 +126,7 @@ def config_for(name: str, dataset: str):
   c.train.epochs = _EPOCHS.value
   if module is not sent_vae:  # chunk data keeps 000 sec. 7's sizes
     c.data.num_train = _NUM_TRAIN.value
-  c.grid.seeds = (_SEED.value,)
+  c.grid.seeds = (seed,)
   c.train.resume = _RESUME.value
   c.progress = False
   return c
@@ -143,6 +147,29 @@ def dev_row(results: dict) -> dict:
   return row
 
 
+def seed_table(by_seed: dict[int, dict], names: list[str]) -> dict:
+  """Per setting: each seed's mean over train types of the best dev
+  accuracy, their mean, and the difference to `names[0]` seed by seed (a
+  choice between settings is only as sure as those differences agree)."""
+  def score(seed, name):
+    cells = by_seed[seed][name].values()
+    return sum(c["best"] for c in cells) / len(cells)
+
+  seeds = sorted(by_seed)
+  rows = []
+  for name in names:
+    own = [score(s, name) for s in seeds]
+    diff = [score(s, name) - score(s, names[0]) for s in seeds]
+    rows.append([name, " / ".join(f"{x:.3f}" for x in own),
+                 f"{sum(own) / len(own):.3f}",
+                 " / ".join(f"{x:+.3f}" for x in diff),
+                 f"{sum(diff) / len(diff):+.3f}"])
+  seed_names = " / ".join(str(s) for s in seeds)
+  return {"columns": ["setting", f"mean best dev acc, seeds {seed_names}",
+                      "mean", f"minus {names[0]}, seeds {seed_names}",
+                      "mean difference"], "rows": rows}
+
+
 def main(argv):
   del argv
   from blm_jax.results.experiment import run_experiment
@@ -151,16 +178,20 @@ def main(argv):
   if unknown:
     raise app.UsageError(f"unknown settings {unknown}; known: "
                          f"{sorted(SETTINGS)}")
-  rows = {}
-  for name in _SETTINGS.value:
-    workdir = os.path.join(_OUT.value, _DATASET.value, name)
-    path = os.path.join(workdir, "results.json")
-    if not os.path.exists(path):
-      print(f"== {name}: training in {workdir}", flush=True)
-      run_experiment(config_for(name, _DATASET.value), workdir)
-    with open(path) as f:
-      rows[name] = dev_row(json.load(f))
-    print(f"== {name}: {rows[name]}", flush=True)
+  seeds = [int(x) for x in _SEEDS.value]
+  by_seed = {}
+  for seed in seeds:
+    for name in _SETTINGS.value:
+      workdir = os.path.join(_OUT.value, _DATASET.value,
+                             name if seed == 0 else f"{name}-seed{seed}")
+      path = os.path.join(workdir, "results.json")
+      if not os.path.exists(path):
+        print(f"== {name}, seed {seed}: training in {workdir}", flush=True)
+        run_experiment(config_for(name, _DATASET.value, seed), workdir)
+      with open(path) as f:
+        by_seed.setdefault(seed, {})[name] = dev_row(json.load(f))
+      print(f"== {name}, seed {seed}: {by_seed[seed][name]}", flush=True)
+  rows = by_seed[seeds[0]]
   order = ["I", "II", "III", "chunks"]
   types = sorted({t for r in rows.values() for t in r}, key=order.index)
   columns = ["setting"] + [
@@ -176,9 +207,14 @@ def main(argv):
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.md"),
             "w") as f:
     f.write("\n".join(lines) + "\n")
+  record = {"columns": columns, "rows": table, "dev": rows}
+  if len(seeds) > 1:
+    record["seeds"] = seed_table(by_seed, list(_SETTINGS.value))
+    record["dev_by_seed"] = {str(k): v for k, v in by_seed.items()}
+    print(record["seeds"])
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
             "w") as f:
-    json.dump({"columns": columns, "rows": table, "dev": rows}, f, indent=1)
+    json.dump(record, f, indent=1)
 
 
 if __name__ == "__main__":
