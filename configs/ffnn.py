@@ -11,6 +11,10 @@ Expected on spray/load ALT-ATL with MiniLM, test F1 mean over 3 seeds:
   cells; docs/experiments/2026-11-24-main-job.md).
 - paper scale (1600 train per type, 120 epochs): I->I 0.994, II->II 0.877,
   III->III 0.408 (record docs/records/reproduce_paper_scale.json).
+
+The default (000 sec. 6.1's Adam 1e-3, hidden 3.5 x D, dot score) is also
+the setting dev chose from the same tuning budget vae2 had: no other beat it
+in all three seeds (docs/experiments/2026-11-24-dev-tuning-budget.md).
 """
 
 from configs import common
