@@ -28,6 +28,11 @@ DATASETS = {
     "agreement_fr": "blm_agreement/fr_mixed_type_{}",
     "agreement_it": "blm_agreement/it_mixed_type_{}",
     "agreement_ro": "blm_agreement/ro_mixed_type_{}",
+    # Context-necessary: N1's phase drawn per instance (README).
+    "agreement_en_ctx": "blm_agreement/en_ctx_type_{}",
+    "agreement_fr_ctx": "blm_agreement/fr_ctx_type_{}",
+    "agreement_it_ctx": "blm_agreement/it_ctx_type_{}",
+    "agreement_ro_ctx": "blm_agreement/ro_ctx_type_{}",
     # --- blm_cos_plus (002 sec. 4.2): lexical types MinLex / MaxLex. -------
     "cos_plus_en_t2i": "blm_cos_plus/en_T2I_{}",
     "cos_plus_en_i2t": "blm_cos_plus/en_I2T_{}",
@@ -52,6 +57,8 @@ DATASETS = {
     "spray_load_v0_t2_ctx": "blm_spray_load_v0/ctx_t2_type_{}",
     "agreement6_fr": "blm_agreement/fr_agrf6_type_{}",
     "agreement6_it": "blm_agreement/it_agrf6_type_{}",
+    "agreement6_fr_ctx": "blm_agreement/fr_agrf6_ctx_type_{}",
+    "agreement6_it_ctx": "blm_agreement/it_agrf6_ctx_type_{}",
     "sequence_of_tense": "blm_sequence_of_tense/type_{}",
     "sequence_of_tense_ctx": "blm_sequence_of_tense/ctx_type_{}",
     "mixture": "blm_mixture/type_{}",

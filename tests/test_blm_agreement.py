@@ -38,8 +38,12 @@ def test_config_names():
   assert "fr_completive_type_II" in bab.CONFIG_NAMES
   agrf6 = {f"{lang}_agrf6_type_{t}" for lang in bab.AGRF6_LANGUAGES
            for t in ("I", "II", "III")}
+  ctx = {f"{lang}_ctx_type_{t}" for lang in lexicon.LANGUAGES
+         for t in ("I", "II", "III")} | {
+             f"{lang}_agrf6_ctx_type_{t}" for lang in bab.AGRF6_LANGUAGES
+             for t in ("I", "II", "III")}
   assert {c.name for c in bab.Builder.BUILDER_CONFIGS} == (
-      set(bab.CONFIG_NAMES) | agrf6)
+      set(bab.CONFIG_NAMES) | agrf6 | ctx)
 
 
 def test_figure_3_template():

@@ -4,6 +4,9 @@ and Romanian (BLM-Agr, 000 sec. 3.2.4 and 4.4 with Figure 3; 001 sec. 2.2.1;
 
 Configs are `<en|fr|it|ro>_<main|relative|completive|mixed>_type_<I|II|III>`;
 `mixed` holds the three clause types in equal numbers, as the papers' data.
+The context-necessary configs `<lang>_ctx_type_<T>` and
+`<fr|it>_agrf6_ctx_type_<T>` draw N1's phase per instance and build the
+answers around both phases' answers (README "Context-necessary configs").
 The template and answer set are in `templates.py`, the lexical types in
 `generate.py`. Any other combination (for instance type I without the copy
 cue of the paper's template) is a run-time config:
@@ -133,6 +136,35 @@ CONFIG_NAMES = tuple(f"{lang}_{clause}_type_{t}" for lang in lexicon.LANGUAGES
                      for t in LEXICAL_TYPES)
 
 
+def ctx_config(language: str, lexical_type: str) -> AgreementConfig:
+  """`<lang>_ctx_type_<T>`: context-necessary (README), mixed clauses, the
+  sizes of `<lang>_mixed_type_<T>`."""
+  cfg = AgreementConfig(
+      name=f"{language}_ctx_type_{lexical_type}", language=language,
+      clause="mixed", lexical_type=lexical_type, context_necessary=True,
+      description=f"Agreement BLM, {language}, mixed clauses, type "
+      f"{lexical_type}, context-necessary: N1's phase drawn per instance, "
+      "Corr and WN1 each with their own errors.")
+  cfg.validate()
+  return cfg
+
+
+def agrf6_ctx_config(language: str, lexical_type: str) -> AgreementConfig:
+  """`<fr|it>_agrf6_ctx_type_<T>`: the context-necessary design with the
+  6-candidate set's labels (9 candidates), the sizes and split shares of
+  `<lang>_agrf6_type_<T>`."""
+  cfg = AgreementConfig(
+      name=f"{language}_agrf6_ctx_type_{lexical_type}", language=language,
+      clause="mixed", lexical_type=lexical_type, answer_set="agrf6",
+      per_clause=AGRF6_PER_CLAUSE[lexical_type], context_necessary=True,
+      split_fractions=agrf6_fractions(language, lexical_type),
+      description=f"Agreement BLM, {language}, mixed clauses, BLM-AgrF "
+      f"labels, type {lexical_type}, context-necessary: N1's phase drawn "
+      "per instance, Corr and WN1 each with their own errors.")
+  cfg.validate()
+  return cfg
+
+
 class Builder(builder.GeneratedBLMBuilder):
   """Subject-verb agreement BLMs (BLM-Agr), four languages, three clause types."""
 
@@ -140,13 +172,22 @@ class Builder(builder.GeneratedBLMBuilder):
   RELEASE_NOTES = {"1.0.0": "Generated agreement BLMs (en, fr, it, ro)."}
   BUILDER_CONFIGS = [AgreementConfig.from_name(n) for n in CONFIG_NAMES] + [
       agrf6_config(lang, t) for lang in AGRF6_LANGUAGES
-      for t in LEXICAL_TYPES]
+      for t in LEXICAL_TYPES] + [
+          ctx_config(lang, t) for lang in lexicon.LANGUAGES
+          for t in LEXICAL_TYPES] + [
+              agrf6_ctx_config(lang, t) for lang in AGRF6_LANGUAGES
+              for t in LEXICAL_TYPES]
 
   # Type I instances of one frame share sentences: split by frame and clause.
   group_of = staticmethod(generate_lib.group_of)
 
   def generate(self, config):
     config.validate()
+    if config.context_necessary:
+      return generate_lib.generate_ctx(
+          config.language, CLAUSE_CONFIGS[config.clause],
+          config.lexical_type, config.size_per_clause(), config.seed,
+          answer_set=config.answer_set, fractions=config.fractions)
     return generate_lib.generate(
         config.language, CLAUSE_CONFIGS[config.clause], config.lexical_type,
         config.size_per_clause(), config.seed, config.keep_copy_cue,

@@ -32,7 +32,8 @@ from data_builders.blm_agreement import realise
 from data_builders.blm_agreement import templates
 from data_builders.common import instances as inst_lib, splits
 from data_builders.common.schema import BLMInstance, Sentence
-from data_builders.common.template import answer_patterns, Pattern
+from data_builders.common.template import (AnswerTemplate, answer_patterns,
+                                           Pattern)
 
 @dataclasses.dataclass(frozen=True)
 class Seed:
@@ -107,11 +108,24 @@ class Realiser:
     return s
 
 
+@dataclasses.dataclass(frozen=True)
+class AnswerSet:
+  """The candidates an instance gets: its family and answer templates (the
+  first one is the correct answer)."""
+
+  family: str
+  templates: tuple[AnswerTemplate, ...]
+
+
+PAPER_SET = AnswerSet(templates.FAMILY, templates.ANSWERS)
+
+
 @functools.lru_cache(maxsize=None)
-def _answers(clause: str, v: templates.NumberVariant):
+def _answers(clause: str, v: templates.NumberVariant,
+             answer_templates: tuple[AnswerTemplate, ...] = templates.ANSWERS):
   """(label, pattern, pattern string) of the answer set, memoised."""
   return tuple((lab, p, str(p)) for lab, p in answer_patterns(
-      templates.correct_pattern(clause, v), templates.ANSWERS,
+      templates.correct_pattern(clause, v), answer_templates,
       templates.RULES).items())
 
 
@@ -134,16 +148,17 @@ def _alternatives(seed: Seed, slot_name: str, current: str) -> list[str]:
 
 def _instance(r: Realiser, *, id: str, seed: Seed, lexical_type: str,
               context: Sequence[Sentence], answers: dict[str, Sentence],
-              config_seed) -> BLMInstance:
+              config_seed, answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   return inst_lib.make_instance(
-      id=id, family=templates.FAMILY, language=r.lex.language,
+      id=id, family=answer_set.family, language=r.lex.language,
       lexical_type=lexical_type, subset=seed.clause, context=context,
       candidates=list(answers.items()),
-      correct_label=templates.ANSWERS[0].label, seed=config_seed)
+      correct_label=answer_set.templates[0].label, seed=config_seed)
 
 
 def type_i(r: Realiser, seed: Seed, v: templates.NumberVariant, config_seed,
-           keep_copy_cue: bool = True) -> BLMInstance:
+           keep_copy_cue: bool = True,
+           answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   """A type I instance; without the copy cue the answer set uses the frame's
   next N1 and N2 (all eight candidates alike, so none stands out)."""
   keys = r.words(seed)
@@ -153,11 +168,13 @@ def type_i(r: Realiser, seed: Seed, v: templates.NumberVariant, config_seed,
     f = seed.frame
     akeys = r.words(seed, n1=f.n1[1], n2=f.n2[(seed.n2 + 1) % len(f.n2)])
   answers = {lab: r.sentence(seed, p, akeys, ps)
-             for lab, p, ps in _answers(seed.clause, v)}
+             for lab, p, ps in _answers(seed.clause, v,
+                                        answer_set.templates)}
   id = (f"{group_key(r.lex.language, seed)}/I/"
         f"{seed.code}/{v.code}")
   return _instance(r, id=id, seed=seed, lexical_type="I", context=ctx,
-                   answers=answers, config_seed=config_seed)
+                   answers=answers, config_seed=config_seed,
+                   answer_set=answer_set)
 
 
 def _swap(rng, seed: Seed, slots: Sequence[str], base: tuple):
@@ -175,14 +192,15 @@ def type_ii_sentence(r: Realiser, rng, seed: Seed, pat: Pattern,
                                                         base)), pat_str)
 
 
-def type_ii_answers(r: Realiser, rng, seed: Seed,
-                    v: templates.NumberVariant) -> dict[str, Sentence]:
+def type_ii_answers(r: Realiser, rng, seed: Seed, v: templates.NumberVariant,
+                    answer_set: AnswerSet = PAPER_SET
+                    ) -> dict[str, Sentence]:
   """The answer set with one replacement shared by all candidates (never in
   N2, which WNA lacks)."""
   keys = r.words(seed, swap=_swap(rng, seed, ("n", "n1", "vp"),
                                   r.words(seed)))
   return {lab: r.sentence(seed, p, keys, ps)
-          for lab, p, ps in _answers(seed.clause, v)}
+          for lab, p, ps in _answers(seed.clause, v, answer_set.templates)}
 
 
 MAX_DRAWS = 50
@@ -193,10 +211,10 @@ def _type_ii_id(language: str, seed: Seed, index: int) -> str:
 
 
 def type_ii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
-            config_seed) -> BLMInstance:
+            config_seed, answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   id = _type_ii_id(r.lex.language, seed, index)
   rng = _rng("II", config_seed, id)
-  answers = type_ii_answers(r, rng, seed, v)
+  answers = type_ii_answers(r, rng, seed, v, answer_set)
   texts = {s.text for s in answers.values()}
   ctx = []
   for p, ps in _context(seed.clause, v):
@@ -209,16 +227,19 @@ def type_ii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
                        f"{p} apart from the candidates")
     ctx.append(s)
   return _instance(r, id=id, seed=seed, lexical_type="II", context=ctx,
-                   answers=answers, config_seed=config_seed)
+                   answers=answers, config_seed=config_seed,
+                   answer_set=answer_set)
 
 
 def type_iii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
-             donors: dict[str, list[Seed]], config_seed) -> BLMInstance:
+             donors: dict[str, list[Seed]], config_seed,
+             answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   """The answer set of type II instance `index`; sentence i from a type II
   sentence of another seed of the same clause and variant (`donors`: frame
   id -> seeds), from distinct other frames while the split has them."""
   anchor_id = _type_ii_id(r.lex.language, seed, index)
-  answers = type_ii_answers(r, _rng("II", config_seed, anchor_id), seed, v)
+  answers = type_ii_answers(r, _rng("II", config_seed, anchor_id), seed, v,
+                            answer_set)
   id = anchor_id.replace("/II/", "/III/")
   rng = _rng("III", config_seed, id)
   texts = {s.text for s in answers.values()}
@@ -235,7 +256,8 @@ def type_iii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
       raise ValueError(f"{id}: no donor sentence for pattern {p}")
     ctx.append(s)
   return _instance(r, id=id, seed=seed, lexical_type="III", context=ctx,
-                   answers=answers, config_seed=config_seed)
+                   answers=answers, config_seed=config_seed,
+                   answer_set=answer_set)
 
 
 def _sample(items: list, k: int, *parts) -> list:
@@ -289,15 +311,67 @@ def generate(language: str, clauses: Sequence[str], lexical_type: str,
   return out
 
 
+# --- Context-necessary configs (README "Context-necessary configs"). --------
+# An instance draws a phase pair of variants (`templates.phase_pair`; the
+# pair is named by its member whose N1 starts singular) and which member its
+# context shows; the answer set (`templates.ANSWERS_CTX`) is the same
+# sentences for both members.
+
+CTX_ANSWER_SETS = {
+    "full": AnswerSet(templates.FAMILY_CTX, templates.ANSWERS_CTX),
+    "agrf6": AnswerSet(templates.FAMILY_AGRF_CTX, templates.ANSWERS_AGRF_CTX),
+}
+PAIR_VARIANTS = tuple(v for v in templates.VARIANTS if v.n1 == "sg")
+
+
+def ctx_phase(config_seed, id_: str,
+              v: templates.NumberVariant) -> templates.NumberVariant:
+  """`v` or its phase pair, 50/50, from a stream of its own (independent of
+  the lexical draws and of their retries)."""
+  if _rng("N1 phase", config_seed, id_).random() < 0.5:
+    return v
+  return templates.phase_pair(v)
+
+
+def generate_ctx(language: str, clauses: Sequence[str], lexical_type: str,
+                 per_clause: int, config_seed, lexicon_root=None,
+                 answer_set: str = "full",
+                 fractions=splits.DEFAULT_FRACTIONS) -> list[BLMInstance]:
+  """The context-necessary instances of one language and lexical type.
+
+  Type I: `per_clause // 2` seeds x phase pairs, each realised in both
+  members of the pair (the same answer set twice, each member's context
+  once), with the answer set in the frame's other N1 and N2 so that no
+  candidate repeats a context sentence. Types II and III: `per_clause`
+  anchors as in `generate`, each showing the member of its pair that
+  `ctx_phase` draws.
+  """
+  if answer_set not in CTX_ANSWER_SETS:
+    raise ValueError(f"unknown answer set {answer_set!r}; known: "
+                     f"{tuple(CTX_ANSWER_SETS)}")
+  return _generate(language, clauses, lexical_type, per_clause, config_seed,
+                   False, lexicon_root, fractions,
+                   ctx_set=CTX_ANSWER_SETS[answer_set])
+
+
 def _generate(language, clauses, lexical_type, per_clause, config_seed,
-              keep_copy_cue, lexicon_root, fractions) -> list[BLMInstance]:
+              keep_copy_cue, lexicon_root, fractions,
+              ctx_set: AnswerSet | None = None) -> list[BLMInstance]:
+  """`ctx_set`: the context-necessary answer set, or None for the paper's."""
   if lexical_type not in ("I", "II", "III"):
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: I, II, "
                      "III")
   lex = lexicon_lib.load(language, lexicon_root)
   r = Realiser(lex)
-  pools = {c: [(s, v) for s in seeds(lex, c) for v in templates.VARIANTS]
+  variants = templates.VARIANTS if ctx_set is None else PAIR_VARIANTS
+  pools = {c: [(s, v) for s in seeds(lex, c) for v in variants]
            for c in clauses}
+  if lexical_type == "I" and ctx_set is not None:
+    return [type_i(r, s, w, config_seed, False, ctx_set)
+            for c in clauses
+            for s, v in _sample(pools[c], per_clause // 2, "I", config_seed,
+                                language, c, "ctx")
+            for w in (v, templates.phase_pair(v))]
   if lexical_type == "I":
     return [type_i(r, s, v, config_seed, keep_copy_cue)
             for c in clauses
@@ -307,9 +381,14 @@ def _generate(language, clauses, lexical_type, per_clause, config_seed,
   for c in clauses:
     rng = _rng("II", config_seed, language, c)
     for j in range(per_clause):
-      anchors.append(pools[c][rng.randrange(len(pools[c]))] + (j,))
+      s, v = pools[c][rng.randrange(len(pools[c]))]
+      if ctx_set is not None:
+        v = ctx_phase(config_seed, _type_ii_id(language, s, j), v)
+      anchors.append((s, v, j))
+  answer_set = ctx_set or PAPER_SET
   if lexical_type == "II":
-    return [type_ii(r, s, v, j, config_seed) for s, v, j in anchors]
+    return [type_ii(r, s, v, j, config_seed, answer_set)
+            for s, v, j in anchors]
   # Type III: donors from the anchor's own split only. The split of a group
   # is the one the builder will give it: same keys, same seed, same cut.
   parts = splits.assign_splits(
@@ -318,10 +397,11 @@ def _generate(language, clauses, lexical_type, per_clause, config_seed,
   split_of = {k: name for name, keys in parts.items() for k in keys}
   buckets: dict = {}
   for c in clauses:
-    for s, v in pools[c]:
-      key = (split_of.get(group_key(language, s)), c, v)
-      buckets.setdefault(key, {}).setdefault(s.frame.id, []).append(s)
+    for s in seeds(lex, c):
+      for v in templates.VARIANTS:
+        key = (split_of.get(group_key(language, s)), c, v)
+        buckets.setdefault(key, {}).setdefault(s.frame.id, []).append(s)
   return [type_iii(r, s, v, j,
                    buckets[(split_of[group_key(language, s)], s.clause, v)],
-                   config_seed)
+                   config_seed, answer_set)
           for s, v, j in anchors]

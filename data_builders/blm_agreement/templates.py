@@ -183,3 +183,45 @@ def parse_pattern(text: str) -> dict[str, str | None]:
     role, _, num = tok.partition("-")
     out[role] = num or None
   return out
+
+
+# --- Context-necessary answer sets (configs `<lang>_ctx_type_*` and
+# `<fr|it>_agrf6_ctx_type_*`, README "Context-necessary configs"). ----------
+# Two number variants that differ only in N1's starting number (`phase_pair`)
+# show N1 alternating in opposite phases; their sentence 8 differs only in
+# N1's number, so each one's Corr is the other one's WN1. The answer set
+# holds both, each with its own Coord, WNA and WN2 (on WN1: `WN1-<label>`,
+# the label's rule broken on WN1). The mirror of WN1 is Corr, and the
+# agreement errors are the same sentences on either base (their attractor
+# numbers follow the subject, `_lure`), so they keep their labels. The answer
+# sets of a variant and of its phase pair are the same sentences: only the
+# context's N1 phase tells which one is Corr.
+FAMILY_CTX = "agreement_ctx"
+FAMILY_AGRF_CTX = "agreement6_ctx"
+PHASE_BASE = "WN1"  # The other phase's correct answer.
+MIRRORED = ("Coord", "WNA", "WN2")
+
+
+def mirrored_label(label: str) -> str:
+  """The label of `label`'s rule broken on the other phase's answer."""
+  return f"{PHASE_BASE}-{label}"
+
+
+def phase_pair(v: NumberVariant) -> NumberVariant:
+  """The variant whose context shows N1 in the other phase."""
+  return NumberVariant(v.s0, other(v.n1), v.n2)
+
+
+def _with_mirrors(answers: tuple[AnswerTemplate, ...]):
+  base = {t.label: t for t in answers}[PHASE_BASE].breaks
+  return answers + tuple(
+      AnswerTemplate(mirrored_label(t.label), base + t.breaks)
+      for t in answers if t.label in MIRRORED)
+
+
+ANSWERS_CTX = _with_mirrors(ANSWERS)
+ANSWERS_AGRF_CTX = _with_mirrors(ANSWERS_AGRF)
+assert tuple(t.label for t in ANSWERS_CTX) == labels.family_labels(
+    FAMILY_CTX)
+assert tuple(t.label for t in ANSWERS_AGRF_CTX) == labels.family_labels(
+    FAMILY_AGRF_CTX)

@@ -8,6 +8,11 @@ first label of each inventory is the correct answer's label.
 FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # 000 Figure 3 / sec. 3.2.4.
     "agreement": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2"),
+    # Context-necessary agreement (data_builders/blm_agreement/README.md): WN1
+    # is the answer of the context whose N1 alternates in the other phase,
+    # WN1-<label> that answer with <label>'s rule broken.
+    "agreement_ctx": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1",
+                      "AEN2", "WN1-Coord", "WN1-WNA", "WN1-WN2"),
     # 000 Figures 5-7, 004.
     "spray_load": ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB",
                    "LEXPREP", "SSM-1", "SSM-2", "AASSM"),
@@ -73,6 +78,9 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # BLM-AgrF's 6-candidate answer set (001 Figure 3; 003 Figure 2): AE is
     # the verb agreeing with no noun (000 Figure 3's AEV).
     "agreement6": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE"),
+    # Its context-necessary configs: WN1-<label> as in "agreement_ctx".
+    "agreement6_ctx": ("Corr", "Coord", "WNA", "WN1", "WN2", "AE",
+                       "WN1-Coord", "WN1-WNA", "WN1-WN2"),
     # Italian sequence of tense (000 sec. 3.2.5; our template, see
     # data_builders/blm_sequence_of_tense/README.md): each wrong answer breaks
     # one clause of the context's progression (number, anteriority, reality,
