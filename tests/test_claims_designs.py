@@ -72,3 +72,16 @@ def test_spray_load_groups_share_one_context_necessary_design():
       v["claim"] for v in claims.evaluate_claims(runs, resamples=200)
       if v["dataset"] == "spray_load_ctx"))
   assert "spray_load_ctx" in ds
+
+
+def test_every_context_necessary_design_has_its_paper_design():
+  """A `_ctx` short name added to configs/common.py without its pairing
+  here would never be set beside its paper design in the report."""
+  from configs import common
+  pairs = claims.CONTEXT_NECESSARY_OF
+  assert set(pairs) | set(pairs.values()) <= set(common.DATASETS), (
+      set(pairs) | set(pairs.values())) - set(common.DATASETS)
+  unpaired = {n for n in common.DATASETS if n.endswith("_ctx")} - set(
+      pairs.values())
+  assert not unpaired, f"no paper design names {sorted(unpaired)}"
+  assert not any(p.endswith("_ctx") for p in pairs)

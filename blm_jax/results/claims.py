@@ -194,7 +194,14 @@ CONTEXT_NECESSARY_OF = {
     "spray_load": "spray_load_ctx", "spray_load_atl_alt": "spray_load_ctx",
     "spray_load_v0": "spray_load_v0_ctx", "cos_en": "cos_en_ctx",
     "cos_it": "cos_it_ctx", "od_en": "od_en_ctx", "od_it": "od_it_ctx",
-    "roll": "roll_ctx"}
+    "roll": "roll_ctx", "spray_load_v0_t2": "spray_load_v0_t2_ctx",
+    "agreement_en": "agreement_en_ctx", "agreement_fr": "agreement_fr_ctx",
+    "agreement_it": "agreement_it_ctx", "agreement_ro": "agreement_ro_ctx",
+    "agreement6_fr": "agreement6_fr_ctx", "agreement6_it": "agreement6_it_ctx",
+    "sequence_of_tense": "sequence_of_tense_ctx", "mixture": "mixture_ctx",
+    # COS+ draws T2I or I2T per instance: one ctx design for both.
+    **{f"cos_plus_{v}_{d}": f"cos_plus_{v}_ctx"
+       for v in ("en", "it", "de_case", "de_mix") for d in ("t2i", "i2t")}}
 
 _TRAINED_OR_TESTED_III = lambda t, u: "III" in (t, u)
 _TRAINED_III = lambda t, u: t == "III"
