@@ -308,6 +308,10 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
       cwd=root, capture_output=True, text=True, check=True).stdout
   assert f"[holds] cos_en: {COS_GAIN}" in out
   assert "95% interval [" in out and "paired on the same instances" in out
+  # Claims about other datasets are one count line, not a line each.
+  assert "[not run]" not in out
+  assert re.search(r"^\d+ claims not run: their grids are not in "
+                   r"--datasets", out, re.M), out
   record = json.loads((tmp_path / "report.json").read_text())
   gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
           and c["dataset"] == "cos_en"][0]

@@ -123,7 +123,10 @@ def main(argv):
   record = report(runs, list(opts.models), opts.out,
                   "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
                   preds)
+  not_run = [v for v in record["claims"] if v["verdict"] == "not run"]
   for v in record["claims"]:
+    if v["verdict"] == "not run":
+      continue
     if "interval" in v:
       lo, hi = v["interval"]
       print(f"[{v['verdict']}] {v['dataset']}: {v['claim']}: "
@@ -133,6 +136,9 @@ def main(argv):
     else:
       print(f"[{v['verdict']}] {v['dataset']}: {v['claim']} "
             f"({v['evidence']})")
+  if not_run:
+    print(f"{len(not_run)} claims not run: their grids are not in "
+          "--datasets (listed in report.md)")
   print(f"wrote {opts.out}/report.md and report.json")
 
 
