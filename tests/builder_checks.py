@@ -4,6 +4,7 @@ for leak checks; lexicon files are copied and edited to provoke errors."""
 
 from __future__ import annotations
 
+import hashlib
 import pathlib
 import shutil
 
@@ -57,3 +58,25 @@ def line_of(path, start: str) -> int:
     if line.startswith(start):
       return i
   raise AssertionError(f"{path}: no line starts with {start!r}")
+
+
+def repr_digest(xs) -> str:
+  """sha256 over repr() of every instance, in order: a generator's output
+  pinned byte for byte (a config that must not change, or training texts)."""
+  h = hashlib.sha256()
+  for x in xs:
+    h.update(repr(x).encode())
+  return h.hexdigest()
+
+
+def fields_digest(xs) -> str:
+  """The first 16 hex digits of a sha256 over each instance's fields and
+  sentences (texts, patterns, chunks): the digests the CoS/OD and Mixture
+  tests froze."""
+  h = hashlib.sha256()
+  for x in xs:
+    h.update(repr((x.id, x.family, x.language, x.lexical_type, x.subset,
+                   [(s.text, s.pattern, s.chunks) for s in x.context],
+                   [(s.text, s.pattern, s.chunks) for s in x.answers],
+                   x.labels, x.correct)).encode())
+  return h.hexdigest()[:16]

@@ -15,7 +15,7 @@ from data_builders.blm_cos_od import lexicon
 from data_builders.blm_cos_od import templates
 from data_builders.common import labels, loading as data
 from data_builders.common.template import token_diff
-from tests.test_cos_od_ctx import _digest
+from tests.builder_checks import fields_digest
 
 CONFIGS = [(c, lang, t) for c in templates.CLASSES
            for lang in templates.LANGUAGES for t in generate.LEXICAL_TYPES]
@@ -266,7 +266,7 @@ PAPER_DIGESTS = {
 
 def test_paper_configs_are_unchanged(generated):
   assert str(cos_od.Builder.VERSION) == "1.1.0"
-  got = {generate.config_name(*cfg): _digest(xs)
+  got = {generate.config_name(*cfg): fields_digest(xs)
          for cfg, xs in generated.items()}
   assert got == PAPER_DIGESTS
 

@@ -4,7 +4,6 @@ and following from the context, one named label per candidate that changes
 exactly what it names, no candidate copied from the context, texts frozen."""
 
 import collections
-import hashlib
 
 import pytest
 
@@ -12,6 +11,7 @@ from blm_jax.data import answers_only, lint
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
 from data_builders.blm_cos_od import ctx, generate, lexicon, templates
 from data_builders.common import labels, schema
+from tests.builder_checks import fields_digest
 
 CONFIGS = [(c, lang, t) for c in templates.CLASSES
            for lang in templates.LANGUAGES for t in generate.LEXICAL_TYPES]
@@ -26,16 +26,6 @@ FORM_OF = {("V-act", "OBJ"): "TRANS", ("V-pass", "BY"): "PASSBY",
 @pytest.fixture(scope="module")
 def small():
   return {cfg: ctx.generate_ctx(*cfg, num_instances=SMALL) for cfg in CONFIGS}
-
-
-def _digest(xs):
-  h = hashlib.sha256()
-  for x in xs:
-    h.update(repr((x.id, x.family, x.language, x.lexical_type, x.subset,
-                   [(s.text, s.pattern, s.chunks) for s in x.context],
-                   [(s.text, s.pattern, s.chunks) for s in x.answers],
-                   x.labels, x.correct)).encode())
-  return h.hexdigest()[:16]
 
 
 def _form(pat: str) -> str:
@@ -228,4 +218,4 @@ FROZEN = {
 
 @pytest.mark.parametrize("cfg", sorted(FROZEN), ids=lambda c: ctx.config_name(*c))
 def test_frozen_configs_are_unchanged(cfg):
-  assert _digest(ctx.generate_ctx(*cfg)) == FROZEN[cfg]
+  assert fields_digest(ctx.generate_ctx(*cfg)) == FROZEN[cfg]

@@ -4,13 +4,13 @@ alternants, so the answers alone cannot decide; the paper configs stay
 as they were."""
 
 import collections
-import hashlib
 
 import pytest
 
 from blm_jax.data import answers_only, lint
 from data_builders.blm_spray_load import generate, lexicon, templates
 from data_builders.common.template import token_diff
+from tests.builder_checks import repr_digest
 from tests.test_blm_spray_load import _expected_diff
 
 
@@ -148,7 +148,4 @@ CTX_DIGESTS = {
 
 @pytest.mark.parametrize("lt", ["I", "II", "III"])
 def test_ctx_records_fixed(ctx, lt):
-  h = hashlib.sha256()
-  for x in ctx[lt]:
-    h.update(repr(x).encode())
-  assert h.hexdigest() == CTX_DIGESTS[lt]
+  assert repr_digest(ctx[lt]) == CTX_DIGESTS[lt]

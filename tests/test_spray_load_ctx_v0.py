@@ -4,7 +4,6 @@ orders' answer sets, so the answers alone cannot decide; the paper configs
 stay as they were."""
 
 import collections
-import hashlib
 
 import pytest
 
@@ -12,6 +11,7 @@ from blm_jax.data import answers_only, lint
 from data_builders.blm_spray_load import lexicon
 from data_builders.blm_spray_load_v0 import generate, templates
 from data_builders.common.template import token_diff
+from tests.builder_checks import repr_digest
 from tests.test_blm_spray_load_v0 import FIGURE_ANSWERS, RULE_DIFFS
 
 SIZES = {"I": 3750, "II": 15000, "III": 3000}  # Type III: the first 3000.
@@ -144,10 +144,7 @@ PAPER_DIGESTS = {
 
 @pytest.mark.parametrize("cfg", list(PAPER_DIGESTS), ids="_type_".join)
 def test_paper_configs_unchanged(lex, cfg):
-  h = hashlib.sha256()
-  for x in generate.generate(*cfg, lex):
-    h.update(repr(x).encode())
-  assert h.hexdigest() == PAPER_DIGESTS[cfg]
+  assert repr_digest(generate.generate(*cfg, lex)) == PAPER_DIGESTS[cfg]
 
 
 # sha256 over repr(instance) of Template 1's context-necessary configs (type
@@ -162,10 +159,7 @@ CTX_DIGESTS = {
 
 @pytest.mark.parametrize("lt", list(CTX_DIGESTS))
 def test_template1_ctx_unchanged(ctx, lt):
-  h = hashlib.sha256()
-  for x in ctx[lt]:
-    h.update(repr(x).encode())
-  assert h.hexdigest() == CTX_DIGESTS[lt]
+  assert repr_digest(ctx[lt]) == CTX_DIGESTS[lt]
 
 
 # --- Template 2 (`ctx_t2_type_*`). ------------------------------------------
