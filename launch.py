@@ -192,7 +192,8 @@ def error_line(e: Exception) -> str | None:
 
   if isinstance(e, embedding_cache.CacheNotWritableError) or (
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
-    return f"error: {e.strerror or e}"
+    where = f" (writing {e.filename})" if e.filename else ""
+    return f"error: {e.strerror or e}{where}"
   if isinstance(e, (train.RunMismatchError,
                     checkpoints.CheckpointMismatchError,
                     workdir_lock.WorkdirLockedError, MemoryError)):

@@ -12,9 +12,11 @@ vmapping in `grid.py`.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import math
 import os
+import sys
 import time
 from typing import Callable, Sequence
 
@@ -307,6 +309,18 @@ def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
   return restored
 
 
+class _LogFile(logging.FileHandler):
+  """log.txt; on a full disk the lines that cannot be written are lost
+  instead of each printing a traceback on the console (the run reports the
+  full disk in one line)."""
+
+  def handleError(self, record):
+    error = sys.exc_info()[1]
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+      return
+    super().handleError(record)
+
+
 def open_log(workdir: str) -> logging.Logger:
   """The run's logger, writing to the workdir's log.txt (the terminal gets
   the progress bar and the `Progress` events instead)."""
@@ -322,7 +336,7 @@ def open_log(workdir: str) -> logging.Logger:
   if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
     for h in list(log.handlers):
       log.removeHandler(h)
-    handler = logging.FileHandler(path)
+    handler = _LogFile(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     log.addHandler(handler)
   return log
