@@ -40,14 +40,31 @@ class CheckpointMismatchError(ValueError):
   """The checkpoint holds a state of another structure than this run's."""
 
 
+class _ReadOnlyNotice(logging.Filter):
+  """Drops orbax's warning that a manager is read-only (probing asks for
+  read-only managers; each would print it)."""
+
+  def filter(self, record):
+    return not str(record.msg).startswith("Given directory is read only")
+
+
 def manager(directory: str, max_to_keep: int = 1,
             read_only: bool = False) -> ocp.CheckpointManager:
   """A manager that may create the folder and clean up killed saves, or,
   `read_only` (probing), one that changes nothing on disk."""
+  if read_only:
+    absl_logger = logging.getLogger("absl")
+    if not any(isinstance(f, _ReadOnlyNotice) for f in absl_logger.filters):
+      # First: before the filters that hold orbax's records back to replay
+      # them (restore_latest).
+      absl_logger.filters.insert(0, _ReadOnlyNotice())
   return ocp.CheckpointManager(
       os.path.abspath(directory),
       options=ocp.CheckpointManagerOptions(
-          max_to_keep=max_to_keep, create=not read_only,
+          # The values a read-only manager takes (orbax warns when it has
+          # to set them itself).
+          max_to_keep=None if read_only else max_to_keep,
+          save_interval_steps=0 if read_only else 1, create=not read_only,
           cleanup_tmp_directories=not read_only, read_only=read_only),
       item_names=("state", "meta"))
 
