@@ -159,6 +159,57 @@ def test_a_live_holder_is_named_and_a_dead_ones_lock_taken_over(tmp_path,
   assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr
 
 
+def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
+                                                         monkeypatch):
+  """The lock comes first: a second run does not spend the data loading,
+  embedding and compiling before it is refused."""
+  from blm_jax.training import distributed
+
+  def no_data_work(data_cfg):
+    raise AssertionError("the data work started")
+
+  monkeypatch.setattr(distributed, "build_data_once", no_data_work)
+  work = tmp_path / "w"
+  work.mkdir()
+  holder = subprocess.Popen(
+      [sys.executable, "-c",
+       "import sys, time; from blm_jax.training import workdir_lock; "
+       f"workdir_lock.acquire({str(work)!r}); print('locked', flush=True); "
+       "time.sleep(120)"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+      text=True)
+  try:
+    assert holder.stdout.readline().strip() == "locked"
+    with pytest.raises(workdir_lock.WorkdirLockedError, match=str(
+        holder.pid)):
+      train.train_and_evaluate(synthetic.config("ffnn", epochs=1), str(work))
+  finally:
+    holder.kill()
+    holder.wait()
+
+
+def test_a_run_failing_before_training_leaves_no_workdir(tmp_path,
+                                                        monkeypatch):
+  from blm_jax.training import distributed
+
+  def fails(data_cfg):
+    raise ValueError("no such dataset")
+
+  monkeypatch.setattr(distributed, "build_data_once", fails)
+  cfg = synthetic.config("ffnn", epochs=1)
+  work = tmp_path / "new"
+  with pytest.raises(ValueError, match="no such dataset"):
+    train.train_and_evaluate(cfg, str(work))
+  assert not work.exists()
+  kept = tmp_path / "kept"  # A workdir the run did not make stays.
+  kept.mkdir()
+  with pytest.raises(ValueError, match="no such dataset"):
+    train.train_and_evaluate(cfg, str(kept))
+  assert kept.is_dir()
+  # Unlocked: the next run takes it without a notice.
+  assert workdir_lock.acquire(str(kept)) in (None, "")
+  workdir_lock.release(str(kept))
+
+
 # ---- 4. SIGTERM is a clean stop ------------------------------------------
 
 def test_sigterm_during_a_save_takes_effect_after_it():

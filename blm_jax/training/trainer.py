@@ -469,31 +469,38 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   config_check.validate(config)  # Before any data is built or embedded.
   progress = progress or Progress()
 
-  # ---- Data and embeddings --------------------------------------------------
-  t0 = time.perf_counter()
-  if data is None:
-    distributed.build_data_once(config.data)
-    data = input_pipeline.load(
-        config.data, embed_fn or default_embed_fn(config.encoder),
-        config.data.data_dir or None,
-        seeds=tuple(int(s) for s in config.grid.seeds))
-  check_compatible(config, data)
-  t1 = time.perf_counter()
-  sources = (sources_fn or default_sources)(config, data.table.sentences)
-  variant_seconds = time.perf_counter() - t1
-  data_seconds = time.perf_counter() - t0
-
-  # ---- Model, optimizer and grid -------------------------------------------
-  grid = build_grid(config, data, sources=sources)
-  memory_notes = fit_memory(config, grid)
-  # The workdir is made only now: a run that fails to load its data (a bad
-  # name, a missing manual_dir, a build or embedding error) or to build its
-  # model leaves no half-made workdir behind.
+  # The workdir is locked before any data work, so that a second run on it
+  # is refused at once; a run that fails before training (a bad name, a
+  # missing manual_dir, a build or embedding error, a model that does not
+  # fit) removes the workdir it made, leaving none half-made behind. Held
+  # until the caller releases it (run_experiment, after the report) or the
+  # process ends; in a multi-process run the first process holds it.
+  made = not os.path.isdir(workdir)
   os.makedirs(workdir, exist_ok=True)
-  # Held until the caller releases it (run_experiment, after the report)
-  # or the process ends; in a multi-process run the first process holds it.
-  stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
-           else None)
+  try:
+    stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
+             else None)
+    # ---- Data and embeddings ------------------------------------------------
+    t0 = time.perf_counter()
+    if data is None:
+      distributed.build_data_once(config.data)
+      data = input_pipeline.load(
+          config.data, embed_fn or default_embed_fn(config.encoder),
+          config.data.data_dir or None,
+          seeds=tuple(int(s) for s in config.grid.seeds))
+    check_compatible(config, data)
+    t1 = time.perf_counter()
+    sources = (sources_fn or default_sources)(config, data.table.sentences)
+    variant_seconds = time.perf_counter() - t1
+    data_seconds = time.perf_counter() - t0
+
+    # ---- Model, optimizer and grid -----------------------------------------
+    grid = build_grid(config, data, sources=sources)
+    memory_notes = fit_memory(config, grid)
+  except BaseException:
+    if made:
+      workdir_lock.unmake(workdir)
+    raise
   log = open_log(workdir)
   if stale:
     log.info("took over the lock of a process that no longer runs (%s)",

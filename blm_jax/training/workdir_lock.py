@@ -65,6 +65,19 @@ def release(workdir: str) -> None:
     os.close(fd)
 
 
+def unmake(workdir: str) -> None:
+  """Releases `workdir` and removes it if it holds nothing but the lock
+  file (a run that failed before writing anything)."""
+  release(workdir)
+  try:
+    if os.listdir(workdir) in ([], [LOCK_NAME]):
+      if os.path.exists(os.path.join(workdir, LOCK_NAME)):
+        os.remove(os.path.join(workdir, LOCK_NAME))
+      os.rmdir(workdir)
+  except OSError:
+    pass  # Another process wrote there meanwhile: left as it is.
+
+
 @atexit.register
 def _release_all() -> None:
   for path in list(_held):
