@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import jax
+import numpy as np
 import pytest
 
 from blm_jax.cli import reproduce
@@ -336,6 +338,30 @@ def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
   assert line.endswith("consider a lower config.train.learning_rate")
 
 
+def test_a_non_finite_loss_is_one_line(tmp_path, monkeypatch, data):
+  from blm_jax.training import grid as grid_lib
+
+  run_epoch = grid_lib.Grid.run_epoch
+
+  def nan_at_epoch_1(self, state, epoch):
+    state, measured = run_epoch(self, state, epoch)
+    if epoch == 1:
+      measured = {**measured, "train": {
+          **measured["train"], "loss": measured["train"]["loss"] * np.nan}}
+    return state, measured
+
+  monkeypatch.setattr(grid_lib.Grid, "run_epoch", nan_at_epoch_1)
+  with pytest.raises(FloatingPointError) as e:
+    run_experiment(synthetic.config("ffnn", epochs=3), str(tmp_path / "w"),
+                   data=data)
+  import launch
+
+  line = launch.error_line(e.value)
+  assert line == f"error: {e.value}" and "\n" not in line
+  assert line.startswith("error: non-finite loss (nan) in cell seed=0,"
+                         "train=I at epoch 1")
+
+
 def test_instances_per_second_count_each_instance_once(data):
   cfg = synthetic.config("ffnn", epochs=1)
   cfg.train.batch_size = 500  # larger than the 60 training instances
@@ -351,7 +377,10 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
   cfg.grid.mode = "vmap"
   grid = train.build_grid(cfg, data)
   need, save = grid.compile_epoch(), train.save_bytes(grid)
-  assert save > 0
+  # The host copy of every leaf, and one leaf more in flight.
+  leaves = [x.size * x.dtype.itemsize
+            for x in jax.tree.leaves(grid.abstract_state())]
+  assert save == sum(leaves) + max(leaves)
   cfg.grid.memory_limit_gb = (need + save / 2) / 2**30  # epoch fits, save not
   with pytest.raises(MemoryError) as e:
     run_experiment(cfg, str(tmp_path / "w"), data=data)
