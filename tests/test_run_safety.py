@@ -4,6 +4,7 @@ the faults a user acts on are one line."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -310,6 +311,15 @@ def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path,
                          f"'train': damaged record file {path} (Corrupted ")
   assert line.endswith(f"rebuild it: remove {os.path.dirname(path)} and "
                        "rerun") and "\n" not in line
+  # A truncated file: records TFDS cannot decode, not a checksum error.
+  shutil.rmtree(os.path.dirname(path))  # Rebuilt as the error says.
+  assert loading.load_instances(*args)
+  os.truncate(path, os.path.getsize(path) // 2)
+  with pytest.raises(loading.CorruptDatasetError) as e:
+    loading.load_instances(*args)
+  assert launch.error_line(e.value).startswith(
+      "error: dataset 'blm_published/folder', split 'train': damaged record "
+      f"file {path} (")
 
 
 def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):

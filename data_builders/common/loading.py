@@ -83,16 +83,20 @@ class CorruptDatasetError(ValueError):
 
 def _read_all(b, name: str, split: str):
   """Every record of one split; a damaged file is named, with how to
-  rebuild it (the reader's own message names neither)."""
-  source = b.as_data_source(split=split)
+  rebuild it (the reader's own message names neither).
+
+  A prepared split that cannot be read back or decoded is damage: flipped
+  bytes fail the reader's checksums ('Corrupted Riegeli/records file'), a
+  truncated file gives records TFDS cannot decode ('type NoneType is not
+  supported').
+  """
   try:
+    source = b.as_data_source(split=split)
     return source.__getitems__(list(range(len(source))))
   except Exception as e:
-    if not any(s in str(e) for s in ("Riegeli", "orrupt", "checksum")):
-      raise
     paths = sorted(glob.glob(os.path.join(
         b.data_dir, f"*-{split}.array_record*"))) or [b.data_dir]
-    reason = str(e).strip().splitlines()[0][:200]
+    reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
     raise CorruptDatasetError(
         f"dataset {name!r}, split {split!r}: damaged record file "
         f"{', '.join(paths)} ({reason}); rebuild it: remove {b.data_dir} "
