@@ -399,6 +399,10 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
       f"config.grid.memory_limit_gb, {save / 2**30:.2f} GiB are kept for the "
       "host copy of the state a checkpoint save makes)")
   assert not (tmp_path / "w").exists()
+  cfg.grid.memory_limit_gb = save / 2 / 2**30  # below the save alone
+  with pytest.raises(MemoryError) as e:
+    run_experiment(cfg, str(tmp_path / "w"), data=data)
+  assert " but 0.00 GiB are available" in str(e.value), str(e.value)
   cfg.grid.memory_limit_gb = (need + save) * 1.01 / 2**30
   run_experiment(cfg, str(tmp_path / "w"), data=data)
   assert "checkpoint saves: " in (tmp_path / "w" / "log.txt").read_text()

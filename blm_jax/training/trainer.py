@@ -223,7 +223,9 @@ def fit_memory(config, grid: Grid) -> list[str]:
   save holds; the MemoryError says how much the save takes."""
   budget, save = memory_budget(config, grid), save_bytes(grid)
   try:
-    notes = grid.fit_memory(budget - save, may_scan=config.grid.mode == "auto")
+    # A limit below the save's own size leaves nothing (not less).
+    notes = grid.fit_memory(max(budget - save, 0),
+                            may_scan=config.grid.mode == "auto")
   except MemoryError as e:
     if not save:
       raise
