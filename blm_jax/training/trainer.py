@@ -481,10 +481,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # The workdir is locked before any data work, so that a second run on it
   # is refused at once; a run that fails before training (a bad name, a
   # missing manual_dir, a build or embedding error, a model that does not
-  # fit) removes the workdir it made, leaving none half-made behind. Held
+  # fit) removes the workdir it made (or the lock file it added to one that
+  # was there), leaving none half-made behind. Held
   # until the caller releases it (run_experiment, after the report) or the
   # process ends; in a multi-process run the first process holds it.
   made = not os.path.isdir(workdir)
+  had_lock = os.path.exists(os.path.join(workdir, workdir_lock.LOCK_NAME))
   os.makedirs(workdir, exist_ok=True)
   try:
     stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
@@ -507,8 +509,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     grid = build_grid(config, data, sources=sources)
     memory_notes = fit_memory(config, grid)
   except BaseException:
-    if made:
-      workdir_lock.unmake(workdir)
+    workdir_lock.undo(workdir, remove_lock=not had_lock, remove_dir=made)
     raise
   log = open_log(workdir)
   if stale:
