@@ -50,6 +50,17 @@ def estimate(log: str) -> dict:
           "save_gib": float(save.group(1)) if save else 0.0}
 
 
+def table(runs: list[dict]) -> dict:
+  return {
+      "columns": ["command", "commit", "cells", "grid form", "epoch (GiB)",
+                  "save (GiB)", "estimate (GiB)", "RSS at the check (GiB)",
+                  "peak RSS (GiB)", "growth (GiB)", "within"],
+      "rows": [[f"`{r['command']}`", r["commit"], r["cells"], r["form"],
+                r["epoch_gib"], r["save_gib"], r["estimate_gib"],
+                r["rss_at_check_gib"], r["peak_rss_gib"], r["growth_gib"],
+                "yes" if r["within"] else "no"] for r in runs]}
+
+
 def rss_at_check(proc: subprocess.Popen, log_path: str) -> float:
   """The run's RSS (GiB) when the memory check has logged its estimate:
   what the process holds already (Python, the libraries, the data and
@@ -110,14 +121,7 @@ def main() -> None:
     with open(a.out) as f:
       record = json.load(f)
   record["runs"].append(row)
-  record["tables"] = {"runs": {
-      "columns": ["command", "cells", "grid form", "epoch (GiB)",
-                  "save copy (GiB)", "estimate (GiB)", "RSS at the check "
-                  "(GiB)", "peak RSS (GiB)", "growth (GiB)", "within"],
-      "rows": [[f"`{r['command']}`", r["cells"], r["form"], r["epoch_gib"],
-                r["save_gib"], r["estimate_gib"], r["rss_at_check_gib"],
-                r["peak_rss_gib"], r["growth_gib"],
-                "yes" if r["within"] else "no"] for r in record["runs"]]}}
+  record["tables"] = {"runs": table(record["runs"])}
   files.write_json(a.out, record, indent=1)
   print(json.dumps(row, indent=1))
 
