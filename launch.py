@@ -184,7 +184,7 @@ def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full
   disk or unwritable embedding cache, a workdir holding another run or in
   use by one, a stale or damaged dataset build, a grid that does not fit in memory,
-  a workdir that cannot be made or written."""
+  a non-finite loss, a workdir that cannot be made or written."""
   from blm_jax.training import checkpoints
   from blm_jax.embedding import cache as embedding_cache
   from blm_jax.training import trainer as train
@@ -192,10 +192,12 @@ def error_line(e: Exception) -> str | None:
 
   if isinstance(e, embedding_cache.CacheNotWritableError) or (
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
-    return f"error: {e.strerror or e}"
+    where = f" (writing {e.filename})" if e.filename else ""
+    return f"error: {e.strerror or e}{where}"
   if isinstance(e, (train.RunMismatchError,
                     checkpoints.CheckpointMismatchError,
-                    workdir_lock.WorkdirLockedError, MemoryError)):
+                    workdir_lock.WorkdirLockedError, MemoryError,
+                    FloatingPointError)):
     return f"error: {e}"
   if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError"):
     # data_builders' own classes

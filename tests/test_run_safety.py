@@ -4,11 +4,14 @@ the faults a user acts on are one line."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
+import jax
+import numpy as np
 import pytest
 
 from blm_jax.cli import reproduce
@@ -159,6 +162,57 @@ def test_a_live_holder_is_named_and_a_dead_ones_lock_taken_over(tmp_path,
   assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr
 
 
+def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
+                                                         monkeypatch):
+  """The lock comes first: a second run does not spend the data loading,
+  embedding and compiling before it is refused."""
+  from blm_jax.training import distributed
+
+  def no_data_work(data_cfg):
+    raise AssertionError("the data work started")
+
+  monkeypatch.setattr(distributed, "build_data_once", no_data_work)
+  work = tmp_path / "w"
+  work.mkdir()
+  holder = subprocess.Popen(
+      [sys.executable, "-c",
+       "import sys, time; from blm_jax.training import workdir_lock; "
+       f"workdir_lock.acquire({str(work)!r}); print('locked', flush=True); "
+       "time.sleep(120)"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+      text=True)
+  try:
+    assert holder.stdout.readline().strip() == "locked"
+    with pytest.raises(workdir_lock.WorkdirLockedError, match=str(
+        holder.pid)):
+      train.train_and_evaluate(synthetic.config("ffnn", epochs=1), str(work))
+  finally:
+    holder.kill()
+    holder.wait()
+
+
+def test_a_run_failing_before_training_leaves_no_workdir(tmp_path,
+                                                        monkeypatch):
+  from blm_jax.training import distributed
+
+  def fails(data_cfg):
+    raise ValueError("no such dataset")
+
+  monkeypatch.setattr(distributed, "build_data_once", fails)
+  cfg = synthetic.config("ffnn", epochs=1)
+  work = tmp_path / "new"
+  with pytest.raises(ValueError, match="no such dataset"):
+    train.train_and_evaluate(cfg, str(work))
+  assert not work.exists()
+  kept = tmp_path / "kept"  # A workdir the run did not make stays.
+  kept.mkdir()
+  with pytest.raises(ValueError, match="no such dataset"):
+    train.train_and_evaluate(cfg, str(kept))
+  assert kept.is_dir()
+  # Unlocked: the next run takes it without a notice.
+  assert workdir_lock.acquire(str(kept)) in (None, "")
+  workdir_lock.release(str(kept))
+
+
 # ---- 4. SIGTERM is a clean stop ------------------------------------------
 
 def test_sigterm_during_a_save_takes_effect_after_it():
@@ -257,6 +311,15 @@ def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path,
                          f"'train': damaged record file {path} (Corrupted ")
   assert line.endswith(f"rebuild it: remove {os.path.dirname(path)} and "
                        "rerun") and "\n" not in line
+  # A truncated file: records TFDS cannot decode, not a checksum error.
+  shutil.rmtree(os.path.dirname(path))  # Rebuilt as the error says.
+  assert loading.load_instances(*args)
+  os.truncate(path, os.path.getsize(path) // 2)
+  with pytest.raises(loading.CorruptDatasetError) as e:
+    loading.load_instances(*args)
+  assert launch.error_line(e.value).startswith(
+      "error: dataset 'blm_published/folder', split 'train': damaged record "
+      f"file {path} (")
 
 
 def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
@@ -285,6 +348,30 @@ def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
   assert line.endswith("consider a lower config.train.learning_rate")
 
 
+def test_a_non_finite_loss_is_one_line(tmp_path, monkeypatch, data):
+  from blm_jax.training import grid as grid_lib
+
+  run_epoch = grid_lib.Grid.run_epoch
+
+  def nan_at_epoch_1(self, state, epoch):
+    state, measured = run_epoch(self, state, epoch)
+    if epoch == 1:
+      measured = {**measured, "train": {
+          **measured["train"], "loss": measured["train"]["loss"] * np.nan}}
+    return state, measured
+
+  monkeypatch.setattr(grid_lib.Grid, "run_epoch", nan_at_epoch_1)
+  with pytest.raises(FloatingPointError) as e:
+    run_experiment(synthetic.config("ffnn", epochs=3), str(tmp_path / "w"),
+                   data=data)
+  import launch
+
+  line = launch.error_line(e.value)
+  assert line == f"error: {e.value}" and "\n" not in line
+  assert line.startswith("error: non-finite loss (nan) in cell seed=0,"
+                         "train=I at epoch 1")
+
+
 def test_instances_per_second_count_each_instance_once(data):
   cfg = synthetic.config("ffnn", epochs=1)
   cfg.train.batch_size = 500  # larger than the 60 training instances
@@ -300,7 +387,10 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
   cfg.grid.mode = "vmap"
   grid = train.build_grid(cfg, data)
   need, save = grid.compile_epoch(), train.save_bytes(grid)
-  assert save > 0
+  # The host copy of every leaf, and one leaf more in flight.
+  leaves = [x.size * x.dtype.itemsize
+            for x in jax.tree.leaves(grid.abstract_state())]
+  assert save == sum(leaves) + max(leaves)
   cfg.grid.memory_limit_gb = (need + save / 2) / 2**30  # epoch fits, save not
   with pytest.raises(MemoryError) as e:
     run_experiment(cfg, str(tmp_path / "w"), data=data)
@@ -309,6 +399,10 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
       f"config.grid.memory_limit_gb, {save / 2**30:.2f} GiB are kept for the "
       "host copy of the state a checkpoint save makes)")
   assert not (tmp_path / "w").exists()
+  cfg.grid.memory_limit_gb = save / 2 / 2**30  # below the save alone
+  with pytest.raises(MemoryError) as e:
+    run_experiment(cfg, str(tmp_path / "w"), data=data)
+  assert " but 0.00 GiB are available" in str(e.value), str(e.value)
   cfg.grid.memory_limit_gb = (need + save) * 1.01 / 2**30
   run_experiment(cfg, str(tmp_path / "w"), data=data)
   assert "checkpoint saves: " in (tmp_path / "w" / "log.txt").read_text()

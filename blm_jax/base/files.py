@@ -29,9 +29,12 @@ def atomic_write(path: str, write: Callable[[BinaryIO], Any]) -> None:
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private.
     os.replace(tmp, path)
-  except BaseException:
+  except BaseException as e:
     if os.path.exists(tmp):
       os.remove(tmp)
+    if isinstance(e, OSError) and e.errno is not None and e.filename is None:
+      # A write error names no file (a full disk): name the one written.
+      raise OSError(e.errno, e.strerror, path) from e
     raise
   try:  # Make the rename itself durable.
     dfd = os.open(folder, os.O_RDONLY)

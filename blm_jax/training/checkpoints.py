@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import threading
 import time
 
@@ -39,14 +40,31 @@ class CheckpointMismatchError(ValueError):
   """The checkpoint holds a state of another structure than this run's."""
 
 
+class _ReadOnlyNotice(logging.Filter):
+  """Drops orbax's warning that a manager is read-only (probing asks for
+  read-only managers; each would print it)."""
+
+  def filter(self, record):
+    return not str(record.msg).startswith("Given directory is read only")
+
+
 def manager(directory: str, max_to_keep: int = 1,
             read_only: bool = False) -> ocp.CheckpointManager:
   """A manager that may create the folder and clean up killed saves, or,
   `read_only` (probing), one that changes nothing on disk."""
+  if read_only:
+    absl_logger = logging.getLogger("absl")
+    if not any(isinstance(f, _ReadOnlyNotice) for f in absl_logger.filters):
+      # First: before the filters that hold orbax's records back to replay
+      # them (restore_latest).
+      absl_logger.filters.insert(0, _ReadOnlyNotice())
   return ocp.CheckpointManager(
       os.path.abspath(directory),
       options=ocp.CheckpointManagerOptions(
-          max_to_keep=max_to_keep, create=not read_only,
+          # The values a read-only manager takes (orbax warns when it has
+          # to set them itself).
+          max_to_keep=None if read_only else max_to_keep,
+          save_interval_steps=0 if read_only else 1, create=not read_only,
           cleanup_tmp_directories=not read_only, read_only=read_only),
       item_names=("state", "meta"))
 
@@ -133,14 +151,95 @@ def _interrupt_after():
         os.kill(os.getpid(), signum)
 
 
+# What orbax and tensorstore report, after a save failed on a full disk, about
+# the writes still in flight: consequences of the one failure already
+# reported, sent to log.txt.
+_AFTERMATH = ("No space left", "os_error_code='28'", "Event loop is closed",
+              "cannot schedule new futures after interpreter shutdown")
+
+
+def _aftermath(text: str) -> bool:
+  return any(s in text for s in _AFTERMATH)
+
+
+def _to_run_log(what: str, text: str) -> None:
+  """One line in log.txt (the trainer's logger; nothing if no run's log is
+  open: its records are INFO, below the last-resort handler's level)."""
+  first = text.strip().splitlines()[0] if text.strip() else ""
+  logging.getLogger("blm_jax.training.trainer").info("%s: %s", what, first)
+
+
+def _unraisable_to_log(previous):
+  def hook(unraisable):
+    # tensorstore's callback into the loop orbax closed when the save failed
+    # (asyncio's call_soon_threadsafe, no object to name).
+    if (unraisable.object is None
+        and isinstance(unraisable.exc_value, RuntimeError)
+        and str(unraisable.exc_value) == "Event loop is closed"):
+      _to_run_log("orbax, a write still in flight after a failed save",
+                  repr(unraisable.exc_value))
+    else:
+      previous(unraisable)
+  hook.blm_checkpoints = True
+  return hook
+
+
+class _AftermathToLog(logging.Filter):
+  """Sends the records of a failed save's aftermath to log.txt."""
+
+  def filter(self, record):
+    if record.levelno < logging.WARNING:
+      return True
+    text = record.getMessage()
+    if record.exc_info and record.exc_info[1] is not None:
+      text += f" {type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
+    if not _aftermath(text):
+      return True
+    _to_run_log(f"orbax, after a failed save ({record.name})", text)
+    return False
+
+
+def _route_aftermath_to_log() -> None:
+  """Keeps the aftermath of a save that failed on a full disk off the console.
+
+  orbax closes its asyncio loop at the first failed write while tensorstore
+  still has writes in flight. Each one that ends then calls back into the
+  closed loop (Python prints a bare 'Event loop is closed' traceback), its
+  task's error is logged when the task is collected ('Task exception was
+  never retrieved'), and orbax's threads log theirs, during the save and up
+  to the process's end: dozens of tracebacks for one full disk, sometimes
+  in the middle of the launcher's error line. They go to log.txt, for the
+  rest of the process (they come after the save has returned). Installed
+  at the first save (the unraisable reports start before the save fails).
+  """
+  if getattr(sys.unraisablehook, "blm_checkpoints", False):
+    return
+  sys.unraisablehook = _unraisable_to_log(sys.unraisablehook)
+  for name in ("absl", "asyncio"):
+    logging.getLogger(name).addFilter(_AftermathToLog())
+
+
+def _close_quietly(mgr: ocp.CheckpointManager) -> None:
+  """Waits for a failed save's threads (their errors are its aftermath), so
+  that closing the manager again raises nothing new."""
+  try:
+    mgr.close()
+  except Exception as e:  # The full disk already reported.
+    _to_run_log("orbax, closing after a failed save", f"{type(e).__name__}: "
+                f"{e}")
+
+
 def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
   """Saves one step; a full disk is reported in one line (the run resumes).
 
   orbax reports a failed write from each of its threads, with tracebacks
   (hundreds of lines for one full disk): those reports are held back while
-  saving and dropped when the disk is full, else passed on. A Ctrl-C during
-  the save (or a SIGTERM) takes effect once the step is written.
+  saving and dropped when the disk is full, else passed on; what orbax and
+  tensorstore report afterwards goes to log.txt (`_route_aftermath_to_log`).
+  A Ctrl-C during the save (or a SIGTERM) takes effect once the step is
+  written.
   """
+  _route_aftermath_to_log()
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
   held, absl_logger = _Held(), logging.getLogger("absl")
   absl_logger.addFilter(held)
@@ -151,6 +250,7 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
       mgr.wait_until_finished()
   except Exception as e:
     if _disk_full(e):
+      _close_quietly(mgr)
       held.records.clear()
       raise OSError(
           errno.ENOSPC, f"no space left on the device of {mgr.directory} "

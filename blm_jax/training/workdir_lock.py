@@ -65,6 +65,21 @@ def release(workdir: str) -> None:
     os.close(fd)
 
 
+def undo(workdir: str, remove_lock: bool, remove_dir: bool) -> None:
+  """Releases `workdir` after a run that failed before writing anything:
+  removes the lock file if the run added it, and the workdir if the run
+  made it and it holds nothing else."""
+  path = os.path.join(workdir, LOCK_NAME)
+  release(workdir)
+  try:
+    if remove_lock and os.path.exists(path):
+      os.remove(path)
+    if remove_dir and not os.listdir(workdir):
+      os.rmdir(workdir)
+  except OSError:
+    pass  # Another process wrote there meanwhile: left as it is.
+
+
 @atexit.register
 def _release_all() -> None:
   for path in list(_held):

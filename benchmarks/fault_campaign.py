@@ -1,0 +1,764 @@
+"""The fault campaign: each way a run can be cut, damaged or misused, tried
+on a tiny run (seconds each) through the command lines a user types.
+
+  python benchmarks/fault_campaign.py                       # every case
+  python benchmarks/fault_campaign.py --cases=sigterm_mid_save,divergence
+  python benchmarks/fault_campaign.py --list
+
+Every case ends in one of two expectations: an exact resume (the rerun's
+results.json cells and summary and its predictions.npz equal those of an
+uninterrupted run of the same config), or one error line naming what and
+where (exactly one 'error: ' line, with the expected words, the exit
+status expected, no traceback on the console). A case holds when it ends
+as expected. Each case records the command, the exit status, the number of
+stderr lines, whether 'Traceback' reached the console and whether the run
+resumed exactly; the whole campaign is written to
+docs/records/fault_campaign.json (table `cases`, rendered in
+docs/experiments/2026-11-24-fault-campaign.md); with --cases, the rows of
+those cases are replaced and the others kept.
+
+The tiny run: the released file format (60 rows, tests/release_fixtures),
+a 2-layer BERT (tests/tiny_checkpoints), FFNN, seed 0, types I and II,
+20 epochs with a checkpoint every 2 (two kept). The full-disk case mounts a
+48 KiB tmpfs and needs root; without it, it is recorded as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from blm_jax.base import files  # noqa: E402
+from tests import release_fixtures, tiny_checkpoints  # noqa: E402
+
+RECORD = os.path.join(ROOT, "docs", "records", "fault_campaign.json")
+EPOCHS = 20
+EXACT = "exact resume"
+
+
+def error(*words: str, status: int = 1) -> dict:
+  """The expectation of a one-line error containing `words`."""
+  return {"kind": "error", "words": words, "status": status}
+
+
+def resume(status_first: int | None = None) -> dict:
+  return {"kind": "resume", "status_first": status_first}
+
+
+class Campaign:
+  """The tiny run's files, its uninterrupted reference and the runs."""
+
+  def __init__(self, root: str):
+    self.root = root
+    self.release = os.path.join(root, "release")
+    release_fixtures.write_release(os.path.join(self.release, "all.tsv"),
+                                   release_fixtures.release_rows(60))
+    self.encoder = tiny_checkpoints.write_bert(os.path.join(root,
+                                                            "tiny_bert"))
+    self.config = os.path.join(root, "tiny.py")
+    self.write_config(self.config, os.path.join(root, "tfds"),
+                      os.path.join(root, "cache"))
+    self.reference = None
+
+  def write_config(self, path: str, data_dir: str, cache_dir: str,
+                   model: str = "ffnn") -> None:
+    files.write_text(path, textwrap.dedent(f"""\
+        import sys
+        sys.path.insert(0, {ROOT!r})
+        from configs import {model}
+
+
+        def get_config(arg=None):
+          c = {model}.get_config(None)
+          c.data.name = "blm_published/folder"
+          c.data.manual_dir = {self.release!r}
+          c.data.data_dir = {data_dir!r}
+          c.data.train_types = c.data.test_types = ("I", "II")
+          c.encoder.name = {self.encoder!r}
+          c.encoder.cache_dir = {cache_dir!r}
+          c.grid.seeds = (0,)
+          c.train.epochs = {EPOCHS}
+          c.train.checkpoint_every_epochs = 2
+          c.train.keep_checkpoints = 2
+          c.train.batch_size = 16
+          c.progress = False
+          return c
+        """))
+
+  # ---- Running ---------------------------------------------------------
+
+  def command(self, work: str, *extra: str, config: str | None = None):
+    return [sys.executable, "launch.py", f"--config={config or self.config}",
+            f"--workdir={work}", *extra]
+
+  def start(self, argv) -> subprocess.Popen:
+    return subprocess.Popen(
+        argv, cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+  def run(self, argv, timeout=600) -> dict:
+    proc = self.start(argv)
+    out, err = proc.communicate(timeout=timeout)
+    return {"argv": argv, "rc": proc.returncode, "out": out, "err": err}
+
+  def work(self, name: str) -> str:
+    return os.path.join(self.root, "work", name)
+
+  def make_reference(self) -> None:
+    ref = self.work("reference")
+    got = self.run(self.command(ref))
+    if got["rc"] != 0:
+      raise SystemExit("the uninterrupted reference run failed:\n"
+                       + got["err"][-3000:])
+    self.reference = outcome(ref)
+
+
+def outcome(work: str) -> dict | None:
+  """What an exact resume must reproduce: results.json's cells and
+  summary, and every array of predictions.npz."""
+  import numpy as np
+
+  path = os.path.join(work, "results.json")
+  if not os.path.exists(path):
+    return None
+  with open(path) as f:
+    results = json.load(f)
+  with np.load(os.path.join(work, "predictions.npz")) as z:
+    arrays = {k: z[k].tolist() for k in z.files}
+  return {"cells": results["cells"], "summary": results["summary"],
+          "predictions": arrays}
+
+
+def wait_for(predicate, proc: subprocess.Popen | None = None,
+             timeout: float = 300, every: float = 0.01) -> bool:
+  """Polls `predicate` until it holds (True), the process ends or the time
+  is up (False)."""
+  deadline = time.time() + timeout
+  while time.time() < deadline:
+    if predicate():
+      return True
+    if proc is not None and proc.poll() is not None:
+      return False
+    time.sleep(every)
+  return False
+
+
+def epoch_logged(work: str, epoch: int):
+  pattern = re.compile(rf" epoch {epoch} loss ")
+  path = os.path.join(work, "log.txt")
+  return lambda: os.path.exists(path) and bool(pattern.search(
+      open(path).read()))
+
+
+def saving(work: str):
+  """Whether a checkpoint save is under way (orbax's tmp folder exists),
+  past the first one (epoch 1)."""
+  folder = os.path.join(work, "checkpoints")
+
+  def now():
+    try:
+      names = os.listdir(folder)
+    except OSError:
+      return False
+    return any("orbax-checkpoint-tmp" in n and not n.startswith("1.")
+               for n in names)
+  return now
+
+
+# ---- Judging ---------------------------------------------------------------
+
+def console(got: dict) -> dict:
+  err = got["err"]
+  return {"rc": got["rc"],
+          "stderr_lines": len([l for l in err.splitlines() if l.strip()]),
+          "traceback": "Traceback" in err + got["out"]}
+
+
+def judge_error(got: dict, expect: dict) -> tuple[bool, str]:
+  err = got["err"].splitlines()
+  lines = [l for l in err if l.startswith("error: ")]
+  c = console(got)
+  if c["traceback"]:
+    return False, "a traceback on the console"
+  if got["rc"] != expect["status"]:
+    return False, f"exit {got['rc']} (expected {expect['status']})"
+  if len(lines) != 1:
+    return False, f"{len(lines)} error lines"
+  # The error's text: its line and those under it (a list of differences,
+  # then what to do).
+  text = "\n".join(err[err.index(lines[0]):])
+  missing = [w for w in expect["words"] if w not in text]
+  if missing:
+    return False, f"the error line lacks {missing}: {lines[0][:200]}"
+  return True, lines[0][:240]
+
+
+def judge_resume(campaign: Campaign, work: str, first: dict, rerun: dict,
+                 expect: dict, rerun_word: str | None = None
+                 ) -> tuple[bool, bool, str]:
+  """(held, resumed exactly, what happened)."""
+  if console(first)["traceback"] or console(rerun)["traceback"]:
+    return False, False, "a traceback on the console"
+  if expect.get("status_first") is not None and (
+      first["rc"] != expect["status_first"]):
+    return False, False, (f"first run exit {first['rc']} (expected "
+                          f"{expect['status_first']})")
+  if rerun["rc"] != 0:
+    return False, False, f"rerun exit {rerun['rc']}: {rerun['err'][-300:]}"
+  exact = outcome(work) == campaign.reference
+  if not exact:
+    return False, False, "the rerun's results differ from the reference"
+  if rerun_word and rerun_word not in rerun["err"]:
+    return False, exact, f"the rerun does not say {rerun_word!r}"
+  if first["rc"] is None:  # Damaged files, no first run to judge.
+    return True, exact, "rerun: results equal the reference"
+  first_line = (first["err"].strip().splitlines() or [""])[-1]
+  return True, exact, (f"first: exit {first['rc']}, '{first_line[:160]}'; "
+                       "rerun: results equal the reference")
+
+
+# ---- Cases -----------------------------------------------------------------
+
+CASES = {}
+
+
+def case(expected: str):
+  def register(fn):
+    CASES[fn.__name__] = (fn, expected)
+    return fn
+  return register
+
+
+def _interrupt(campaign: Campaign, name: str, when, signum: int,
+               status: int | None, rerun_word: str | None = None,
+               extra=()):
+  """Starts the tiny run, sends `signum` once `when(work)` holds, reruns
+  the same command; the rerun must equal the reference."""
+  work = campaign.work(name)
+  argv = campaign.command(work, *extra)
+  proc = campaign.start(argv)
+  landed = wait_for(when(work), proc)
+  if proc.poll() is None:
+    proc.send_signal(signum)
+  out, err = proc.communicate(timeout=300)
+  first = {"argv": argv, "rc": proc.returncode, "out": out, "err": err}
+  rerun = campaign.run(argv)
+  held, exact, what = judge_resume(campaign, work, first, rerun,
+                                   resume(status), rerun_word)
+  if not landed:
+    what = "(the signal came after the phase aimed at) " + what
+  return {"command": " ".join(argv[1:]) + f"  # {signal.Signals(signum).name}"
+          ", then rerun", **console(first), "resumed_exactly": exact,
+          "held": held, "got": what}
+
+
+@case(EXACT)
+def kill9_while_building(c: Campaign):
+  """SIGKILL during the first dataset build and embedding (own data dir)."""
+  cfg = os.path.join(c.root, "tiny_cold.py")
+  c.write_config(cfg, os.path.join(c.root, "tfds_cold"),
+                 os.path.join(c.root, "cache_cold"))
+  work = c.work("kill9_while_building")
+  argv = c.command(work, config=cfg)
+  proc = c.start(argv)
+  landed = wait_for(lambda: os.path.isdir(os.path.join(
+      c.root, "tfds_cold", "blm_published")), proc)
+  proc.kill()
+  out, err = proc.communicate(timeout=60)
+  first = {"argv": argv, "rc": proc.returncode, "out": out, "err": err}
+  rerun = c.run(argv)
+  held, exact, what = judge_resume(c, work, first, rerun, resume(-9))
+  return {"command": " ".join(argv[1:]) + "  # SIGKILL, then rerun",
+          **console(first), "resumed_exactly": exact, "held": held,
+          "got": ("" if landed else "(late) ") + what}
+
+
+@case(EXACT)
+def kill9_mid_training(c):
+  return _interrupt(c, "kill9_mid_training", lambda w: epoch_logged(w, 7),
+                    signal.SIGKILL, -9, "resumed from epoch")
+
+
+@case(EXACT)
+def kill9_mid_save(c):
+  return _interrupt(c, "kill9_mid_save", saving, signal.SIGKILL, -9)
+
+
+@case(EXACT)
+def kill9_before_the_report(c):
+  """SIGKILL after the last epoch: evaluating, writing results."""
+  return _interrupt(c, "kill9_before_the_report",
+                    lambda w: epoch_logged(w, EPOCHS - 1), signal.SIGKILL,
+                    None)
+
+
+@case(EXACT + " (exit 143, one line)")
+def sigterm_mid_training(c):
+  return _interrupt(c, "sigterm_mid_training", lambda w: epoch_logged(w, 7),
+                    signal.SIGTERM, 143, "resumed from epoch")
+
+
+@case(EXACT + " (exit 130, one line)")
+def sigint_mid_training(c):
+  return _interrupt(c, "sigint_mid_training", lambda w: epoch_logged(w, 7),
+                    signal.SIGINT, 130, "resumed from epoch")
+
+
+@case(EXACT + " (exit 143, one line)")
+def sigterm_mid_save(c):
+  return _interrupt(c, "sigterm_mid_save", saving, signal.SIGTERM, 143)
+
+
+@case(EXACT + " (exit 130, one line)")
+def sigint_mid_save(c):
+  return _interrupt(c, "sigint_mid_save", saving, signal.SIGINT, 130)
+
+
+def _killed_run(c: Campaign, name: str, epoch: int = 7) -> tuple[str, list]:
+  """A run killed after `epoch`: its workdir and command."""
+  work = c.work(name)
+  argv = c.command(work)
+  proc = c.start(argv)
+  wait_for(epoch_logged(work, epoch), proc)
+  proc.kill()
+  proc.communicate(timeout=60)
+  return work, argv
+
+
+def _steps(work: str) -> list[str]:
+  folder = os.path.join(work, "checkpoints")
+  return sorted((n for n in os.listdir(folder) if n.isdigit()), key=int)
+
+
+def _damage(path: str, how: str) -> None:
+  """Truncates a file (or every file under a folder) to half its size, or
+  flips a byte in the middle of each."""
+  paths = [path] if os.path.isfile(path) else [
+      os.path.join(d, n) for d, _, names in os.walk(path) for n in names]
+  for p in paths:
+    size = os.path.getsize(p)
+    if how == "truncate":
+      os.truncate(p, size // 2)
+    elif size:
+      with open(p, "r+b") as f:
+        f.seek(size // 2)
+        b = f.read(1)
+        f.seek(size // 2)
+        f.write(bytes([b[0] ^ 0xFF]))
+
+
+def _damaged_checkpoints(c, name, which, how):
+  work, argv = _killed_run(c, name)
+  steps = _steps(work)
+  for s in steps if which == "all" else steps[-1:]:
+    _damage(os.path.join(work, "checkpoints", s), how)
+  rerun = c.run(argv)
+  first = {"rc": None, "err": "", "out": ""}
+  held, exact, what = judge_resume(c, work, first, rerun, resume())
+  quarantined = len(os.listdir(os.path.join(work, "checkpoints-quarantine"))
+                    ) if os.path.isdir(os.path.join(
+                        work, "checkpoints-quarantine")) else 0
+  notices = [l for l in rerun["err"].splitlines() if "is damaged" in l]
+  if held and len(notices) != quarantined:
+    held, what = False, (f"{quarantined} steps quarantined, "
+                         f"{len(notices)} console notices")
+  return {"command": f"kill -9 at epoch 7; {how} {which} of steps {steps}; "
+          "rerun " + " ".join(argv[1:]), **console(rerun),
+          "resumed_exactly": exact, "held": held,
+          "got": f"{what}; {quarantined} quarantined, rerun printed "
+                 f"{console(rerun)['stderr_lines']} lines"}
+
+
+@case(EXACT + " from the older step, one notice")
+def truncated_newest_checkpoint(c):
+  return _damaged_checkpoints(c, "truncated_newest_checkpoint", "newest",
+                              "truncate")
+
+
+@case(EXACT + " from the older step, one notice")
+def flipped_bytes_newest_checkpoint(c):
+  return _damaged_checkpoints(c, "flipped_bytes_newest_checkpoint",
+                              "newest", "flip")
+
+
+@case(EXACT + " from epoch 0, one notice per step")
+def all_checkpoints_truncated(c):
+  return _damaged_checkpoints(c, "all_checkpoints_truncated", "all",
+                              "truncate")
+
+
+def _error_case(c: Campaign, argv, expect: dict, prepare=None) -> dict:
+  if prepare is not None:
+    prepare()
+  got = c.run(argv)
+  held, what = judge_error(got, expect)
+  return {"command": " ".join(argv[1:]), **console(got),
+          "resumed_exactly": None, "held": held, "got": what}
+
+
+def _own_copy(c: Campaign, name: str) -> tuple[str, str, str]:
+  """A config over a copy of the reference's data dir and cache."""
+  data, cache = (os.path.join(c.root, f"{name}_tfds"),
+                 os.path.join(c.root, f"{name}_cache"))
+  shutil.copytree(os.path.join(c.root, "tfds"), data)
+  shutil.copytree(os.path.join(c.root, "cache"), cache)
+  cfg = os.path.join(c.root, f"{name}.py")
+  c.write_config(cfg, data, cache)
+  return cfg, data, cache
+
+
+@case(EXACT + " (the damaged shard re-embedded)")
+def corrupt_embedding_cache_shard(c):
+  cfg, _, cache = _own_copy(c, "corrupt_cache")
+  shards = [os.path.join(d, n) for d, _, ns in os.walk(cache) for n in ns
+            if not n.endswith(".json")]
+  for p in shards:
+    _damage(p, "flip")
+  work = c.work("corrupt_embedding_cache_shard")
+  argv = c.command(work, config=cfg)
+  got = c.run(argv)
+  first = {"rc": None, "err": "", "out": ""}
+  held, exact, what = judge_resume(c, work, first, got, resume())
+  return {"command": f"flip a byte in each of {len(shards)} cache files; "
+          + " ".join(argv[1:]), **console(got), "resumed_exactly": exact,
+          "held": held, "got": what}
+
+
+@case("error naming the record file, with how to rebuild")
+def corrupt_array_record_file(c):
+  cfg, data, _ = _own_copy(c, "corrupt_records")
+  records = sorted(os.path.join(d, n) for d, _, ns in os.walk(data)
+                   for n in ns if "train.array_record" in n)
+  return _error_case(
+      c, c.command(c.work("corrupt_array_record_file"), config=cfg),
+      error("damaged record file", records[0], "rebuild it"),
+      lambda: _damage(records[0], "truncate"))
+
+
+@case("error naming the build and the release folder")
+def stale_release_build(c):
+  cfg, _, _ = _own_copy(c, "stale_build")
+  release = os.path.join(c.root, "release_changed")
+  release_fixtures.write_release(os.path.join(release, "all.tsv"),
+                                 release_fixtures.release_rows(61))
+  with open(cfg) as f:
+    text = f.read().replace(repr(c.release), repr(release))
+  files.write_text(cfg, text)
+  return _error_case(c, c.command(c.work("stale_release_build"), config=cfg),
+                     error("was built from other release files", release))
+
+
+@case("error: no space left, naming the folder")
+def full_disk(c):
+  mount = os.path.join(c.root, "small")
+  os.makedirs(mount, exist_ok=True)
+  try:
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k",
+                              "tmpfs", mount], capture_output=True
+                             ).returncode == 0
+  except OSError:
+    mounted = False
+  if not mounted:
+    return {"command": "mount -t tmpfs -o size=48k (needs root)", "rc": None,
+            "stderr_lines": None, "traceback": None,
+            "resumed_exactly": None, "held": None,
+            "got": "skipped: cannot mount a tmpfs here"}
+  try:
+    work = os.path.join(mount, "work")
+    return _error_case(c, c.command(work), error(
+        "no space left on the device of", f"{work}/checkpoints",
+        "rerun the same command to resume"))
+  finally:
+    subprocess.run(["umount", mount])
+
+
+@case("the killed restart leaves no results beside its config")
+def restart_killed_midway(c):
+  work = c.work("restart_killed_midway")
+  first = c.run(c.command(work))
+  argv = c.command(work, "--config.train.resume=restart",
+                   "--config.data.num_train=40")
+  proc = c.start(argv)
+  log = os.path.join(work, "log.txt")
+
+  def restarted_epoch_3():  # Logged after the restart moved the run aside.
+    text = open(log).read()
+    return " epoch 3 loss " in text.partition("train.resume=restart")[2]
+
+  wait_for(restarted_epoch_3, proc)
+  proc.kill()
+  proc.communicate(timeout=60)
+  with open(os.path.join(work, "config.json")) as f:
+    num_train = json.load(f)["data"]["num_train"]
+  results_left = os.path.exists(os.path.join(work, "results.json"))
+  aside = [n for n in os.listdir(work) if n.startswith("previous-")]
+  held = (first["rc"] == 0 and num_train == 40 and not results_left
+          and len(aside) == 1 and os.path.exists(
+              os.path.join(work, aside[0], "results.json")))
+  return {"command": "run to the end; " + " ".join(argv[1:])
+          + "  # SIGKILL at epoch 3", **console(first),
+          "resumed_exactly": None, "held": held,
+          "got": f"config.json num_train {num_train}, results.json left "
+                 f"beside it: {results_left}, set aside: {aside}"}
+
+
+@case("the second run refused in one line naming the holder's PID")
+def two_runs_one_workdir(c):
+  work = c.work("two_runs_one_workdir")
+  argv = c.command(work, "--config.train.epochs=100000")
+  holder = c.start(argv)
+  wait_for(epoch_logged(work, 3), holder)
+  try:
+    got = c.run(c.command(work))
+  finally:
+    holder.send_signal(signal.SIGTERM)
+    holder.communicate(timeout=120)
+  held, what = judge_error(got, error("in use", str(holder.pid)))
+  return {"command": " ".join(got["argv"][1:]) + "  # while another runs",
+          **console(got), "resumed_exactly": None, "held": held, "got": what}
+
+
+@case("error naming the workdir and the differing keys")
+def other_config_on_a_workdir(c):
+  work, _ = _killed_run(c, "other_config_on_a_workdir")
+  return _error_case(c, c.command(work, "--config.train.learning_rate=0.002"),
+                     error(work, "config.train.learning_rate",
+                           "--config.train.resume=restart"))
+
+
+@case("runs; results.json lists what the forced resume ignored")
+def forced_resume_recorded(c):
+  work, _ = _killed_run(c, "forced_resume_recorded")
+  got = c.run(c.command(work, "--config.train.learning_rate=0.002",
+                        "--config.train.resume=force"))
+  forced = []
+  if os.path.exists(os.path.join(work, "results.json")):
+    with open(os.path.join(work, "results.json")) as f:
+      forced = json.load(f)["run"].get("resume_forced") or []
+  held = (got["rc"] == 0 and not console(got)["traceback"]
+          and any("learning_rate" in str(d) for d in forced))
+  return {"command": "kill -9 at epoch 7; " + " ".join(got["argv"][1:]),
+          **console(got), "resumed_exactly": None, "held": held,
+          "got": f"exit {got['rc']}; run.resume_forced: "
+                 + "; ".join(str(d) for d in forced)[:160]}
+
+
+@case("error naming the grid and the differing keys")
+def reproduce_reuses_a_cpu_grid(c):
+  sys.path.insert(0, ROOT)
+  from blm_jax.cli import reproduce
+  from blm_jax.training import run_identity
+
+  out = os.path.join(c.root, "reproduce")
+  work = os.path.join(out, "agreement_en", "ffnn")
+  cpu = reproduce.load_config(os.path.join(ROOT, "configs"), "ffnn",
+                              "dataset=agreement_en,cpu")
+  cpu.data.seed_follows_grid = True
+  files.write_json(os.path.join(work, "results.json"),
+                   {"run": {"config": run_identity.flatten(cpu.to_dict())}})
+  argv = [sys.executable, "-m", "blm_jax.cli.reproduce",
+          "--datasets=agreement_en", "--models=ffnn", f"--out={out}"]
+  return _error_case(c, argv, error(work, "config.train.epochs"))
+
+
+def _bad_input(name, expected, extra, *words, config=None):
+  @case(expected)
+  def run(c):
+    return _error_case(c, c.command(c.work(name), *extra,
+                                    config=config), error(*words))
+  run.__name__ = name
+  CASES[name] = CASES.pop("run")
+  return run
+
+
+_bad_input("seeds_with_a_semicolon", "error naming the key",
+           ["--config.grid.seeds=[0;1]"], "config.grid.seeds")
+_bad_input("channels_with_a_letter", "error naming the key",
+           ["--config.model.channels=8,x,8"], "config.model.channels",
+           config=os.path.join(ROOT, "configs", "vae2.py"))
+_bad_input("unknown_key", "error naming the key and the near miss",
+           ["--config.train.epoch=3"], "config.train.epoch",
+           "config.train.epochs")
+_bad_input("memory_limit_too_small", "error saying how much is needed",
+           ["--config.grid.memory_limit_gb=0.000001"], "GiB")
+
+
+@case("error: --config given twice")
+def repeated_config(c):
+  argv = c.command(c.work("repeated_config"), f"--config={c.config}")
+  return _error_case(c, argv, error("--config is given 2 times"))
+
+
+@case("error naming the workdir")
+def workdir_not_writable(c):
+  blocker = os.path.join(c.root, "a_file")
+  files.write_text(blocker, "not a folder")
+  return _error_case(c, c.command(os.path.join(blocker, "work")),
+                     error(blocker))
+
+
+@case("error naming the missing workdir")
+def probe_missing_workdir(c):
+  missing = c.work("never_made")
+  return _error_case(c, [sys.executable, "-m", "blm_jax.cli.probe",
+                         f"--workdir={missing}"], error(missing))
+
+
+@case("error naming the --out that cannot be written")
+def export_bad_out(c):
+  blocker = os.path.join(c.root, "export_blocker")
+  files.write_text(blocker, "not a folder")
+  return _error_case(c, [sys.executable, "-m", "blm_jax.cli.export",
+                         "--dataset=blm_published/folder",
+                         f"--manual_dir={c.release}",
+                         f"--data_dir={os.path.join(c.root, 'tfds')}",
+                         f"--out={blocker}/x"], error("--out=", blocker))
+
+
+def _warning_case(c, name, extra, words, count=1, config=None):
+  work = c.work(name)
+  got = c.run(c.command(work, *extra, config=config))
+  lines = [l for l in got["err"].splitlines() if all(w in l for w in words)]
+  held = (got["rc"] == 0 and len(lines) == count
+          and not console(got)["traceback"])
+  return {"command": " ".join(got["argv"][1:]), **console(got),
+          "resumed_exactly": None, "held": held,
+          "got": (f"{len(lines)} x '{lines[0][:200]}'" if lines else
+                  f"exit {got['rc']}, no warning line with {words}")}
+
+
+@case("runs, one warning per test type that its F1 means little")
+def one_instance_test_set(c):
+  return _warning_case(c, "one_instance_test_set",
+                       ["--config.data.max_test=1"],
+                       ["has 1 instance(s)", "means little"], count=2)
+
+
+def _vae2(c: Campaign) -> str:
+  """The tiny run's config with the two-level VAE (its loss is not bounded
+  below by 0 as the FFNN's hinge is: a high learning rate makes it
+  explode)."""
+  cfg = os.path.join(c.root, "tiny_vae2.py")
+  c.write_config(cfg, os.path.join(c.root, "tfds"),
+                 os.path.join(c.root, "cache"), model="vae2")
+  return cfg
+
+
+@case("runs, one warning that training diverges")
+def divergence(c):
+  return _warning_case(c, "divergence",
+                       ["--config.train.learning_rate=0.1",
+                        "--config.train.epochs=8"], ["training diverges"],
+                       config=_vae2(c))
+
+
+@case("error naming the cell, the epoch and the learning rate")
+def non_finite_loss(c):
+  return _error_case(c, c.command(c.work("non_finite_loss"),
+                                  "--config.train.learning_rate=10",
+                                  config=_vae2(c)),
+                     error("non-finite loss", "seed=0,train=I",
+                           "config.train.learning_rate"))
+
+
+# ---- The record ------------------------------------------------------------
+
+def _commit() -> str:
+  return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                        capture_output=True, text=True).stdout.strip()
+
+
+def record(rows: list[dict]) -> dict:
+  held = sum(1 for r in rows if r["held"] is True)
+  failed = sum(1 for r in rows if r["held"] is False)
+  skipped = sum(1 for r in rows if r["held"] is None)
+  yes_no = {True: "yes", False: "no", None: "-"}
+  return {
+      "study": "fault campaign: kills, signals, damaged files, bad inputs "
+               "and concurrent runs on a tiny run",
+      "date": datetime.date.today().isoformat(),
+      "commit": ", ".join(sorted({r["commit"] for r in rows})),
+      "command": "python benchmarks/fault_campaign.py",
+      "config": None,
+      "counts": {"cases": len(rows), "held": held, "not_held": failed,
+                 "skipped": skipped,
+                 "seconds": round(sum(r["seconds"] for r in rows))},
+      "cases": rows,
+      "tables": {"cases": {
+          "columns": ["case", "expected", "got", "exit", "stderr lines",
+                      "traceback", "resumed exactly", "held"],
+          "rows": [[r["case"], r["expected"],
+                    r["got"].replace("|", "/").replace("\n", " ")[:160],
+                    "-" if r["rc"] is None else r["rc"],
+                    "-" if r["stderr_lines"] is None else r["stderr_lines"],
+                    yes_no[r["traceback"]], yes_no[r["resumed_exactly"]],
+                    yes_no[r["held"]]] for r in rows]}}}
+
+
+def main() -> None:
+  p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  p.add_argument("--cases", default="", help="comma-separated; default all")
+  p.add_argument("--out", default=RECORD, help="the record to write")
+  p.add_argument("--list", action="store_true")
+  p.add_argument("--keep", action="store_true", help="keep the tmp folder")
+  a = p.parse_args()
+  if a.list:
+    print("\n".join(f"{n}: {e}" for n, (_, e) in CASES.items()))
+    return
+  names = [n for n in a.cases.split(",") if n] or list(CASES)
+  unknown = [n for n in names if n not in CASES]
+  if unknown:
+    raise SystemExit(f"unknown cases {unknown}; --list lists them")
+  root = tempfile.mkdtemp(prefix="fault_campaign_")
+  try:
+    c = Campaign(root)
+    c.make_reference()
+    rows = []
+    for name in names:
+      fn, expected = CASES[name]
+      t = time.time()
+      row = {"case": name, "expected": expected, **fn(c)}
+      row["seconds"] = round(time.time() - t, 1)
+      rows.append(row)
+      print(f"{'held' if row['held'] else 'NOT HELD' if row['held'] is False else 'skipped'}"
+            f"  {name} ({row['seconds']}s): {row['got'][:200]}", flush=True)
+  finally:
+    if not a.keep:
+      shutil.rmtree(root, ignore_errors=True)
+    else:
+      print(f"kept {root}")
+  commit = _commit()
+  for row in rows:
+    row["commit"] = commit
+    for k in ("command", "got"):  # The same text whatever the tmp folder.
+      row[k] = row[k].replace(root, "$TMP")
+  if a.cases and os.path.exists(a.out):
+    # Rerun cases replace their rows; the others keep theirs (and the
+    # commit they ran at).
+    with open(a.out) as f:
+      kept = {r["case"]: r for r in json.load(f)["cases"]}
+    kept.update({r["case"]: r for r in rows})
+    rows = [kept[n] for n in CASES if n in kept]
+  rec = record(rows)
+  files.write_json(a.out, rec, indent=1)
+  n = rec["counts"]
+  print(f"{n['held']} of {n['cases']} held, {n['not_held']} not, "
+        f"{n['skipped']} skipped; wrote {a.out}")
+
+
+if __name__ == "__main__":
+  main()
