@@ -693,6 +693,8 @@ def record(rows: list[dict]) -> dict:
       "date": datetime.date.today().isoformat(),
       "commit": ", ".join(sorted({r["commit"] for r in rows})),
       "command": "python benchmarks/fault_campaign.py",
+      "source": "each case's own run in a temporary folder ($TMP), judged "
+                "against an uninterrupted run of the same config",
       "config": None,
       "counts": {"cases": len(rows), "held": held, "not_held": failed,
                  "skipped": skipped,

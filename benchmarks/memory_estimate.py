@@ -121,6 +121,10 @@ def main() -> None:
     with open(a.out) as f:
       record = json.load(f)
   record["runs"].append(row)
+  # The record's provenance is its newest run's (each row keeps its own).
+  record.update(date=row["date"], commit=row["commit"],
+                source="/usr/bin/time -v's peak RSS of the run and the "
+                       "memory check's lines in its log.txt")
   record["tables"] = {"runs": table(record["runs"])}
   files.write_json(a.out, record, indent=1)
   print(json.dumps(row, indent=1))
