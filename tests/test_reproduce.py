@@ -342,3 +342,19 @@ def test_the_two_spray_load_groups_are_compared_unpaired():
   assert v["verdict"] == "does not hold"
   assert re.search(r"spray_load:ffnn 0\.(79|80)\d, spray_load_atl_alt:ffnn "
                    r"0\.(59|60)\d", v["evidence"])
+
+
+def test_a_grid_without_every_type_is_not_run_not_a_crash():
+  """A grid trained on one type (e.g. `--config.data.train_types=I,`) has
+  no rows for the cells a claim compares: it says so instead of failing."""
+  one_row = {"I": FFNN_SL["I"]}
+  runs = {"spray_load": {"ffnn": _results(one_row),
+                         "vae2": _results(VAE_SL)}}
+  v = _verdicts(runs)
+  hardest = v["spray_load", "I→III is the lowest FFNN cell on spray/load"]
+  assert hardest["verdict"] == "not run"
+  assert "needs train and test types I, II, III" in hardest["evidence"]
+  assert "ffnn has train ['I']" in hardest["evidence"]
+  # Every spray/load claim reads the FFNN's heatmap, so none is run.
+  assert all(x["verdict"] == "not run" for (ds, _), x in v.items()
+             if ds == "spray_load")

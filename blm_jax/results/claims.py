@@ -415,6 +415,13 @@ def check(claim: Claim, runs: dict, preds: dict | None = None,
           "basis": basis, "evidence": claim.evidence(means)}
 
 
+def _full_grid(results: dict) -> bool:
+  """Every claim compares cells of the whole I-III x I-III heatmap."""
+  summary = results["summary"]
+  return set(TYPES) <= set(summary) and all(
+      set(TYPES) <= set(row) for row in summary.values())
+
+
 def evaluate_claims(runs: dict[str, dict[str, dict]],
                     preds: dict[str, dict] | None = None,
                     resamples: int = RESAMPLES) -> list[dict]:
@@ -437,11 +444,20 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
           for m, r in runs.get(d, {}).items():
             have[f"{d}:{m}"] = r
             ds_preds[f"{d}:{m}"] = (preds or {}).get(d, {}).get(m)
+      missing = None
       if not all(m in have for m in claim.models):
+        missing = f"needs {', '.join(claim.models)} on {ds}"
+      else:
+        partial = [m for m in claim.models if not _full_grid(have[m])]
+        if partial:
+          missing = (f"needs train and test types {', '.join(TYPES)}; "
+                     + "; ".join(f"{m} has train {list(have[m]['summary'])}"
+                                 for m in partial))
+      if missing:
         out.append({"source": claim.source, "dataset": ds,
                     "claim": claim.text, "quote": claim.quote,
                     "ours": claim.ours, "verdict": "not run",
-                    "evidence": f"needs {', '.join(claim.models)} on {ds}"})
+                    "evidence": missing})
         continue
       out.append({"dataset": ds, **check(claim, have, ds_preds,
                                          resamples)})
