@@ -129,18 +129,24 @@ def test_all_checkpoints_quarantined_sets_the_results_aside(tmp_path, data):
 
 # ---- 3. one run per workdir ----------------------------------------------
 
-def test_a_live_holder_is_named_and_a_dead_ones_lock_taken_over(tmp_path,
-                                                                 data):
-  work = tmp_path / "w"
-  work.mkdir()
+def _lock_holder(work) -> subprocess.Popen:
+  """Another live process holding `work`'s lock (kill it when done)."""
   holder = subprocess.Popen(
       [sys.executable, "-c",
        "import sys, time; from blm_jax.training import workdir_lock; "
        f"workdir_lock.acquire({str(work)!r}); print('locked', flush=True); "
        "time.sleep(120)"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
       text=True)
+  assert holder.stdout.readline().strip() == "locked"
+  return holder
+
+
+def test_a_live_holder_is_named_and_a_dead_ones_lock_taken_over(tmp_path,
+                                                                 data):
+  work = tmp_path / "w"
+  work.mkdir()
+  holder = _lock_holder(work)
   try:
-    assert holder.stdout.readline().strip() == "locked"
     cfg = synthetic.config("ffnn", epochs=1)
     with pytest.raises(workdir_lock.WorkdirLockedError) as e:
       run_experiment(cfg, str(work), data=data)
@@ -174,14 +180,8 @@ def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
   monkeypatch.setattr(distributed, "build_data_once", no_data_work)
   work = tmp_path / "w"
   work.mkdir()
-  holder = subprocess.Popen(
-      [sys.executable, "-c",
-       "import sys, time; from blm_jax.training import workdir_lock; "
-       f"workdir_lock.acquire({str(work)!r}); print('locked', flush=True); "
-       "time.sleep(120)"], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
-      text=True)
+  holder = _lock_holder(work)
   try:
-    assert holder.stdout.readline().strip() == "locked"
     with pytest.raises(workdir_lock.WorkdirLockedError, match=str(
         holder.pid)):
       train.train_and_evaluate(synthetic.config("ffnn", epochs=1), str(work))
