@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 import jax
 import numpy as np
@@ -219,6 +220,15 @@ def _route_aftermath_to_log() -> None:
     logging.getLogger(name).addFilter(_AftermathToLog())
 
 
+def _ignore_unstarted_writes() -> None:
+  """The writes orbax had queued but never started when its loop closed are
+  coroutines never awaited; Python warns of each as it collects them, often
+  at the process's end, after the launcher's error line. They are the one
+  failure already reported."""
+  warnings.filterwarnings("ignore", category=RuntimeWarning,
+                          message=r"coroutine '.*' was never awaited")
+
+
 def _close_quietly(mgr: ocp.CheckpointManager) -> None:
   """Waits for a failed save's threads (their errors are its aftermath), so
   that closing the manager again raises nothing new."""
@@ -252,6 +262,7 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
     if _disk_full(e):
       _close_quietly(mgr)
       held.records.clear()
+      _ignore_unstarted_writes()
       raise OSError(
           errno.ENOSPC, f"no space left on the device of {mgr.directory} "
           f"while saving the checkpoint of epoch {step}; free some space and "
