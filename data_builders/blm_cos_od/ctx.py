@@ -17,6 +17,7 @@ import random
 
 from data_builders.blm_cos_od import generate, lexicon as lexicon_lib
 from data_builders.blm_cos_od import realise, templates
+from data_builders.common import instances
 from data_builders.common.instances import make_instance, stable_seed
 from data_builders.common.schema import BLMInstance
 
@@ -141,9 +142,8 @@ def _balanced_phases(per_verb: list[int], k: int, rng) -> list[int]:
     blocks.setdefault(v, []).append(i)
   offset = 0  # each block starts where the previous one stopped
   for idx in blocks.values():
-    phases = [(offset + j) % k for j in range(len(idx))]
+    phases = instances.balanced_cycle(len(idx), k, rng, offset)
     offset += len(idx)
-    rng.shuffle(phases)
     for i, p in zip(idx, phases):
       out[i] = p
   return out

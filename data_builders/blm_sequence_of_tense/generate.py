@@ -39,8 +39,9 @@ from data_builders.blm_sequence_of_tense import templates
 from data_builders.common import splits
 from data_builders.common.schema import BLMInstance
 from data_builders.common.template import Pattern
-from data_builders.common.instances import (make_instance, rng_for,
-                                            stable_seed, unique_draws)
+from data_builders.common.instances import (balanced_cycle, make_instance,
+                                            rng_for, stable_seed,
+                                            unique_draws)
 
 LANGUAGE = "it"
 LEXICAL_TYPES = ("I", "II", "III")
@@ -98,9 +99,8 @@ def balanced_targets(n: int, *seed_parts) -> list[tuple[str, int]]:
   """n TARGETS, each as often as the others (up to one), in an order
   seeded by `seed_parts`: each base is correct in a quarter of the
   instances, whatever their adjectives."""
-  out = [TARGETS[j % len(TARGETS)] for j in range(n)]
-  random.Random(stable_seed(*seed_parts)).shuffle(out)
-  return out
+  rng = random.Random(stable_seed(*seed_parts))
+  return [TARGETS[j] for j in balanced_cycle(n, len(TARGETS), rng)]
 
 
 def progression_to(rng: random.Random, number: str,

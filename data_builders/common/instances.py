@@ -26,6 +26,17 @@ def rng_for(*parts: object) -> np.random.Generator:
   return np.random.default_rng(stable_seed(*parts))
 
 
+def balanced_cycle(n: int, k: int, rng: random.Random,
+                   offset: int = 0) -> list[int]:
+  """n values in range(k), each as often as the others (counts differ by at
+  most one; the cycle starts at `offset`), in an order shuffled by `rng`:
+  the context-necessary configs' per-instance draw of which form or
+  alternant is correct, balanced whatever the lexical material."""
+  out = [(offset + j) % k for j in range(n)]
+  rng.shuffle(out)
+  return out
+
+
 def make_instance(
     *,
     id: str,
