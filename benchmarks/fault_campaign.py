@@ -42,7 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from tests import release_fixtures, tiny_checkpoints  # noqa: E402
+from tests import release_fixtures, small_disk, tiny_checkpoints  # noqa: E402
 
 RECORD = os.path.join(ROOT, "docs", "records", "fault_campaign.json")
 EPOCHS = 20
@@ -465,14 +465,7 @@ def stale_release_build(c):
 @case("error: no space left, naming the folder")
 def full_disk(c):
   mount = os.path.join(c.root, "small")
-  os.makedirs(mount, exist_ok=True)
-  try:
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k",
-                              "tmpfs", mount], capture_output=True
-                             ).returncode == 0
-  except OSError:
-    mounted = False
-  if not mounted:
+  if not small_disk.mount_tmpfs(mount):
     return {"command": "mount -t tmpfs -o size=48k (needs root)", "rc": None,
             "stderr_lines": None, "traceback": None,
             "resumed_exactly": None, "held": None,

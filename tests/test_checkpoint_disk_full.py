@@ -16,7 +16,7 @@ from absl import logging as absl_logging
 
 from blm_jax.results.experiment import run_experiment
 from blm_jax.training import checkpoints
-from tests import release_fixtures, synthetic, tiny_checkpoints
+from tests import release_fixtures, small_disk, synthetic, tiny_checkpoints
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -196,16 +196,6 @@ def test_a_write_on_a_full_disk_names_its_file(tmp_path):
   assert os.listdir(tmp_path) == []  # No temp file left.
 
 
-def _mount_tmpfs(where, size="48k") -> bool:
-  where.mkdir(parents=True, exist_ok=True)
-  try:
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}",
-                           "tmpfs", str(where)], capture_output=True)
-  except OSError:
-    return False
-  return proc.returncode == 0
-
-
 @pytest.mark.parametrize("fill", [
     0,  # The checkpoint's files fill the disk.
     16 * 1024,  # Sooner: orbax's tasks fail as their files are opened.
@@ -215,7 +205,7 @@ def test_launch_on_a_full_disk_is_one_line(tmp_path, fill):
   """A real full disk (a 48 KiB tmpfs; needs root): launch.py ends with one
   error line, and nothing of orbax's or tensorstore's on the console."""
   mount = tmp_path / "small"
-  if not _mount_tmpfs(mount):
+  if not small_disk.mount_tmpfs(mount):
     pytest.skip("cannot mount a tmpfs here (needs root)")
   try:
     if fill:
