@@ -67,11 +67,16 @@ class GeneratedConfig(tfds.core.BuilderConfig):
   other split sizes; () is `splits.DEFAULT_FRACTIONS`.
   `context_necessary`: the config is designed so that its answers alone
   cannot decide (`lint --strict` holds it to the context-free ceilings).
+  `sequence_necessary`: the rule varies per instance, so that no single
+  context sentence decides and the answers alone do not narrow the choice
+  (the `_seq` designs; `lint --strict --design` holds it to the sequence
+  bounds). Implies `context_necessary`.
   """
 
   seed: int = 0
   split_fractions: tuple[tuple[str, float], ...] = ()
   context_necessary: bool = False
+  sequence_necessary: bool = False
 
   @property
   def fractions(self) -> dict[str, float]:
