@@ -199,7 +199,8 @@ def error_line(e: Exception) -> str | None:
                     workdir_lock.WorkdirLockedError, MemoryError,
                     FloatingPointError)):
     return f"error: {e}"
-  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError"):
+  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError",
+                          "OwnFormatError"):
     # data_builders' own classes
     return f"error: {e}"
   if isinstance(e, OSError) and e.filename is not None:
@@ -280,11 +281,9 @@ def main(argv):
     print(f"process {jax.process_index()}: trained; process 0 writes "
           f"{workdir}/results.json")
     return
-  summary = results["summary"]
-  for t, row in summary.items():
-    print(f"train {t}: " + "  ".join(
-        f"test {u} F1 {v['f1_mean']:.3f}±{v['f1_std']:.3f}"
-        for u, v in row.items()))
+  from blm_jax.results import tables
+  for line in tables.console_lines(tables.cell_rows(results)):
+    print(line)
   for name, c in results.get("controls", {}).items():
     for t, row in c["selectivity"].items():
       print(f"control {name}, train {t}: " + "  ".join(
@@ -296,7 +295,7 @@ def main(argv):
       for u, f1 in row.items():
         print(f"layer sweep, train {t} test {u}: F1 by layer "
               f"{sweep['layers']}: " + " ".join(f"{x:.3f}" for x in f1))
-  print(f"wrote {workdir}/results.json, heatmap.png, errors.png"
+  print(f"wrote {workdir}/results.json, results.csv, heatmap.png, errors.png"
         + (", layers.png" if sweep else ""))
 
 

@@ -66,6 +66,13 @@ DATASETS = {
     # The published release; needs --config.data.manual_dir=<release folder>.
     "published_agreement_fr": "blm_published/agreement_fr_type_{}",
     "published_spray_load": "blm_published/spray_load_en_ALT-ATL_type_{}",
+    # Your own data (docs/own-data.md); needs --config.data.manual_dir:
+    # one folder of release-format .tsv files or of .jsonl instances, or a
+    # folder with type_I/ type_II/ type_III/ subfolders of them.
+    "own_release": "blm_published/folder",
+    "own_release_types": "blm_published/type_{}",
+    "own_jsonl": "blm_jsonl/folder",
+    "own_jsonl_types": "blm_jsonl/type_{}",
     # --- Roll verbs (000 Figure 10) and Hebrew binyanim (002 sec. 4.3) ---
     "roll": "blm_roll/type_{}",
     "roll_ctx": "blm_roll/ctx_type_{}",
@@ -80,6 +87,9 @@ DATASET_TYPES = {
     # blm_caus_he: MaxLex only (002 Table 2).
     "caus_he": ("MaxLex",),
     "caus_he_natural": ("MaxLex",),
+    # One folder of your own data is one type: a grid trains and tests on it.
+    "own_release": ("folder",),
+    "own_jsonl": ("folder",),
     # blm_cos_plus: 002's MinLex / MaxLex (sec. 3) in place of types I-III.
     **{k: ("MinLex", "MaxLex") for k in DATASETS if k.startswith("cos_plus_")},
 }

@@ -65,11 +65,28 @@ def test_main_job_end_to_end(tmp_path):
       "--config.train.batch_size=16", "--config.progress=False")
   assert proc.returncode == 0, proc.stderr[-4000:]
   assert "train I: test I F1" in proc.stdout
+  # The console line carries the best context-free score and the gain.
+  line = next(l for l in proc.stdout.splitlines()
+              if l.startswith("train I: "))
+  assert " (cf " in line and ", gain " in line, line
+  assert "over 2 seed(s)" in proc.stdout
   results = json.loads((work / "results.json").read_text())
   assert [c["seed"] for c in results["cells"]] == [0, 1]
   assert results["data"]["embed_dim"] == 32
   assert results["label_names"][:1] == ["Corr"]
-  for f in ("heatmap.png", "errors.png", "config.json", "log.txt"):
+  for f in ("heatmap.png", "heatmap.svg", "errors.png", "errors.svg",
+            "config.json", "log.txt"):
     assert (work / f).stat().st_size > 0
+  # results.csv: one row per cell, the numbers of results.json.
+  rows = (work / "results.csv").read_text().splitlines()
+  assert rows[0].split(",") == [
+      "train", "test", "f1_mean", "f1_std", "n_seeds", "best_context_free",
+      "best_context_free_scorer", "context_gain"]
+  (cell,) = [r.split(",") for r in rows[1:]]
+  free = results["context_free"]["I"]["I"]
+  assert cell[:2] == ["I", "I"] and cell[4] == "2"
+  assert float(cell[2]) == round(results["summary"]["I"]["I"]["f1_mean"], 4)
+  assert float(cell[5]) == round(free["best"], 4)
+  assert cell[6] == free["best_baseline"]
   # The embedding cache was filled: a second run embeds nothing new.
   assert os.listdir(tmp_path / "cache")

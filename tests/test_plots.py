@@ -68,7 +68,7 @@ def test_error_bars_list_only_occurring_labels(tmp_path, figures):
   (fig,) = figures
   ax = fig.axes[0]
   legend = [t.get_text() for t in ax.get_legend().get_texts()]
-  assert legend == ["chance (1/7)", "Corr", "WrongAux", "WrongPass",
+  assert legend == ["chance for Corr (1/7)", "Corr", "WrongAux", "WrongPass",
                     "WrongNoArg"]
   assert "{}" not in ax.get_title() and "blm_cos_od/cos_en" in ax.get_title()
   _texts_inside(fig)

@@ -81,6 +81,7 @@ def test_a_second_release_in_the_same_data_dir_is_not_silently_ignored(
   assert re.search(r"blm\.tsv: built from \d+ bytes sha256 [0-9a-f]{12}\.\.\., "
                    r"manual_dir has \d+ bytes sha256", message), message
   assert "FORCE_REDOWNLOAD" in message
+  assert "--config.data.data_dir=<new folder>" in message
 
   # The way out the message names rebuilds from the second release.
   b = data.builder(name, data_dir)

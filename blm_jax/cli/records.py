@@ -3,6 +3,7 @@
   python -m blm_jax.cli.records make --workdir=W --out=docs/records/x.json --command="python launch.py ..."
   python -m blm_jax.cli.records tables           # rewrite every marked table
   python -m blm_jax.cli.records tables --check   # exit 1 if one differs
+  python -m blm_jax.cli.records latex --record=docs/records/x.json [--out=F]
 
 `make` writes the record of a finished run (results.json without per-epoch
 histories, config.json, the command, the commit of the working tree), or
@@ -12,6 +13,8 @@ baselines and a `claims` table).
 and `<!-- end table -->` in README.md and docs/**/*.md from its record;
 with --check it changes nothing and names each file and table that
 differs (see blm_jax/results/records.py for the options).
+`latex` prints (or writes to --out) a record as a booktabs LaTeX table:
+a run's heatmap with its context-free scores, or a suite's tables.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 
 from blm_jax.base import files
 from blm_jax.results import records
+from blm_jax.results import tables as tables_lib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -74,9 +78,24 @@ def main(argv) -> None:
   from absl import flags
 
   f = flags.FLAGS
-  if len(argv) != 2 or argv[1] not in ("make", "tables"):
-    raise SystemExit("usage: python -m blm_jax.cli.records make|tables "
-                     "[flags]; --help lists them")
+  if len(argv) != 2 or argv[1] not in ("make", "tables", "latex"):
+    raise SystemExit("usage: python -m blm_jax.cli.records "
+                     "make|tables|latex [flags]; --help lists them")
+  if argv[1] == "latex":
+    if not f.record:
+      raise SystemExit("error: latex needs --record=<docs/records/NAME.json>")
+    try:
+      text = tables_lib.record_latex(records.load(f.record), f.caption)
+    except OSError as e:
+      raise SystemExit(f"error: {f.record}: {e.strerror}") from None
+    except (records.RecordError, ValueError) as e:
+      raise SystemExit(f"error: {f.record}: {e}") from None
+    if f.out:
+      files.write_text(f.out, text)
+      print(f"wrote {f.out}")
+    else:
+      print(text, end="")
+    return
   if argv[1] == "make":
     for name in ("workdir", "out", "command"):
       if not f[name].value:
@@ -103,7 +122,12 @@ def define_flags(fv=None) -> None:
                       "or a reproduction suite's --out folder.",
                       flag_values=fv)
   flags.DEFINE_string("out", None, "make: the record to write, e.g. "
-                      "docs/records/main_job_vae2_cpu.json.", flag_values=fv)
+                      "docs/records/main_job_vae2_cpu.json; latex: the .tex "
+                      "file (default: print it).", flag_values=fv)
+  flags.DEFINE_string("record", None, "latex: the record to render.",
+                      flag_values=fv)
+  flags.DEFINE_string("caption", "", "latex: the table's caption (default: "
+                      "the record's study).", flag_values=fv)
   flags.DEFINE_string("command", None, "make: the command that made the "
                       "run, as a reader should type it.", flag_values=fv)
   flags.DEFINE_string("commit", "", "make: the code's commit (default: "

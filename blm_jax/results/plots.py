@@ -9,6 +9,7 @@ labels).
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 
@@ -18,6 +19,22 @@ import numpy as np
 # one, and matplotlib.use() at import changed it for the importing program).
 from matplotlib.figure import Figure
 
+def save(fig: Figure, path: str, formats=("png",), dpi: int = 120) -> list[str]:
+  """Writes `fig` once per format beside `path` (its extension replaced):
+  PNG to view, SVG or PDF (vector) for a paper. Returns the paths."""
+  stem = os.path.splitext(path)[0]
+  out = []
+  for fmt in formats:
+    target = f"{stem}.{fmt}"
+    fig.savefig(target, dpi=dpi, format=fmt)
+    out.append(target)
+  return out
+
+
+CF_NOTE = ("cf: the best context-free score (a scorer given the candidates "
+           "alone); F1 means the context helped only where it exceeds cf")
+
+
 _TYPE_PLACEHOLDER = re.compile(r"[_/-]?type_\{\}|\{\}")
 
 
@@ -26,12 +43,19 @@ def dataset_title(name: str) -> str:
   return _TYPE_PLACEHOLDER.sub("", name)
 
 
-def _title(title: str, encoder: str, num_answers: int, width: int) -> str:
+def _title(title: str, encoder: str, num_answers: int, width: int,
+           n_seeds: int = 0) -> str:
   parts = [dataset_title(title)]
   if encoder:
     parts.append(f"encoder {encoder}")
+  facts = []
+  if n_seeds:
+    facts.append(f"mean ± sd over n = {n_seeds} seed"
+                 + ("s" if n_seeds > 1 else ""))
   if num_answers:
-    parts.append(f"chance 1/{num_answers} = {1 / num_answers:.3f}")
+    facts.append(f"chance 1/{num_answers} = {1 / num_answers:.3f}")
+  if facts:
+    parts.append("; ".join(facts))
   return "\n".join(textwrap.fill(p, width, break_on_hyphens=False,
                                  break_long_words=False) for p in parts)
 
@@ -61,7 +85,8 @@ def _best_context_free(context_free: dict | None, train_types, test_types
 
 def heatmap(summary: dict, train_types, test_types, path: str,
             title: str = "", *, encoder: str = "",
-            num_answers: int = 0, context_free: dict | None = None) -> None:
+            num_answers: int = 0, context_free: dict | None = None,
+            n_seeds: int = 0, formats=("png",)) -> None:
   """Mean F1, train type (rows) x test type (columns), like 000 Fig. 15/24.
 
   With `num_answers`, chance (1/num_answers) is drawn on the colour bar;
@@ -84,13 +109,15 @@ def heatmap(summary: dict, train_types, test_types, path: str,
   ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types])
   ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types])
   ax.set_title(_title(title or "F1 (mean over seeds)", encoder, num_answers,
-                      width=40), fontsize=10)
+                      width=40, n_seeds=n_seeds), fontsize=10)
+  if cf is not None:
+    ax.set_xlabel(textwrap.fill(CF_NOTE, 48), fontsize=7)
   bar = fig.colorbar(im, ax=ax, fraction=0.046)
   if num_answers:
     bar.ax.axhline(1 / num_answers, color="red", linewidth=2)
     bar.ax.text(1.6, 1 / num_answers, "chance", color="red", fontsize=8,
                 va="center", transform=bar.ax.get_yaxis_transform())
-  fig.savefig(path, dpi=120)
+  save(fig, path, formats)
 
 
 def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
@@ -123,7 +150,8 @@ def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
 def heatmap_with_controls(summary: dict, controls: dict, train_types,
                           test_types, path: str, title: str = "", *,
                           encoder: str = "", num_answers: int = 0,
-                          context_free: dict | None = None) -> None:
+                          context_free: dict | None = None,
+                          n_seeds: int = 0, formats=("png",)) -> None:
   """The real F1 heatmap beside, per control, its F1 and the selectivity
   (real minus control F1): one row per control, the real heatmap first.
 
@@ -154,13 +182,16 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
            train_types, test_types, f"selectivity vs {name}\n(real - "
            "control F1)", diverging=True, fig=fig)
   fig.suptitle(_title(title or "F1 (mean over seeds)", encoder, num_answers,
-                      width=90), fontsize=10)
-  fig.savefig(path, dpi=120)
+                      width=90, n_seeds=n_seeds), fontsize=10)
+  if context_free:
+    fig.supxlabel(CF_NOTE, fontsize=7)
+  save(fig, path, formats)
 
 
 def context_gain(context_free: dict, train_types, test_types, path: str,
                  title: str = "", *, encoder: str = "",
-                 num_answers: int = 0) -> None:
+                 num_answers: int = 0, n_seeds: int = 0,
+                 formats=("png",)) -> None:
   """The context gain (F1 mean minus the best context-free score), train
   type x test type, on [-1, 1]: blue where the solver used the context,
   near 0 or red where the candidates alone do as well.
@@ -182,12 +213,13 @@ def context_gain(context_free: dict, train_types, test_types, path: str,
   ax.set_title(_title(title or "Context gain", encoder, num_answers,
                       width=40), fontsize=10)
   fig.colorbar(im, ax=ax, fraction=0.046)
-  fig.savefig(path, dpi=120)
+  save(fig, path, formats)
 
 
 def layer_sweep(sweep: dict, train_types, test_types, path: str,
                 title: str = "", *, encoder: str = "",
-                num_answers: int = 0) -> None:
+                num_answers: int = 0, n_seeds: int = 0,
+                formats=("png",)) -> None:
   """Mean F1 (± std over seeds) by encoder layer: one panel per train type,
   one line per test type; the run's own layer is marked.
 
@@ -216,8 +248,8 @@ def layer_sweep(sweep: dict, train_types, test_types, path: str,
   axes[0, 0].set_ylabel("F1")
   axes[0, -1].legend(fontsize=7, loc="best")
   fig.suptitle(_title(title or "F1 by layer", encoder, num_answers,
-                      width=80), fontsize=10)
-  fig.savefig(path, dpi=120)
+                      width=80, n_seeds=n_seeds), fontsize=10)
+  save(fig, path, formats)
 
 
 def occurring_labels(summary: dict, label_names) -> list[str]:
@@ -229,14 +261,26 @@ def occurring_labels(summary: dict, label_names) -> list[str]:
   return [name for name in label_names if name in seen]
 
 
+def label_colors(label_names) -> dict:
+  """One colour per label by its place in the family's full inventory, so a
+  label keeps its colour in every figure and panel of a family."""
+  cmap = matplotlib.colormaps["tab20"]
+  return {name: cmap(i % 20) for i, name in enumerate(label_names)}
+
+
 def error_bars(summary: dict, train_types, test_types,
                label_names: tuple[str, ...], path: str,
                title: str = "", *, encoder: str = "",
-               num_answers: int = 0) -> None:
+               num_answers: int = 0, n_seeds: int = 0,
+               formats=("png",)) -> None:
   """Stacked bars of chosen answer types per (train, test) pair.
 
-  With `num_answers`, a dashed line marks chance for the correct answer.
+  The correct answer's label (the inventory's first) is the bottom segment;
+  with `num_answers`, chance for it (1/num_answers) is marked on each bar's
+  bottom segment, not across the other labels' fractions.
   """
+  colors = label_colors(label_names)
+  correct = label_names[0] if label_names else ""
   label_names = occurring_labels(summary, label_names)
   pairs = [(t, u) for t in train_types for u in test_types]
   fractions = np.zeros((len(pairs), len(label_names)))
@@ -248,20 +292,19 @@ def error_bars(summary: dict, train_types, test_types,
                layout="constrained")
   ax = fig.subplots()
   bottom = np.zeros(len(pairs))
-  colors = matplotlib.colormaps["tab20"](
-      np.linspace(0, 1, max(2, len(label_names))))
+  x = np.arange(len(pairs))
   for i, name in enumerate(label_names):
-    ax.bar(range(len(pairs)), fractions[:, i], bottom=bottom, label=name,
-           color=colors[i])
+    ax.bar(x, fractions[:, i], bottom=bottom, label=name, color=colors[name])
     bottom += fractions[:, i]
   if num_answers:
-    ax.axhline(1 / num_answers, color="red", linestyle="--", linewidth=1,
-               label=f"chance (1/{num_answers})")
-  ax.set_xticks(range(len(pairs)), [f"{t}→{u}" for t, u in pairs],
-                rotation=45, ha="right")
+    ax.hlines(np.full(len(pairs), 1 / num_answers), x - 0.45, x + 0.45,
+              color="red", linestyles="--", linewidth=1.2,
+              label=f"chance for {correct} (1/{num_answers})")
+  ax.set_xticks(x, [f"{t}\n↓\n{u}" for t, u in pairs], fontsize=8)
   ax.set_ylabel("fraction of chosen answers")
-  ax.set_xlabel("train type → test type")
+  ax.set_xlabel("train type (top) → test type (bottom)")
+  ax.set_ylim(0, 1)
   ax.set_title(_title(title or "Chosen answer types", encoder, num_answers,
-                      width=50), fontsize=10)
+                      width=50, n_seeds=n_seeds), fontsize=10)
   ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=8)
-  fig.savefig(path, dpi=120)
+  save(fig, path, formats)

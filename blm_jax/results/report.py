@@ -15,7 +15,7 @@ import os
 import ml_collections
 
 from blm_jax.base import files
-from blm_jax.results import context_free, metrics, plots, predictions
+from blm_jax.results import context_free, metrics, plots, predictions, tables
 from blm_jax.training import run_identity, trainer, variants
 
 
@@ -123,7 +123,10 @@ def write_plots(config: ml_collections.ConfigDict, workdir: str,
   train_types, test_types = outcome.spec.train_types, outcome.test_types
   summary = results["summary"]
   title = f"{config.model.name} on {config.data.name}"
-  plot_kw = dict(encoder=config.encoder.name, num_answers=outcome.num_answers)
+  formats = tuple(f.strip() for f in str(
+      config.results.get("figure_formats", "png")).split(",") if f.strip())
+  plot_kw = dict(encoder=config.encoder.name, num_answers=outcome.num_answers,
+                 n_seeds=len(outcome.spec.seeds), formats=formats)
   heatmap = os.path.join(workdir, "heatmap.png")
   free = results.get("context_free")
   if config.results.heatmap == "context_gain":
@@ -170,7 +173,8 @@ def context_free_lines(free: dict) -> list[str]:
 
 def write_report(config: ml_collections.ConfigDict, workdir: str,
                  outcome: trainer.TrainingOutcome) -> dict:
-  """Writes results.json, predictions.npz (per-instance choices, for the
+  """Writes results.json, results.csv (one row per cell,
+  `tables.COLUMNS`), predictions.npz (per-instance choices, for the
   claims' confidence intervals) and the plots to `workdir`, the F1 of
   every variant to its log.txt; returns the results dict."""
   if (config.results.heatmap == "context_gain"
@@ -182,6 +186,8 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   results = _results(config, outcome, by_variant, summaries)
   predictions.write(workdir, outcome)
   files.write_json(os.path.join(workdir, "results.json"), results)
+  files.write_text(os.path.join(workdir, "results.csv"),
+                   tables.to_csv(tables.cell_rows(results)))
   write_plots(config, workdir, outcome, results)
   log = trainer.open_log(workdir)
   for line in f1_lines(outcome, summaries) + context_free_lines(

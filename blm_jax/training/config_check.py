@@ -248,6 +248,15 @@ def problems(config) -> list[str]:
   out.append(_variants_error("controls", config.controls))
   out.append(_choices("results.heatmap", config.results.heatmap,
                       config_defaults.HEATMAPS))
+  formats = [f.strip() for f in
+             str(config.results.get("figure_formats", "png")).split(",")]
+  if not any(formats):
+    out.append("config.results.figure_formats='': name at least one of "
+               + ", ".join(config_defaults.FIGURE_FORMATS))
+  for f in formats:
+    if f:
+      out.append(_choices("results.figure_formats", f,
+                          config_defaults.FIGURE_FORMATS))
   if not isinstance(config.results.context_free, bool):
     out.append(f"config.results.context_free="
                f"{config.results.context_free!r}: expected True or False")
@@ -284,6 +293,17 @@ def check_dataset_names(config) -> None:
 
   template = config.data.name
   types = sorted(set(config.data.train_types) | set(config.data.test_types))
+  if "{}" not in template and len(types) > 1:
+    raise ConfigError(
+        f"config.data.name={template!r} is one dataset (no '{{}}' for the "
+        f"lexical type), but config.data.train_types="
+        f"{tuple(config.data.train_types)} and config.data.test_types="
+        f"{tuple(config.data.test_types)} name {len(types)} types: every "
+        "cell would read the same data under another type's name. Train on "
+        "it as one type (--config.data.train_types=\"('folder',)\" "
+        "--config.data.test_types=\"('folder',)\", or dataset=own_release / "
+        "own_jsonl), or name one folder per type (blm_published/type_{} or "
+        "blm_jsonl/type_{}, docs/own-data.md)")
   names = sorted({template.format(t) if "{}" in template else template
                   for t in types})
   builders = tfds.core.registered.list_imported_builders()

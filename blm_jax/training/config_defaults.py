@@ -108,12 +108,16 @@ def _shared() -> ml_collections.ConfigDict:
   # heatmap.png: 'f1' (F1, the best context-free score in each cell) or
   # 'context_gain' (F1 minus the best context-free score).
   c.results.heatmap = "f1"
+  # Every figure is written once per format: comma-separated subset of
+  # FIGURE_FORMATS ('png' to view, 'svg'/'pdf' for a paper).
+  c.results.figure_formats = "png,svg"
 
   c.progress = True
   return c
 
 
 HEATMAPS = ("f1", "context_gain")
+FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
 def default_config(model_name: str) -> ml_collections.ConfigDict:

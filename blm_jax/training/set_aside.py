@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import time
 
-RESULTS = ("results.json", "predictions.npz", "heatmap.png", "errors.png",
-           "layers.png", "probe")
+FIGURES = tuple(f"{name}.{fmt}" for name in ("heatmap", "errors", "layers")
+                for fmt in ("png", "svg", "pdf"))
+RESULTS = ("results.json", "results.csv", "predictions.npz") + FIGURES + (
+    "probe",)
 RUN = ("config.json", "checkpoints", "checkpoints-quarantine")
 
 

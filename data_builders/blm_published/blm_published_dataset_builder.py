@@ -76,17 +76,31 @@ def _named_configs() -> list[PublishedConfig]:
   out.append(PublishedConfig(
       name="folder", folder="",
       description="Whatever single folder of release files manual_dir is."))
+  for t in ("I", "II", "III"):  # Your own release-format data, by type.
+    out.append(PublishedConfig(
+        name=f"type_{t}", folder=f"type_{t}", lexical_type=t,
+        description=f"manual_dir/type_{t}: one folder of release files per "
+        "lexical type (family, language and subset inferred)."))
   return out
+
+
+# What to do when a data dir holds a build of other files (launch.py's flag
+# first; the builder is also used from Python).
+STALE_BUILD_ADVICE = (
+    "Give this data its own data dir: --config.data.data_dir=<new folder> "
+    "(launch.py) or --data_dir=<new folder> (lint, export), or $BLM_DATA_DIR; "
+    "or rebuild this one from Python with DownloadConfig(manual_dir=..., "
+    "download_mode=tfds.download.GenerateMode.FORCE_REDOWNLOAD).")
 
 
 class StaleBuildError(ValueError):
   """A build in data_dir was made from other release files than manual_dir's."""
 
 
-def release_identity(folder: str) -> dict[str, dict]:
-  """{file name: {size, sha256}} of the release files `folder` is read from."""
+def files_identity(paths) -> dict[str, dict]:
+  """{file name: {size, sha256}} of `paths`: what a build was made from."""
   out = {}
-  for stem, path in sorted(release_format.release_files(folder).items()):
+  for path in sorted(paths):
     digest = hashlib.sha256()
     with open(path, "rb") as f:
       for block in iter(lambda: f.read(1 << 20), b""):
@@ -94,6 +108,11 @@ def release_identity(folder: str) -> dict[str, dict]:
     out[os.path.basename(path)] = {"size": os.path.getsize(path),
                                    "sha256": digest.hexdigest()}
   return out
+
+
+def release_identity(folder: str) -> dict[str, dict]:
+  """{file name: {size, sha256}} of the release files `folder` is read from."""
+  return files_identity(release_format.release_files(folder).values())
 
 
 def identity_differences(old: dict, new: dict) -> list[str]:
@@ -127,6 +146,8 @@ class Builder(file_format.ArrayRecordWithoutTF):
 
   The `folder` config reads manual_dir itself: one folder holding either
   train.tsv and test.tsv (and optionally all.tsv), or one single .tsv file.
+  The `type_I`, `type_II`, `type_III` configs read manual_dir/type_<t>/ (your
+  own release-format data, one folder per lexical type).
   """
 
   def __init__(self, *, skip_bad_rows: bool = False, **kwargs):
@@ -157,10 +178,8 @@ class Builder(file_format.ArrayRecordWithoutTF):
     if differences:
       raise StaleBuildError(
           f"{self.data_dir} was built from other release files than "
-          f"{folder}:\n  " + "\n  ".join(differences) + "\nUse another "
-          "data_dir for this release, or rebuild this one with "
-          "DownloadConfig(manual_dir=..., download_mode="
-          "tfds.download.GenerateMode.FORCE_REDOWNLOAD).")
+          f"{folder}:\n  " + "\n  ".join(differences) + "\n"
+          + STALE_BUILD_ADVICE)
 
   def _info(self) -> tfds.core.DatasetInfo:
     return self.dataset_info_from_configs(

@@ -1,0 +1,134 @@
+"""Your own BLM instances, one JSON object per line.
+
+Each line holds one instance:
+
+- `context`: the context sentences (a list of strings);
+- `answers` (or `target_options`, as `blm_jax.cli.export` writes): the
+  candidates;
+- `correct` (or `target`): the index of the correct candidate;
+- optional: `id` (default `<file>:<line>`), `labels` (one per candidate;
+  default `Correct` for the correct one and `Wrong` for the others: the
+  error-type bars then have two classes), `family` (default `own`),
+  `language`, `lexical_type`, `subset`, `context_patterns`,
+  `answer_patterns` (one per sentence; what `lint --design` reads).
+
+Every error names the file, the line and the field. Candidates are put in
+an order seeded by the instance id, so their position carries no
+information (as for every generated and released BLM).
+"""
+
+from __future__ import annotations
+
+import json
+
+from data_builders.common import instances as instances_lib
+from data_builders.common.schema import BLMInstance, Sentence
+
+OWN_FAMILY = "own"
+CORRECT, WRONG = "Correct", "Wrong"
+MAX_LINE_CHARS = 1_000_000  # one instance; longer is not a BLM
+
+
+class OwnFormatError(ValueError):
+  """A line that is not one BLM instance; the message names where."""
+
+
+def _strings(record: dict, key: str, where: str, n: int | None = None
+             ) -> list[str]:
+  value = record[key]
+  if not isinstance(value, list) or not all(isinstance(v, str)
+                                            for v in value):
+    raise OwnFormatError(f"{where}: field {key!r} must be a list of strings")
+  if n is not None and len(value) != n:
+    raise OwnFormatError(f"{where}: field {key!r} has {len(value)} entries "
+                         f"for {n} sentences")
+  return value
+
+
+def _first(record: dict, keys: tuple[str, ...], where: str):
+  for k in keys:
+    if k in record:
+      return k
+  raise OwnFormatError(f"{where}: missing field {' or '.join(map(repr, keys))}")
+
+
+def parse(record: dict, where: str, default_id: str, seed: int = 0
+          ) -> BLMInstance:
+  """One instance from one JSON object; `where` names it in errors."""
+  if not isinstance(record, dict):
+    raise OwnFormatError(f"{where}: not a JSON object")
+  context = _strings(record, _first(record, ("context",), where), where)
+  answers_key = _first(record, ("answers", "target_options"), where)
+  answers = _strings(record, answers_key, where)
+  correct_key = _first(record, ("correct", "target"), where)
+  correct = record[correct_key]
+  if not isinstance(correct, int) or isinstance(correct, bool):
+    raise OwnFormatError(f"{where}: field {correct_key!r} must be an integer "
+                         f"index, got {correct!r}")
+  if not context or len(answers) < 2:
+    raise OwnFormatError(f"{where}: needs at least one context sentence and "
+                         "two candidates")
+  if not 0 <= correct < len(answers):
+    raise OwnFormatError(f"{where}: field {correct_key!r}={correct} is "
+                         f"outside 0..{len(answers) - 1}")
+  if "labels" in record:
+    labels = _strings(record, "labels", where, len(answers))
+  else:
+    labels = [CORRECT if i == correct else WRONG for i in range(len(answers))]
+  ctx_pat = (_strings(record, "context_patterns", where, len(context))
+             if "context_patterns" in record else [""] * len(context))
+  ans_pat = (_strings(record, "answer_patterns", where, len(answers))
+             if "answer_patterns" in record else [""] * len(answers))
+  meta = {}
+  for key in ("id", "family", "language", "lexical_type", "subset"):
+    value = record.get(key, "")
+    if not isinstance(value, str):
+      raise OwnFormatError(f"{where}: field {key!r} must be a string")
+    meta[key] = value
+  inst_id = meta["id"] or default_id
+  # Labels need not be unique (two "Wrong"): shuffle (label, sentence)
+  # pairs by their index and find the correct one by position.
+  candidates = [(str(i), Sentence(t, p)) for i, (t, p) in
+                enumerate(zip(answers, ans_pat))]
+  try:
+    shuffled = instances_lib.make_instance(
+        id=inst_id, family=meta["family"] or OWN_FAMILY,
+        language=meta["language"], lexical_type=meta["lexical_type"],
+        subset=meta["subset"],
+        context=[Sentence(t, p) for t, p in zip(context, ctx_pat)],
+        candidates=candidates, correct_label=str(correct), seed=seed)
+  except ValueError as e:
+    raise OwnFormatError(f"{where}: {e}") from None
+  order = [int(lab) for lab in shuffled.labels]
+  return BLMInstance(
+      id=shuffled.id, family=shuffled.family, language=shuffled.language,
+      lexical_type=shuffled.lexical_type, subset=shuffled.subset,
+      context=shuffled.context, answers=shuffled.answers,
+      correct=shuffled.correct, labels=tuple(labels[i] for i in order))
+
+
+def read(path: str, seed: int = 0) -> list[BLMInstance]:
+  """Every instance of a JSONL file; the first bad line raises, named."""
+  out, seen = [], {}
+  name = path.rsplit("/", 1)[-1]
+  with open(path, encoding="utf-8") as f:
+    for n, line in enumerate(f, 1):
+      where = f"{path}:{n}"
+      if len(line) > MAX_LINE_CHARS:
+        raise OwnFormatError(f"{where}: line of {len(line)} characters "
+                             f"(at most {MAX_LINE_CHARS})")
+      if not line.strip():
+        continue
+      try:
+        record = json.loads(line)
+      except ValueError as e:
+        raise OwnFormatError(f"{where}: not JSON ({e})") from None
+      inst = parse(record, where, f"{name}:{n}", seed)
+      if inst.id in seen:
+        raise OwnFormatError(f"{where}: id {inst.id!r} already used on line "
+                             f"{seen[inst.id]}")
+      seen[inst.id] = n
+      out.append(inst)
+  if not out:
+    raise OwnFormatError(f"{path}: no instances")
+  return out
