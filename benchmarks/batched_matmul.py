@@ -35,6 +35,8 @@ def main():
   p.add_argument("--cells", type=int, default=9)
   p.add_argument("--rounds", type=int, default=5)
   p.add_argument("--out", default="")
+  p.add_argument("--record", action="store_true",
+                 help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
   import jax
   from blm_jax.cli import bench
@@ -71,7 +73,8 @@ def main():
   path = bench.write_record("batched_matmul", {
       "shapes": {name: list(s) for name, s in SHAPES.items()},
       "cells": a.cells, "rounds": a.rounds, "ms_per_cell": ms,
-      "median": med, "matmul_gflops": bench.matmul_gflops()}, a.out)
+      "median": med, "matmul_gflops": bench.matmul_gflops()},
+      bench.record_path("batched_matmul", a.out, a.record))
   print(f"record: {path}")
 
 

@@ -1,7 +1,7 @@
 """Sentences/s of decoder encoders (GPT-2, the Llama layout) on this machine.
 
-  python benchmarks/decoder_bench.py                  # writes the record
-  python benchmarks/decoder_bench.py --rounds=1 --out=
+  python benchmarks/decoder_bench.py --record         # replaces the record
+  python benchmarks/decoder_bench.py --rounds=1        # workdirs/benchmarks/
 
 Each model is a random decoder of the given shape, written as a Hugging Face
 folder (config.json, model.safetensors, a byte-level BPE tokenizer.json
@@ -31,6 +31,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import bench  # noqa: E402
 from blm_jax.embedding import embed  # noqa: E402
 from blm_jax.encoders import encoder as encoders  # noqa: E402
 from blm_jax.encoders import gpt2, llama_family  # noqa: E402
@@ -101,8 +102,10 @@ def main():
   p.add_argument("--batch_size", type=int, default=64)
   p.add_argument("--dtype", default="float32")
   p.add_argument("--rounds", type=int, default=3)
-  p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results",
-                                               "decoder_bench.json"))
+  p.add_argument("--out", default="", help="the record (default: "
+                 "workdirs/benchmarks/, with --record benchmarks/results/)")
+  p.add_argument("--record", action="store_true",
+                 help="replace the committed benchmarks/results record")
   a = p.parse_args()
   d = jax.local_devices()
   texts = _sentences(a.sentences)
@@ -142,9 +145,10 @@ def main():
             f"{row['tokens_per_sentence']:.1f} tokens, padding "
             f"{row['padding']:.0%})")
   record["load_average_after"] = os.getloadavg()[0]
-  if a.out:
-    files.write_json(a.out, record, indent=1)
-    print(f"record: {os.path.relpath(a.out, ROOT)}")
+  out = os.path.join(ROOT, bench.record_path("decoder_bench", a.out,
+                                             a.record))
+  files.write_json(out, record, indent=1)
+  print(f"record: {os.path.relpath(out, ROOT)}")
 
 
 if __name__ == "__main__":

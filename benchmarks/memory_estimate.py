@@ -83,9 +83,14 @@ def rss_at_check(proc: subprocess.Popen, log_path: str) -> float:
 def main() -> None:
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--workdir", required=True)
-  p.add_argument("--out", default=RECORD)
+  p.add_argument("--out", default="", help="the record (default: "
+                 "workdirs/memory_estimate.json; with --record " + RECORD + ")")
+  p.add_argument("--record", action="store_true",
+                 help="replace the committed record")
   p.add_argument("flags", nargs="+", help="launch.py's flags, after --")
   a = p.parse_args()
+  a.out = a.out or (RECORD if a.record else os.path.join(
+      ROOT, "workdirs", "memory_estimate.json"))
   argv = [sys.executable, "launch.py", f"--workdir={a.workdir}", *a.flags]
   with tempfile.TemporaryFile("w+") as err:
     proc = subprocess.Popen(["/usr/bin/time", "-v", *argv], cwd=ROOT,

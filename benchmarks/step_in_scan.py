@@ -106,6 +106,8 @@ def main():
                  "XLA's convolution")
   p.add_argument("--rounds", type=int, default=3)
   p.add_argument("--out", default="")
+  p.add_argument("--record", action="store_true",
+                 help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
   import jax
   from blm_jax.cli import bench
@@ -136,7 +138,8 @@ def main():
                  "vae_channels": 40},
       "rounds": a.rounds,
       "ms_per_cell_step": {f"{m} / {s}": v for (m, s), v in ms.items()},
-      "median": {f"{m} / {s}": v for (m, s), v in med.items()}}, a.out)
+      "median": {f"{m} / {s}": v for (m, s), v in med.items()}},
+      bench.record_path(f"step_in_scan_D{a.embed_dim}", a.out, a.record))
   print(f"record: {path}")
 
 

@@ -107,6 +107,8 @@ def main():
   p.add_argument("--rounds", type=int, default=5)
   p.add_argument("--reps", type=int, default=3)
   p.add_argument("--out", default="")
+  p.add_argument("--record", action="store_true",
+                 help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
   import jax
   from blm_jax.cli import bench
@@ -139,7 +141,8 @@ def main():
       "shapes": {"embed_dim": a.embed_dim, "channels": a.channels,
                  "batch_size": 100, "num_context": 7, "num_answers": 9,
                  "cells_vmapped": 9},
-      "rounds": a.rounds, "ms_per_cell_step": ms, "median": med}, a.out)
+      "rounds": a.rounds, "ms_per_cell_step": ms, "median": med},
+      bench.record_path(f"vae2_breakdown_D{a.embed_dim}", a.out, a.record))
   print(f"record: {path}")
 
 

@@ -38,9 +38,19 @@ from blm_jax.data import input_pipeline
 from blm_jax.models import sentence_vae
 from blm_jax.training import config_defaults, trainer as train
 
-# Records go to benchmarks/results/ of the folder the command runs in (the
-# repository root, as benchmarks/README.md runs them).
+# A run writes its record under workdirs/benchmarks/ (git-ignored) of the
+# folder the command runs in; only with --record does it replace the
+# committed record in benchmarks/results/ (the repository root, as
+# benchmarks/README.md runs them).
 RESULTS_DIR = os.path.join("benchmarks", "results")
+SCRATCH_DIR = os.path.join("workdirs", "benchmarks")
+
+
+def record_path(name: str, out: str = "", record: bool = False) -> str:
+  """Where a benchmark's record goes: `out` if given, else the committed
+  benchmarks/results/<name>.json with `record`, else workdirs/benchmarks/."""
+  return out or os.path.join(RESULTS_DIR if record else SCRATCH_DIR,
+                             f"{name}.json")
 
 
 def random_data(types, num_train, embed_dim, num_context=7, num_answers=9,
@@ -128,7 +138,7 @@ def environment() -> dict:
 
 def write_record(name: str, record: dict, path: str = "") -> str:
   """Writes {environment, command, time, **record} as JSON; returns the path."""
-  path = path or os.path.join(RESULTS_DIR, f"{name}.json")
+  path = path or record_path(name)
   os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
   full = {"benchmark": name,
           "utc": datetime.datetime.now(datetime.timezone.utc).isoformat(
@@ -229,7 +239,7 @@ def markdown_table(record: dict) -> str:
 def define_flags() -> None:
   """The command line (defined only when run, so importing this module
   defines no absl flags)."""
-  global _MODELS, _DIMS, _MODEL, _DIM, _FORMS, _SEEDS, _TYPES, _ROUNDS, _EPOCHS, _TRAIN, _CHANNELS, _HIDDEN, _TABLE, _OUT
+  global _MODELS, _DIMS, _MODEL, _DIM, _FORMS, _SEEDS, _TYPES, _ROUNDS, _EPOCHS, _TRAIN, _CHANNELS, _HIDDEN, _TABLE, _OUT, _RECORD
   _MODELS = flags.DEFINE_list("models", ["ffnn", "cnn", "sent_vae", "vae2"],
                              "Solvers.")
   _DIMS = flags.DEFINE_list("dims", ["384", "768"], "Embedding dimensions.")
@@ -249,7 +259,10 @@ def define_flags() -> None:
   _TABLE = flags.DEFINE_string(
       "table", "", "Print the markdown table of this grid_forms record and exit.")
   _OUT = flags.DEFINE_string("out", "", "JSON record path; default "
-                             "benchmarks/results/grid_forms.json.")
+                             "workdirs/benchmarks/grid_forms.json, or with "
+                             "--record benchmarks/results/grid_forms.json.")
+  _RECORD = flags.DEFINE_bool("record", False, "Replace the committed record "
+                              "benchmarks/results/grid_forms.json.")
 
 
 def main(argv):
@@ -317,7 +330,8 @@ def main(argv):
                    "hidden_factor": _HIDDEN.value},
         "forms": forms, "done": list(summary), "rounds": _ROUNDS.value,
         "epochs_per_round": _EPOCHS.value, "matmul_gflops": matmul,
-        "per_round": rates, "summary": summary}, _OUT.value)
+        "per_round": rates, "summary": summary},
+        record_path("grid_forms", _OUT.value, _RECORD.value))
   print(f"\nmatmul 2048^2 GFLOP/s, medians: f32 {med(matmul['f32']):.0f}, "
         f"bf16 {med(matmul['bf16']):.0f}")
   print(f"{'solver':9s} {'D':>4s} {'form':5s} {'inst/s':>8s} {'/loop':>6s} "
