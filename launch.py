@@ -300,4 +300,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
-  app.run(main, flags_parser=parse_flags)
+  from blm_jax.cli import usage
+
+  usage.run(main, flags_parser=parse_flags)

@@ -210,9 +210,7 @@ def _help(module: str) -> str:
   proc = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT,
                         env=env, capture_output=True, text=True, timeout=300)
   out = proc.stdout + proc.stderr
-  # absl's --help exits 1 after printing the flags.
-  assert proc.returncode == 0 or (proc.returncode == 1 and "--helpfull" in
-                                  out), f"python -m {module} --help:\n{out}"
+  assert proc.returncode == 0, f"python -m {module} --help:\n{out}"
   return out
 
 

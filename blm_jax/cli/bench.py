@@ -29,7 +29,7 @@ import platform
 import sys
 import time
 
-from absl import app, flags
+from absl import flags
 import jax
 import numpy as np
 
@@ -350,4 +350,6 @@ def main(argv):
 
 if __name__ == "__main__":
   define_flags()
-  app.run(main)
+  from blm_jax.cli import usage
+
+  usage.run(main)

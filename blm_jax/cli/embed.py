@@ -176,7 +176,7 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-  from absl import app
-
   define_flags()
-  app.run(main)
+  from blm_jax.cli import usage
+
+  usage.run(main)

@@ -64,7 +64,7 @@ def main(argv, flag_values=None):
 
 
 if __name__ == "__main__":
-  from absl import app
-
   define_flags()
-  app.run(main)
+  from blm_jax.cli import usage
+
+  usage.run(main)

@@ -142,7 +142,7 @@ def define_flags(fv=None) -> None:
 
 
 if __name__ == "__main__":
-  from absl import app
-
   define_flags()
-  app.run(main)
+  from blm_jax.cli import usage
+
+  usage.run(main)

@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-from absl import app, flags
+from absl import flags
 
 from blm_jax.results.claims import load_predictions, report
 from blm_jax.results.experiment import run_experiment
@@ -144,4 +144,6 @@ def main(argv):
 
 if __name__ == "__main__":
   define_flags()
-  app.run(main)
+  from blm_jax.cli import usage
+
+  usage.run(main)
