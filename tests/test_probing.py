@@ -287,3 +287,41 @@ def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
   assert rows["F1 (000)"][0].strip() == "0.951"
   with pytest.raises(ValueError, match="Table 5 needs sent_vae runs"):
     probing.table5([vae2_run[0]])
+
+
+def _saved_figures(monkeypatch):
+  made, save = [], probing.Figure.savefig
+
+  def saving(fig, *args, **kwargs):
+    made.append(fig)
+    return save(fig, *args, **kwargs)
+
+  monkeypatch.setattr(probing.Figure, "savefig", saving)
+  return made
+
+
+def test_confusion_cells_carry_their_fraction_and_count(tmp_path,
+                                                        monkeypatch):
+  made = _saved_figures(monkeypatch)
+  m = np.array([[6, 2, 0], [0, 0, 0], [1, 0, 3]])
+  probing.plot_confusions([("train I", ["Corr", "WNA", "WN1"], m)],
+                          str(tmp_path / "c.png"), "t")
+  texts = {t.get_text() for t in made[0].axes[0].texts}
+  assert texts == {"0.75\n6", "0.25\n2", "0.25\n1", "0.75\n3"}
+  assert made[0].axes[0].get_ylabel() == "true"
+
+
+def test_projection_colours_are_the_same_in_every_panel(tmp_path,
+                                                        monkeypatch):
+  made = _saved_figures(monkeypatch)
+  rng = np.random.default_rng(0)
+  panel = lambda groups: {
+      "groups": groups, "points": rng.normal(size=(len(groups), 2)),
+      "title": "p", "method": "pca", "nearest_centroid_accuracy": 0.5}
+  probing.plot_projections([panel(["b", "c", "b"]), panel(["a", "c", "a"])],
+                           str(tmp_path / "p.png"), "t", cols=2)
+  colour = lambda ax: {c.get_label(): tuple(c.get_facecolor()[0])
+                       for c in ax.collections}
+  left, right = colour(made[0].axes[0]), colour(made[0].axes[1])
+  assert left["c"] == right["c"]
+  assert len({left["b"], right["a"], left["c"]}) == 3

@@ -40,8 +40,10 @@ def tiny(tmp_path_factory):
   launch.py's run of it, building the dataset into a fresh data dir."""
   root = tmp_path_factory.mktemp("quiet")
   release = root / "release"
-  release_fixtures.write_release(release / "all.tsv",
-                                 release_fixtures.release_rows(60))
+  for k, t in enumerate(("I", "II")):  # One release folder per type.
+    release_fixtures.write_release(
+        release / f"type_{t}" / "all.tsv",
+        release_fixtures.release_rows(60, start=100 * k))
   encoder = tiny_checkpoints.write_bert(str(root / "tiny_bert"))
   configs = root / "configs"
   configs.mkdir()
@@ -55,7 +57,7 @@ def tiny(tmp_path_factory):
 
       def get_config(arg=None):
         c = ffnn.get_config(None)
-        c.data.name = "blm_published/folder"
+        c.data.name = "blm_published/type_{{}}"
         c.data.manual_dir = {str(release)!r}
         c.data.data_dir = {str(root / "tfds")!r}
         c.data.train_types = c.data.test_types = ("I", "II")
@@ -79,13 +81,19 @@ def test_launch_with_a_cold_build_prints_only_its_own_lines(tiny):
   assert proc.returncode == 0, proc.stderr[-3000:]
   assert _noise(proc.stderr) == [], proc.stderr[-3000:]
   lines = [l for l in proc.stderr.splitlines() if l.strip()]
-  assert lines[0] == (
-      "building dataset blm_published/folder into "
-      f"{tiny['root'] / 'tfds' / 'blm_published' / 'folder' / '1.0.0'} "
-      "(once)")
-  # The rest: the embedding bar and the small test sets' notices.
-  assert all(l.startswith(("embed [", "test type ")) for l in lines[1:]), (
-      [l for l in lines[1:] if not l.startswith(("embed [", "test type "))])
+  for line, t in zip(lines, ("I", "II")):
+    assert line == (
+        f"building dataset blm_published/type_{t} into "
+        f"{tiny['root'] / 'tfds' / 'blm_published' / f'type_{t}' / '1.0.0'} "
+        "(once)")
+  lines = lines[2:]
+  # The rest: the embedding bar, the small test sets' notices and the
+  # report's notice.
+  own = ("embed [", "test type ", "writing the report: ")
+  assert all(l.startswith(own) for l in lines), (
+      [l for l in lines if not l.startswith(own)])
+  assert lines[-1] == ("writing the report: context-free baselines, metrics "
+                       "and figures")
   assert _noise(proc.stdout) == [], proc.stdout[-3000:]
 
 
@@ -99,7 +107,7 @@ def test_probe_is_quiet(tiny):
 
 def test_export_is_quiet(tiny):
   out = tiny["root"] / "export"
-  proc = _run("-m", "blm_jax.cli.export", "--dataset=blm_published/folder",
+  proc = _run("-m", "blm_jax.cli.export", "--dataset=blm_published/type_I",
               f"--manual_dir={tiny['release']}",
               f"--data_dir={tiny['root'] / 'tfds'}", f"--out={out}")
   assert proc.returncode == 0, proc.stderr[-3000:]

@@ -31,6 +31,7 @@ import os
 import textwrap
 from typing import Sequence
 
+import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -39,6 +40,7 @@ from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from blm_jax.models import registry
+from blm_jax.results.plots import dataset_title
 from blm_jax.training import trainer as train
 from data_builders.common import loading as data_lib
 
@@ -241,13 +243,22 @@ def _matrix(ax, m, names, title, labels=True):
   one, at the label level) are left out."""
   keep = np.flatnonzero(m.sum(axis=1) > 0)
   m = m[keep]
-  ax.imshow(m / np.maximum(m.sum(axis=1, keepdims=True), 1), vmin=0, vmax=1,
-            cmap="viridis")
+  frac = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
+  ax.imshow(frac, vmin=0, vmax=1, cmap="viridis", aspect="auto")
   ax.set_title(title, fontsize=7)
   if labels:
     short = [str(n)[:40] for n in names]
     ax.set_xticks(np.arange(len(names)), short, rotation=90, fontsize=5)
     ax.set_yticks(np.arange(len(keep)), [short[i] for i in keep], fontsize=5)
+    ax.set_xlabel("chosen", fontsize=6)
+    ax.set_ylabel("true", fontsize=6)
+    if frac.size <= 400:  # Each cell: its row fraction and its count.
+      for i in range(frac.shape[0]):
+        for j in range(frac.shape[1]):
+          if m[i, j]:
+            ax.text(j, i, f"{frac[i, j]:.2f}\n{int(m[i, j])}", ha="center",
+                    va="center", fontsize=4,
+                    color="black" if frac[i, j] > 0.6 else "white")
   else:
     ax.set_xticks([])
     ax.set_yticks([])
@@ -293,11 +304,15 @@ def plot_projections(panels: list[dict], path: str, title: str,
   rows = -(-len(panels) // cols)
   fig = Figure(figsize=(4.6 * cols, 4 * rows), layout="constrained")
   axes = fig.subplots(rows, cols, squeeze=False).flat
+  # One colour per group across every panel (a label keeps its colour).
+  every = sorted({str(g) for p in panels for g in p["groups"]})
+  cmap = matplotlib.colormaps["tab20"]
+  color = {g: cmap(i % 20) for i, g in enumerate(every)}
   for ax, p in zip(axes, panels):
-    groups = np.asarray(p["groups"], dtype=object)
+    groups = np.asarray([str(g) for g in p["groups"]], dtype=object)
     for g in sorted(set(groups)):
       pts = p["points"][groups == g]
-      ax.scatter(pts[:, 0], pts[:, 1], s=4, label=str(g)[:30])
+      ax.scatter(pts[:, 0], pts[:, 1], s=4, label=g[:30], color=color[g])
     how = (f"PCA {p['explained'][0]:.2f}+{p['explained'][1]:.2f} var"
            if "explained" in p else p["method"])
     ax.set_title(f"{p['title']}\n{how}, nearest-centroid "
@@ -400,7 +415,7 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
                 config.data.name, k), "n": t.num_instances}
                 for k, (_, t) in sets.items()},
             "files": {}}
-  title = f"{model} on {config.data.name}"
+  title = f"{model} on {dataset_title(config.data.name)}"
 
   if "confusion" in analyses:
     conf, panels = {}, []
