@@ -32,10 +32,12 @@ LANGUAGES = ("en", "it", "de")
 VERBS_PER_LANGUAGE = 25  # 002 sec. 4.2
 
 COLUMNS = {
-    ("en", "verbs"): ("verb", "third", "past", "participle"),
+    ("en", "verbs"): ("verb", "third", "past", "participle", "agent_subject",
+                      "gloss"),
     ("it", "verbs"): ("verb", "third", "third_pl", "participle",
-                      "anticausative"),
-    ("de", "verbs"): ("verb", "third", "third_pl", "participle", "aux"),
+                      "anticausative", "agent_subject", "gloss"),
+    ("de", "verbs"): ("verb", "third", "third_pl", "participle", "aux",
+                      "agent_subject", "gloss"),
     ("en", "patients"): ("verb", "patient", "number"),
     ("it", "patients"): ("verb", "patient", "features"),
     ("de", "patients"): ("verb", "noun", "gender"),
@@ -43,7 +45,16 @@ COLUMNS = {
     ("it", "agents"): ("agent", "features"),
     ("de", "agents"): ("noun", "gender", "accusative"),
 }
-OPTIONAL = {"accusative"}
+OPTIONAL = {"accusative", "gloss"}
+# verbs.tsv `agent_subject`: what `Ag Verb` (the agent as the intransitive's
+# subject, 002 Figure 9's T2I Grammar answer) is with this verb. `no`: no
+# good sentence, the verb is used. `od`: the verb also drops its object
+# (002 sec. 1: "paint retains its agentive subject (The artist painted)"),
+# so `Ag Verb` is true of the very scene. `reading`: a good sentence in
+# another sense (`gloss`: "il panettiere si è raffreddato", caught a cold).
+# 002 sec. 4.2 selected verbs "that show the very same structure": only
+# `no` verbs enter the BLMs (`Lexicon.cos_verbs`).
+AGENT_SUBJECT = ("no", "od", "reading")
 FEATURES = {"en": ("sg", "pl"), "it": ("ms", "fs", "mp", "fp"),
             "de": ("m", "f", "n", "pl")}
 # German verb prefixes that never take ge- in the participle.
@@ -79,6 +90,7 @@ class Verb:
   aux: str = ""  # de: sein | haben (intransitive perfect)
   prefix: str = ""  # de: separable prefix
   patients: tuple[NP, ...] = ()
+  agent_subject: str = "no"  # AGENT_SUBJECT
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +100,11 @@ class Lexicon:
   agents: tuple[NP, ...]
   places: tuple[str, ...]
   folder: str
+
+  @property
+  def cos_verbs(self) -> tuple[Verb, ...]:
+    """The verbs whose `Ag Verb` is no good sentence (AGENT_SUBJECT)."""
+    return tuple(v for v in self.verbs if v.agent_subject == "no")
 
 
 def load(language: str, folder: str | pathlib.Path | None = None,
@@ -184,6 +201,18 @@ def _read(path: pathlib.Path, columns: tuple[str, ...]):
 
 
 def _verb(where: str, row: dict, language: str) -> Verb:
+  v = _forms(where, row, language)
+  if row["agent_subject"] not in AGENT_SUBJECT:
+    raise LexiconError(f"{where}: field 'agent_subject': "
+                       f"{row['agent_subject']!r}, expected one of "
+                       f"{list(AGENT_SUBJECT)}")
+  if row["agent_subject"] == "reading" and not row["gloss"]:
+    raise LexiconError(f"{where}: field 'gloss' is empty: say the reading "
+                       "in which the agent-subject intransitive is good")
+  return dataclasses.replace(v, agent_subject=row["agent_subject"])
+
+
+def _forms(where: str, row: dict, language: str) -> Verb:
   lemma = row["verb"]
   for field in ("third", "participle") + (("third_pl",) if language != "en"
                                           else ("past",)):
