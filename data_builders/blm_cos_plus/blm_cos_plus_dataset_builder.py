@@ -65,14 +65,15 @@ class Builder(builder.GeneratedBLMBuilder):
                "sentence with the correct meaning (Die Bratwurst hat die "
                "Konditorin gebraten). Only the two de_mix I2T configs "
                "change.",
-      "1.2.0": "Only verbs whose agent-subject intransitive ('Ag Verb', "
-               "002's T2I Grammar and I2T Sequence) is no good sentence: "
-               "verbs.tsv's agent_subject leaves out those that also drop "
-               "their object (bake, fry, roast; the nine German haben-verbs, "
-               "whose 'Der Lachs hat gebraten' was also odd as a correct "
-               "answer) and those good in another sense (il panettiere si "
-               "è raffreddato, le ragazze si seccano, der Küchenchef ist "
-               "zerrissen): 15 English, 13 Italian, 12 German verbs; two "
+      "1.2.0": "Only verbs under which 002's role errors are no good "
+               "sentences: verbs.tsv's role_error leaves out those that "
+               "also drop their object ('Ag Verb' true of the scene: bake, "
+               "fry, roast; the nine German haben-verbs, whose 'Der Lachs "
+               "hat gebraten' was also odd as a correct answer) and those "
+               "under which 'Ag Verb' or 'Pa Verb Ag' is good in another "
+               "sense (il panettiere si è raffreddato, le ragazze si "
+               "seccano, der Küchenchef ist zerrissen, the soup warms the "
+               "caterer): 13 English, 13 Italian, 12 German verbs; two "
                "masculine patients more per German verb for de_case "
                "MinLex. Every config changes.",
   }

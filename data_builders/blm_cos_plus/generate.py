@@ -8,8 +8,8 @@ patients, where die/das do not).
 Lexicality (002 sec. 3):
   MinLex  one verb, agent, patient, place and tense for the whole instance,
           context and answers; each (verb, agent, patient) is used once per
-          config, verbs spread evenly (134-167 instances each over the
-          12-15 verbs of `lexicon_for`);
+          config, verbs spread evenly (153-167 instances each over the
+          12-13 verbs of `lexicon_for`);
   MaxLex  every sentence, context and answers, draws its own verb (distinct
           within the context and within the answers), agent (distinct within
           the instance), patient and place; the tense is shared.

@@ -32,12 +32,12 @@ LANGUAGES = ("en", "it", "de")
 VERBS_PER_LANGUAGE = 25  # 002 sec. 4.2
 
 COLUMNS = {
-    ("en", "verbs"): ("verb", "third", "past", "participle", "agent_subject",
+    ("en", "verbs"): ("verb", "third", "past", "participle", "role_error",
                       "gloss"),
     ("it", "verbs"): ("verb", "third", "third_pl", "participle",
-                      "anticausative", "agent_subject", "gloss"),
+                      "anticausative", "role_error", "gloss"),
     ("de", "verbs"): ("verb", "third", "third_pl", "participle", "aux",
-                      "agent_subject", "gloss"),
+                      "role_error", "gloss"),
     ("en", "patients"): ("verb", "patient", "number"),
     ("it", "patients"): ("verb", "patient", "features"),
     ("de", "patients"): ("verb", "noun", "gender"),
@@ -46,15 +46,17 @@ COLUMNS = {
     ("de", "agents"): ("noun", "gender", "accusative"),
 }
 OPTIONAL = {"accusative", "gloss"}
-# verbs.tsv `agent_subject`: what `Ag Verb` (the agent as the intransitive's
-# subject, 002 Figure 9's T2I Grammar answer) is with this verb. `no`: no
-# good sentence, the verb is used. `od`: the verb also drops its object
-# (002 sec. 1: "paint retains its agentive subject (The artist painted)"),
-# so `Ag Verb` is true of the very scene. `reading`: a good sentence in
-# another sense (`gloss`: "il panettiere si è raffreddato", caught a cold).
-# 002 sec. 4.2 selected verbs "that show the very same structure": only
-# `no` verbs enter the BLMs (`Lexicon.cos_verbs`).
-AGENT_SUBJECT = ("no", "od", "reading")
+# verbs.tsv `role_error`: whether 002 Figure 9's role errors with this verb,
+# `Ag Verb` (the agent as the intransitive's subject: T2I Grammar, I2T
+# Sequence) and `Pa Verb Ag` (roles reversed), are good sentences. `no`:
+# neither is, the verb is used. `od`: the verb also drops its object (002
+# sec. 1: "paint retains its agentive subject (The artist painted)"), so
+# `Ag Verb` is true of the very scene. `reading`: one of them is good in
+# another sense (`gloss`: "il panettiere si è raffreddato", caught a cold;
+# "the soup warms the caterer"). 002 sec. 4.2 selected verbs "that show
+# the very same structure": only `no` verbs enter the BLMs
+# (`Lexicon.cos_verbs`).
+ROLE_ERROR = ("no", "od", "reading")
 FEATURES = {"en": ("sg", "pl"), "it": ("ms", "fs", "mp", "fp"),
             "de": ("m", "f", "n", "pl")}
 # German verb prefixes that never take ge- in the participle.
@@ -90,7 +92,7 @@ class Verb:
   aux: str = ""  # de: sein | haben (intransitive perfect)
   prefix: str = ""  # de: separable prefix
   patients: tuple[NP, ...] = ()
-  agent_subject: str = "no"  # AGENT_SUBJECT
+  role_error: str = "no"  # ROLE_ERROR
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,8 +105,8 @@ class Lexicon:
 
   @property
   def cos_verbs(self) -> tuple[Verb, ...]:
-    """The verbs whose `Ag Verb` is no good sentence (AGENT_SUBJECT)."""
-    return tuple(v for v in self.verbs if v.agent_subject == "no")
+    """The verbs whose role errors are no good sentences (ROLE_ERROR)."""
+    return tuple(v for v in self.verbs if v.role_error == "no")
 
 
 def load(language: str, folder: str | pathlib.Path | None = None,
@@ -202,14 +204,14 @@ def _read(path: pathlib.Path, columns: tuple[str, ...]):
 
 def _verb(where: str, row: dict, language: str) -> Verb:
   v = _forms(where, row, language)
-  if row["agent_subject"] not in AGENT_SUBJECT:
-    raise LexiconError(f"{where}: field 'agent_subject': "
-                       f"{row['agent_subject']!r}, expected one of "
-                       f"{list(AGENT_SUBJECT)}")
-  if row["agent_subject"] == "reading" and not row["gloss"]:
+  if row["role_error"] not in ROLE_ERROR:
+    raise LexiconError(f"{where}: field 'role_error': "
+                       f"{row['role_error']!r}, expected one of "
+                       f"{list(ROLE_ERROR)}")
+  if row["role_error"] == "reading" and not row["gloss"]:
     raise LexiconError(f"{where}: field 'gloss' is empty: say the reading "
-                       "in which the agent-subject intransitive is good")
-  return dataclasses.replace(v, agent_subject=row["agent_subject"])
+                       "in which a role error is a good sentence")
+  return dataclasses.replace(v, role_error=row["role_error"])
 
 
 def _forms(where: str, row: dict, language: str) -> Verb:
