@@ -38,7 +38,8 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
                  ) -> dict[str, tuple[int, float]]:
   """{population: (n, embedding-probe accuracy)}: the candidate-only MLP of
   `results.context_free` on each candidate's frozen embedding, cross-fitted
-  over `answers_only.fold`; only the candidates are embedded."""
+  over `answers_only.instance_folds` (grouped by answer set and correct
+  answer); only the candidates are embedded."""
   import numpy as np
 
   from blm_jax.data.sentence_table import build_sentence_table
@@ -56,7 +57,7 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
                               progress=False)
     emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
     emb[used] = vectors
-    folds = np.array([answers_only.fold(i) for i in table.instance_ids])
+    folds = answers_only.instance_folds(members)
     out[key] = (len(members), cross_fitted_mlp_accuracy(emb, table, folds))
   return out
 

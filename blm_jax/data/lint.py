@@ -223,6 +223,12 @@ def subset_key(x: BLMInstance) -> tuple[str, str, str, str]:
   return (x.family, x.language, x.subset, x.lexical_type)
 
 
+# Families whose `subset` is given only by the context (caus_he: the target
+# binyan): a solver never sees it, so the answers-only cue is scored over
+# the pooled population, not per subset, where it would be a false alarm.
+CONTEXT_GIVEN_SUBSET = frozenset({"caus_he"})
+
+
 def population_key(x: BLMInstance) -> str:
   """What a solver trained on a config sees as one population: a
   context-necessary config may name the drawn direction in `subset`, which
@@ -244,6 +250,7 @@ def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
   groups: dict[tuple, list[BLMInstance]] = collections.defaultdict(list)
   for x in instances:
     groups[subset_key(x)].append(x)
+  cue_groups: dict[str, list[BLMInstance]] = collections.defaultdict(list)
   for key, members in groups.items():
     counts = collections.Counter(len(x.answers) for x in members)
     usual = max(counts, key=lambda n: (counts[n], n))
@@ -254,18 +261,21 @@ def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
             f"{len(x.answers)} candidates where subset {'/'.join(key)} "
             f"mostly has {usual} ({dict(counts)})"))
     if answers_only and ceiling is None:
-      # (A context-necessary config is held to `ceiling` instead: two
-      # well-formed candidates put a grammaticality detector at 0.5.)
-      cue = answers_only_lib.score(
-          [x for x in members if len(x.answers) == usual])
-      if cue is None:
-        continue
-      report.cue_scores["/".join(key)] = cue
-      if cue.cue:
-        report.counts["answers_only_cue"] += cue.n
-        if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
-          report.examples["answers_only_cue"].append(Finding(
-              "answers_only_cue", "/".join(key), str(cue)))
+      cue_groups["/".join(key) if x.family not in CONTEXT_GIVEN_SUBSET
+                 else population_key(members[0])].extend(
+                     x for x in members if len(x.answers) == usual)
+  for name, members in cue_groups.items():
+    # (A context-necessary config is held to `ceiling` instead: two
+    # well-formed candidates put a grammaticality detector at 0.5.)
+    cue = answers_only_lib.score(members)
+    if cue is None:
+      continue
+    report.cue_scores[name] = cue
+    if cue.cue:
+      report.counts["answers_only_cue"] += cue.n
+      if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
+        report.examples["answers_only_cue"].append(Finding(
+            "answers_only_cue", name, str(cue)))
   if ceiling is not None:
     for key, members in populations(instances).items():
       cue = answers_only_lib.score(members)

@@ -210,7 +210,7 @@ def cross_fitted_mlp_accuracy(embeddings: np.ndarray, table: SentenceTable,
                               settings: MLPSettings = MLPSettings()) -> float:
   """The candidate-only MLP's accuracy on one population without a split
   of its own (`lint --probe`): fitted on each fold, scored on the other;
-  `folds` is 0/1 per instance (`answers_only.fold`)."""
+  `folds` is 0/1 per instance (`answers_only.group_folds`)."""
   rows = [np.flatnonzero(folds == k) for k in (0, 1)]
   if min(map(len, rows)) == 0:
     raise ValueError("the embedding probe needs instances in both folds")
