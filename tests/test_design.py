@@ -115,3 +115,15 @@ def test_strict_holds_a_sequence_necessary_config(monkeypatch, capsys):
   out = capsys.readouterr().out
   assert "WARNING sequence_bounds: 200/200" in out
   assert "context-free top-2 1.000 > 0.600" in out
+
+
+def test_design_holds_a_context_necessary_config_to_the_ceiling(
+    monkeypatch, capsys):
+  xs = _instances(200, lambda p, rng: "A")  # the answers alone decide
+  monkeypatch.setattr(lint_cli, "_sources",
+                      lambda *a, **k: iter([("blm_x/ctx_type_I[train]", xs)]))
+  monkeypatch.setattr(lint_cli, "context_necessary",
+                      lambda target, data_dir, marker="context_necessary":
+                      marker == "context_necessary")
+  assert lint_cli.main(["blm_x/ctx_type_I", "--design", "--strict"]) == 1
+  assert "set_scorer 1.000 above the ceiling 0.55" in capsys.readouterr().out

@@ -9,8 +9,9 @@ Prints one report per file or split (see blm_jax.data.lint for the rules);
 exits 1 on errors (or warnings with --strict), 2 when the input cannot be read.
 A TFDS config built to need its context (`context_necessary`) is held to the
 context-free ceiling (`answers_only.CONTEXT_FREE_CEILING`) with --strict or
---answers_only; --probe adds the embedding probe (an MLP on each
-candidate's frozen embedding alone, cross-fitted) to the scores. --design
+--answers_only (with --design, the set scorer's top-1 too); --probe adds
+the embedding probe (an MLP on each candidate's frozen embedding alone,
+cross-fitted) to the scores. --design
 adds the design analysis (blm_jax.data.design: effective chance of the
 strongest context-free scorer, which context positions decide the answer,
 whether the whole context determines it); a config built to need its
@@ -180,6 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sequence:
           report.hold_to_sequence_bounds(d.population, d.n,
                                          d.sequence_violations())
+        if held and d.set_score is not None:
+          report.hold_to_ceiling(d.population, d.n,
+                                 {"set_scorer": d.set_score.best_top1},
+                                 ceiling)
       print(report.format(title))
       for d in designs:
         print(d.format())

@@ -60,8 +60,9 @@ RULES = (
          "with --answers_only: a conditional logit on each candidate's own "
          "words, never seeing the context, stays near chance per subset"),
     Rule("context_free_ceiling", WARNING,
-         "a context-necessary config: word logit, odd-one-in and (with "
-         "--probe) the embedding probe stay at most "
+         "a context-necessary config: word logit, odd-one-in, (with "
+         "--probe) the embedding probe and (with --design) the set scorer "
+         "stay at most "
          f"{answers_only_lib.CONTEXT_FREE_CEILING} on the whole split"),
     Rule("sequence_bounds", WARNING,
          "with --design, a sequence-necessary config: the strongest "
