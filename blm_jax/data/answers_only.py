@@ -146,7 +146,8 @@ def _batch(instances: Sequence[BLMInstance]) -> _Batch:
                      [x.correct for x in instances])
 
 
-def _scores(w: np.ndarray, b: _Batch) -> np.ndarray:
+def candidate_scores(w: np.ndarray, b: _Batch) -> np.ndarray:
+  """The logit `w`'s score of every candidate of `b`, flat."""
   return np.bincount(b.cand_of_feat, weights=w[b.feat], minlength=b.n_cand)
 
 
@@ -163,7 +164,7 @@ def fit_logit(b: _Batch, steps: int = 300, lr: float = 0.5,
   w = np.zeros(DIM)
   m, v = np.zeros(DIM), np.zeros(DIM)
   for t in range(1, steps + 1):
-    p = _softmax_by_instance(_scores(w, b), b)
+    p = _softmax_by_instance(candidate_scores(w, b), b)
     g_cand = (p - b.target) / b.n_inst
     g = np.bincount(b.feat, weights=g_cand[b.cand_of_feat], minlength=DIM)
     g += l2 * w
@@ -185,7 +186,7 @@ def _accuracy(scores: np.ndarray, b: _Batch) -> float:
 
 def held_out_accuracy(w: np.ndarray, b: _Batch) -> float:
   """Expected accuracy of the logit `w` (from `fit_logit`) on `b`."""
-  return _accuracy(_scores(w, b), b)
+  return _accuracy(candidate_scores(w, b), b)
 
 
 def logit_accuracy(instances: Sequence[BLMInstance]) -> float:

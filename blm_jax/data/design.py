@@ -44,6 +44,7 @@ import numpy as np
 
 from blm_jax.data import answers_only, set_scorer
 from blm_jax.data.answers_only import DIM, tokens
+from blm_jax.data.lint import population_key
 from blm_jax.data.set_features import SetFeaturizer
 from data_builders.common.schema import BLMInstance
 
@@ -54,12 +55,6 @@ N_FOLDS = 5
 WORD_FOLDS = 2  # Word level: the first 2 of the 5 folds held out (time).
 # The `_seq` bound on any single position's pattern (issue 33).
 SINGLE_POSITION_BOUND = 0.6
-
-
-def _population_key(x: BLMInstance) -> str:
-  from blm_jax.data.lint import population_key  # lint imports this module.
-
-  return population_key(x)
 
 
 def has_patterns(instances: Sequence[BLMInstance]) -> bool:
@@ -357,6 +352,6 @@ def analyze(instances: Sequence[BLMInstance], context_free: bool = True,
   """`analyze_population` of each population of `instances`."""
   groups: dict[str, list[BLMInstance]] = collections.defaultdict(list)
   for x in instances:
-    groups[_population_key(x)].append(x)
+    groups[population_key(x)].append(x)
   return [analyze_population(k, v, context_free, positions)
           for k, v in groups.items()]

@@ -71,7 +71,7 @@ class SetModel:
 
   def _scores(self, x: "_Featured") -> dict[str, list[np.ndarray]]:
     batch = answers_only.batch_features(x.sparse, [0] * len(x.sparse))
-    flat = answers_only._scores(self.logit_w, batch)
+    flat = answers_only.candidate_scores(self.logit_w, batch)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
