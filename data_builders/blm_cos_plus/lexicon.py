@@ -8,7 +8,9 @@ line (so an error can name file, line and field):
                   en: verb third past participle
                   it: verb third third_pl participle anticausative (= si)
                   de: verb third third_pl participle aux (sein | haben);
-                      a separable prefix is written `auf|wärmen`
+                      a separable prefix is written `auf|wärmen`;
+                  all: role_error (no | od | reading, ROLE_ERROR below)
+                  and an optional gloss
     patients.tsv  verb, the patient NP, its agreement features
     agents.tsv    the agent NP and its features (shared by every verb)
     places.tsv    locative predicates for the relative-clause sentences
