@@ -46,8 +46,7 @@ def _lemmas_by_form(language):
   return out
 
 
-def test_every_role_error_intransitive_has_a_verb_that_refuses_it(
-    configs):
+def test_every_role_error_has_a_verb_that_refuses_it(configs):
   flags = {lang: {v.lemma: v.role_error
                   for v in lexicon.load(lang).verbs}
            for lang in lexicon.LANGUAGES}
