@@ -87,8 +87,9 @@ def language_of(variant: str) -> str:
 
 
 def lexicon_for(variant: str, lex: lexicon_lib.Lexicon | None = None):
-  """The variant's lexicon: the verbs whose `Ag Verb` is no good sentence
-  (`Lexicon.cos_verbs`); de_case keeps the case-marked (masc. sg.) NPs."""
+  """The variant's lexicon: the verbs under which 002's role errors are no
+  good sentences (`Lexicon.cos_verbs`); de_case keeps the case-marked
+  (masc. sg.) NPs."""
   if variant not in VARIANTS:
     raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
   lex = lex or lexicon_lib.load(language_of(variant))
