@@ -19,20 +19,21 @@ from data_builders.common.template import token_diff
 CTX = [(v, lex) for v in generate.VARIANTS for lex in generate.LEXICALITIES]
 SMALL = 400
 # sha256 (first 16 hex digits) of every record (`to_example`) of the paper
-# configs at 2000 instances, as built by blm_cos_plus 1.1.0.
+# configs at 2000 instances, as built by blm_cos_plus 1.2.0 (the ctx configs
+# must leave them alone).
 PAPER_DIGESTS = {
-    "en_T2I_MinLex": "8054848f8b221da3", "en_T2I_MaxLex": "5a721f81a076a7d9",
-    "en_I2T_MinLex": "82d573b7ad8b3c00", "en_I2T_MaxLex": "d78ef52356f41e04",
-    "it_T2I_MinLex": "26e8828c7268cd95", "it_T2I_MaxLex": "931d56e1dd0ab66b",
-    "it_I2T_MinLex": "93a4b19123962495", "it_I2T_MaxLex": "ebcb41b812262155",
-    "de_case_T2I_MinLex": "0f439c702d821715",
-    "de_case_T2I_MaxLex": "4d3ffce8428abbb4",
-    "de_case_I2T_MinLex": "43157d231285cfa3",
-    "de_case_I2T_MaxLex": "e71d6f11ed4c3ccb",
-    "de_mix_T2I_MinLex": "fa1b83591908ee1c",
-    "de_mix_T2I_MaxLex": "d91ad6aef629d67b",
-    "de_mix_I2T_MinLex": "e839a43dcbba9981",
-    "de_mix_I2T_MaxLex": "3258c44105eb6bf3",
+    "en_T2I_MinLex": "9eaecee57aa79373", "en_T2I_MaxLex": "2d5ff725d18726bb",
+    "en_I2T_MinLex": "051004785011f110", "en_I2T_MaxLex": "a8f62513986d32ee",
+    "it_T2I_MinLex": "8f0eea9491668234", "it_T2I_MaxLex": "063e03b87e0a2a0a",
+    "it_I2T_MinLex": "272e61fcaeb87e8a", "it_I2T_MaxLex": "c98b889d33413b9e",
+    "de_case_T2I_MinLex": "36f9a7634e9144a6",
+    "de_case_T2I_MaxLex": "cec30d084bfe265b",
+    "de_case_I2T_MinLex": "9d8004433a47a1eb",
+    "de_case_I2T_MaxLex": "4b627d4f8f52350a",
+    "de_mix_T2I_MinLex": "15eab4c7ab019846",
+    "de_mix_T2I_MaxLex": "c021db0c4c6cca34",
+    "de_mix_I2T_MinLex": "7afd0838dedd95b5",
+    "de_mix_I2T_MaxLex": "891e535034d5e86c",
 }
 
 
@@ -85,13 +86,13 @@ def test_strict_lint_labels_and_direction_balance(ctx, cfg):
         part)
   positions = collections.Counter(x.correct for x in xs)
   assert len(positions) == 4 and max(positions.values()) < 0.35 * len(xs)
-  if cfg[1] == "MinLex":  # 80 instances per verb, half of them T2I
+  if cfg[1] == "MinLex":  # 153-167 instances per verb, half of them T2I
     by_verb = collections.defaultdict(list)
     n_verbs = len(generate.lexicon_for(cfg[0]).verbs)
     for i, x in enumerate(xs):
       by_verb[i * n_verbs // len(xs)].append(dirs[i] == "T2I")
-    for verb, t2i in by_verb.items():
-      assert 2 * sum(t2i) == len(t2i), (verb, sum(t2i))
+    for verb, t2i in by_verb.items():  # the pair at each end may straddle
+      assert abs(2 * sum(t2i) - len(t2i)) <= 2, (verb, sum(t2i))
 
 
 @pytest.mark.parametrize("cfg", CTX, ids="_".join)

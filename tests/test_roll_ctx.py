@@ -9,7 +9,7 @@ import hashlib
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import answers_only, lint, set_scorer
 from data_builders.blm_roll import blm_roll_dataset_builder as roll
 from data_builders.blm_roll import generate, lexicon, templates
 from data_builders.common import schema
@@ -47,13 +47,23 @@ def test_paper_configs_keep_their_records(t):
 
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_answers_alone_stay_under_the_ceilings(ctx, t):
-  """Three well-formed candidates (CORRECT, D, ALT-D) look alike out of
-  context: a frame or grammaticality detector gets 1/3 (measured 0.27-0.35
-  on 400). The paper's design scores 0.99-1.00 here."""
+  """Two well-formed candidates (CORRECT, D) look alike out of context: a
+  frame or grammaticality detector gets 1/2. The paper's design scores
+  0.79-1.00 here."""
   cue = answers_only.score(ctx[t][:SMALL])
-  assert cue.logit <= 0.45 and cue.odd_one_in <= 0.45, cue
+  assert cue.logit <= answers_only.CONTEXT_FREE_CEILING, cue
+  assert cue.odd_one_in <= answers_only.CONTEXT_FREE_CEILING, cue
   paper = answers_only.score(generate.generate(t, SMALL))
-  assert paper.logit > 0.9, paper  # the check can see a cue
+  assert paper.logit > 0.7, paper  # the check can see a cue
+
+
+@pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
+def test_the_strongest_context_free_scorer_stays_at_the_floor(ctx, t):
+  """The set scorer (candidates against their answer set) finds the asked
+  frame and no more: 1/2 (0.46-0.50 on 400; 0.50 on 2000, README). It
+  found blm_roll 1.1.0's cue (0.54-0.60)."""
+  s = set_scorer.score(ctx[t][:SMALL])
+  assert s.best_top1 <= answers_only.CONTEXT_FREE_CEILING, s
 
 
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
@@ -68,7 +78,7 @@ def test_strict_lint_labels_and_direction_balance(ctx, t):
   dirs = [generate.direction(x.id) for x in xs]
   assert abs(dirs.count(templates.TI) / len(xs) - 0.5) < 0.03
   positions = collections.Counter(x.correct for x in xs)
-  assert len(positions) == 7 and max(positions.values()) < 0.2 * len(xs)
+  assert len(positions) == 6 and max(positions.values()) < 0.2 * len(xs)
 
 
 def test_direction_is_independent_of_the_verb(ctx):
@@ -117,10 +127,8 @@ def test_each_label_changes_what_it_names_in_the_words(ctx, t):
     assert a["T-D-RS"][0] == theme
     if d == templates.TI:
       assert intr(a["CORRECT"], path) and intr(a["D"], foil_path)
-      assert trans(a["ALT-D"], foil_agent)
     else:
       assert trans(a["CORRECT"], agent) and trans(a["D"], foil_agent)
-      assert intr(a["ALT-D"], foil_path)
 
 
 def _shape(pat: str):
@@ -141,19 +149,36 @@ def test_each_label_is_its_base_with_one_named_change(ctx, t):
   well_formed = {("I", "Theme"), ("T", "Agent")}
   for x in ctx[t][::30]:
     asked = "I" if generate.direction(x.id) == templates.TI else "T"
-    other = {"I": "T", "T": "I"}[asked]
     for lab, s in zip(x.labels, x.answers):
       frame, subject, mat = _shape(s.pattern)
       base, material, rule = templates.CTX_CONSTRUCTION[lab]
-      base = {"asked": asked, "other": other}.get(base, base)
+      base = asked if base == "asked" else base
       assert frame == base and mat == material, (lab, s.pattern)
       assert ((frame, subject) in well_formed) == (rule is None), lab
-      if lab == "ALT-D":
-        assert frame == other
+
+
+@pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
+def test_both_materials_carry_the_same_candidates(ctx, t):
+  """The cue of blm_roll 1.1.0 (the README's "Measured: the cue"): the
+  other alternant stood on the foil only, so the material with the extra
+  well-formed candidate was the foil and the majority frame the asked one.
+  Every instance of every split: the (frame, subject) shapes on the
+  context's material (P2) are those on the foil (D), so the set is
+  symmetric under exchanging them."""
+  bad = []
+  for x in ctx[t]:
+    by_material = collections.defaultdict(list)
+    for s in x.answers:
+      frame, subject, mat = _shape(s.pattern)
+      by_material[mat].append((frame, subject))
+    p2, d = (sorted(by_material[m]) for m in (templates.P2, templates.FOIL))
+    if p2 != d or len(by_material) != 2:
+      bad.append(f"{x.id}: {dict(by_material)}")
+  assert not bad, bad[:3]
 
 
 def test_well_formed_candidates_take_their_paths(ctx):
-  """D and ALT-D are well-formed sentences: their verbs take their paths
+  """D is a well-formed sentence: its verb takes its path
   (the same scan as the paper configs' correct answers)."""
   from tests import test_blm_roll as paper_tests
   lemma = {v.past: v.lemma for v in lexicon.load().verbs.values()}

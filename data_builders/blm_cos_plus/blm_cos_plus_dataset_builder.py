@@ -56,7 +56,7 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """COS+ change-of-state food BLMs (type B, relative clauses), En/It/De."""
 
-  VERSION = tfds.core.Version("1.1.0")
+  VERSION = tfds.core.Version("1.2.0")
   RELEASE_NOTES = {
       "1.0.0": "En, It, De case/mix; T2I, I2T; MinLex, MaxLex.",
       "1.1.0": "de_mix I2T: the transitive answers (Correct, Grammar) are "
@@ -65,6 +65,17 @@ class Builder(builder.GeneratedBLMBuilder):
                "sentence with the correct meaning (Die Bratwurst hat die "
                "Konditorin gebraten). Only the two de_mix I2T configs "
                "change.",
+      "1.2.0": "Only verbs under which 002's role errors are no good "
+               "sentences: verbs.tsv's role_error leaves out those that "
+               "also drop their object ('Ag Verb' true of the scene: bake, "
+               "fry, roast; the nine German haben-verbs, whose 'Der Lachs "
+               "hat gebraten' was also odd as a correct answer) and those "
+               "under which 'Ag Verb' or 'Pa Verb Ag' is good in another "
+               "sense (il panettiere si è raffreddato, le ragazze si "
+               "seccano, der Küchenchef ist zerrissen, the soup warms the "
+               "caterer): 13 English, 13 Italian, 12 German verbs; two "
+               "masculine patients more per German verb for de_case "
+               "MinLex. Every config changes.",
   }
   BUILDER_CONFIGS = _configs()
   split_fractions = SPLIT_FRACTIONS

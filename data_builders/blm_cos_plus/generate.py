@@ -8,7 +8,8 @@ patients, where die/das do not).
 Lexicality (002 sec. 3):
   MinLex  one verb, agent, patient, place and tense for the whole instance,
           context and answers; each (verb, agent, patient) is used once per
-          config, verbs spread evenly (80 instances each);
+          config, verbs spread evenly (153-167 instances each over the
+          12-13 verbs of `lexicon_for`);
   MaxLex  every sentence, context and answers, draws its own verb (distinct
           within the context and within the answers), agent (distinct within
           the instance), patient and place; the tense is shared.
@@ -86,10 +87,13 @@ def language_of(variant: str) -> str:
 
 
 def lexicon_for(variant: str, lex: lexicon_lib.Lexicon | None = None):
-  """The variant's lexicon: de_case keeps the case-marked (masc. sg.) NPs."""
+  """The variant's lexicon: the verbs under which 002's role errors are no
+  good sentences (`Lexicon.cos_verbs`); de_case keeps the case-marked
+  (masc. sg.) NPs."""
   if variant not in VARIANTS:
     raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
   lex = lex or lexicon_lib.load(language_of(variant))
+  lex = dataclasses.replace(lex, verbs=lex.cos_verbs)
   if variant != "de_case":
     return lex
   verbs = []
@@ -99,9 +103,9 @@ def lexicon_for(variant: str, lex: lexicon_lib.Lexicon | None = None):
       raise lexicon_lib.LexiconError(
           f"{lex.folder}/patients.tsv: verb {v.lemma!r} has {len(pats)} "
           "masculine singular patient(s); de_case needs >= 2")
-    verbs.append(type(v)(**{**v.__dict__, "patients": pats}))
+    verbs.append(dataclasses.replace(v, patients=pats))
   agents = tuple(a for a in lex.agents if a.case_marked)
-  return type(lex)(lex.language, tuple(verbs), agents, lex.places, lex.folder)
+  return dataclasses.replace(lex, verbs=tuple(verbs), agents=agents)
 
 
 def generate(variant: str, direction: str, lexicality: str,

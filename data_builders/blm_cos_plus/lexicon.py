@@ -8,7 +8,9 @@ line (so an error can name file, line and field):
                   en: verb third past participle
                   it: verb third third_pl participle anticausative (= si)
                   de: verb third third_pl participle aux (sein | haben);
-                      a separable prefix is written `auf|wärmen`
+                      a separable prefix is written `auf|wärmen`;
+                  all: role_error (no | od | reading, ROLE_ERROR below)
+                  and an optional gloss
     patients.tsv  verb, the patient NP, its agreement features
     agents.tsv    the agent NP and its features (shared by every verb)
     places.tsv    locative predicates for the relative-clause sentences
@@ -32,10 +34,12 @@ LANGUAGES = ("en", "it", "de")
 VERBS_PER_LANGUAGE = 25  # 002 sec. 4.2
 
 COLUMNS = {
-    ("en", "verbs"): ("verb", "third", "past", "participle"),
+    ("en", "verbs"): ("verb", "third", "past", "participle", "role_error",
+                      "gloss"),
     ("it", "verbs"): ("verb", "third", "third_pl", "participle",
-                      "anticausative"),
-    ("de", "verbs"): ("verb", "third", "third_pl", "participle", "aux"),
+                      "anticausative", "role_error", "gloss"),
+    ("de", "verbs"): ("verb", "third", "third_pl", "participle", "aux",
+                      "role_error", "gloss"),
     ("en", "patients"): ("verb", "patient", "number"),
     ("it", "patients"): ("verb", "patient", "features"),
     ("de", "patients"): ("verb", "noun", "gender"),
@@ -43,7 +47,18 @@ COLUMNS = {
     ("it", "agents"): ("agent", "features"),
     ("de", "agents"): ("noun", "gender", "accusative"),
 }
-OPTIONAL = {"accusative"}
+OPTIONAL = {"accusative", "gloss"}
+# verbs.tsv `role_error`: whether 002 Figure 9's role errors with this verb,
+# `Ag Verb` (the agent as the intransitive's subject: T2I Grammar, I2T
+# Sequence) and `Pa Verb Ag` (roles reversed), are good sentences. `no`:
+# neither is, the verb is used. `od`: the verb also drops its object (002
+# sec. 1: "paint retains its agentive subject (The artist painted)"), so
+# `Ag Verb` is true of the very scene. `reading`: one of them is good in
+# another sense (`gloss`: "il panettiere si è raffreddato", caught a cold;
+# "the soup warms the caterer"). 002 sec. 4.2 selected verbs "that show
+# the very same structure": only `no` verbs enter the BLMs
+# (`Lexicon.cos_verbs`).
+ROLE_ERROR = ("no", "od", "reading")
 FEATURES = {"en": ("sg", "pl"), "it": ("ms", "fs", "mp", "fp"),
             "de": ("m", "f", "n", "pl")}
 # German verb prefixes that never take ge- in the participle.
@@ -79,6 +94,7 @@ class Verb:
   aux: str = ""  # de: sein | haben (intransitive perfect)
   prefix: str = ""  # de: separable prefix
   patients: tuple[NP, ...] = ()
+  role_error: str = "no"  # ROLE_ERROR
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +104,11 @@ class Lexicon:
   agents: tuple[NP, ...]
   places: tuple[str, ...]
   folder: str
+
+  @property
+  def cos_verbs(self) -> tuple[Verb, ...]:
+    """The verbs whose role errors are no good sentences (ROLE_ERROR)."""
+    return tuple(v for v in self.verbs if v.role_error == "no")
 
 
 def load(language: str, folder: str | pathlib.Path | None = None,
@@ -184,6 +205,18 @@ def _read(path: pathlib.Path, columns: tuple[str, ...]):
 
 
 def _verb(where: str, row: dict, language: str) -> Verb:
+  v = _forms(where, row, language)
+  if row["role_error"] not in ROLE_ERROR:
+    raise LexiconError(f"{where}: field 'role_error': "
+                       f"{row['role_error']!r}, expected one of "
+                       f"{list(ROLE_ERROR)}")
+  if row["role_error"] == "reading" and not row["gloss"]:
+    raise LexiconError(f"{where}: field 'gloss' is empty: say the reading "
+                       "in which a role error is a good sentence")
+  return dataclasses.replace(v, role_error=row["role_error"])
+
+
+def _forms(where: str, row: dict, language: str) -> Verb:
   lemma = row["verb"]
   for field in ("third", "participle") + (("third_pl",) if language != "en"
                                           else ("past",)):

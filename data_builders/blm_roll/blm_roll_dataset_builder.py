@@ -38,7 +38,7 @@ _DESCRIPTIONS = {
 class Builder(builder.GeneratedBLMBuilder):
   """Roll-verb (manner of motion) causative BLMs in English."""
 
-  VERSION = tfds.core.Version("1.1.0")
+  VERSION = tfds.core.Version("1.2.0")
   RELEASE_NOTES = {
       "1.0.0": "Roll verbs, types I-III (000 Figure 10).",
       "1.1.0": "Every verb takes its scene's path PPs: drop only a goal or "
@@ -48,6 +48,12 @@ class Builder(builder.GeneratedBLMBuilder):
                "kinds of path each verb takes and loading and generation "
                "refuse a scene that breaks them; 28 scenes changed paths "
                "or verbs, so all three configs differ from 1.0.0.",
+      "1.2.0": "Context-necessary configs: six answers, the same four "
+               "candidates on the context's material and on the foil "
+               "(ALT-D, the other alternant on the foil alone, is gone: it "
+               "marked the foil as the material with the extra well-formed "
+               "candidate, and the majority frame as the asked one). The "
+               "paper configs type_I-III are unchanged.",
   }
   BUILDER_CONFIGS = [
       RollConfig(name=generate.config_name(t),

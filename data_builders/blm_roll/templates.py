@@ -143,21 +143,21 @@ ANSWERS: tuple[AnswerTemplate, ...] = (
 # the location the theme "was in") and a foil D (another agent and another
 # location of the same scene, which the context never names). Bases are the
 # intransitive I (Theme V path) and the transitive T (Agent V Theme) on each
-# material; the transitive or intransitive on P2 that is not the answer is
-# context sentence 5, so it is never a candidate (a copy cue).
+# material.
 #
 #   CORRECT  the asked alternant on P2
 #   D        the asked alternant on D          (D: agent or location)
-#   ALT-D    the other alternant on D          (D, relative to the other
-#                                              alternant on P2)
 #   I-RR     Agent V path on P2                (RR on I)
 #   I-D-RR   Agent V path on D                 (RR on I on D)
 #   T-RS     Theme V Agent on P2               (RS on T)
 #   T-D-RS   Theme V Agent on D                (RS on T on D)
 #
-# Every label is the same text pattern in both directions, and the set is
-# symmetric under exchanging P2 and D except for the one missing copy, so
-# neither the words nor the centre of the set tell CORRECT from D.
+# Each material carries the same candidates, so the set is symmetric under
+# exchanging P2 and D (drawn alike): neither the words nor the shape of the
+# set tell CORRECT from D. The other alternant is on neither material: on
+# P2 it is context sentence 5 (a copy cue), and on D alone (blm_roll 1.1.0's
+# ALT-D) it marked D as the material with the extra candidate, the cue the
+# README names.
 
 FOIL = "D"
 TI, IT = "TI", "IT"
@@ -202,11 +202,11 @@ CTX_RULES: dict[str, Rule] = {r.name: r for r in (
          "intransitive, was, did)", _alternant),
 )}
 
-CTX_LABELS = ("CORRECT", "D", "ALT-D", "I-RR", "I-D-RR", "T-RS", "T-D-RS")
+CTX_LABELS = ("CORRECT", "D", "I-RR", "I-D-RR", "T-RS", "T-D-RS")
 # label -> (base alternant, material, rule applied to that base)
 CTX_CONSTRUCTION = {
     "CORRECT": ("asked", P2, None), "D": ("asked", FOIL, None),
-    "ALT-D": ("other", FOIL, None), "I-RR": ("I", P2, "RR"),
+    "I-RR": ("I", P2, "RR"),
     "I-D-RR": ("I", FOIL, "RR"), "T-RS": ("T", P2, "RS"),
     "T-D-RS": ("T", FOIL, "RS"),
 }
@@ -219,7 +219,7 @@ def ctx_answers(direction: str) -> tuple[AnswerTemplate, ...]:
   for label in CTX_LABELS:
     base, material, rule = CTX_CONSTRUCTION[label]
     breaks = []
-    if base == "other" or base not in ("asked", asked):
+    if base not in ("asked", asked):
       breaks.append("ALT")
     if material == FOIL:
       breaks.append("D")

@@ -54,6 +54,7 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # The context-necessary configs (data_builders/blm_roll/README.md) add
     # D (another agent/location of the scene than the diagnostics name) and
     # the role errors on each base: I (intransitive), T (transitive).
+    # ALT-D was built by blm_roll 1.1.0 only; kept so label ids stay put.
     "roll": ("CORRECT", "SCRC", "SC-RR", "RR", "PSC-RS", "PSC-RR", "PC-RR",
              "D", "ALT-D", "I-RR", "I-D-RR", "T-RS", "T-D-RS"),
     # 002 sec. 4.3: one candidate per binyan; a wrong one is named by the
