@@ -196,7 +196,8 @@ def error_line(e: Exception) -> str | None:
     return f"error: {e.strerror or e}{where}"
   if isinstance(e, (train.RunMismatchError,
                     checkpoints.CheckpointMismatchError,
-                    workdir_lock.WorkdirLockedError, MemoryError,
+                    workdir_lock.WorkdirLockedError,
+                    workdir_lock.WorkdirLinkError, MemoryError,
                     FloatingPointError)):
     return f"error: {e}"
   if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError"):

@@ -323,6 +323,13 @@ class _LogFile(logging.FileHandler):
   instead of each printing a traceback on the console (the run reports the
   full disk in one line)."""
 
+  def _open(self):
+    # O_NOFOLLOW: never appended through a link (workdir_lock refuses one
+    # up front; this closes the gap of a link made after that check).
+    fd = os.open(self.baseFilename,
+                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+
   def handleError(self, record):
     error = sys.exc_info()[1]
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
@@ -341,7 +348,7 @@ def open_log(workdir: str) -> logging.Logger:
       log.removeHandler(h)
     log.addHandler(logging.NullHandler())
     return log
-  path = os.path.abspath(os.path.join(workdir, "log.txt"))
+  path = os.path.abspath(os.path.join(workdir, workdir_lock.LOG_NAME))
   if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
     for h in list(log.handlers):
       log.removeHandler(h)
@@ -486,7 +493,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # until the caller releases it (run_experiment, after the report) or the
   # process ends; in a multi-process run the first process holds it.
   made = not os.path.isdir(workdir)
-  had_lock = os.path.exists(os.path.join(workdir, workdir_lock.LOCK_NAME))
+  had_lock = os.path.lexists(os.path.join(workdir, workdir_lock.LOCK_NAME))
   os.makedirs(workdir, exist_ok=True)
   try:
     stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
