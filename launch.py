@@ -189,7 +189,10 @@ def error_line(e: Exception) -> str | None:
   from blm_jax.embedding import cache as embedding_cache
   from blm_jax.training import trainer as train
   from blm_jax.training import workdir_lock
+  from blm_jax.encoders import encoder as encoders
 
+  if isinstance(e, encoders.LOAD_ERRORS):
+    return f"error: {e}"
   if isinstance(e, embedding_cache.CacheNotWritableError) or (
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
     where = f" (writing {e.filename})" if e.filename else ""
