@@ -218,22 +218,43 @@ def save_bytes(grid: Grid) -> int:
   return sum(sizes) + max(sizes, default=0)
 
 
+def _size_keys(config) -> str:
+  """The model's numeric keys (its widths), e.g. 'config.model.hidden_factor=3.5'."""
+  keys = [f"config.model.{k}={v}" for k, v in config.model.items()
+          if isinstance(v, (int, float, tuple)) and not isinstance(v, bool)
+          and k != "name"]
+  return ", ".join(keys)
+
+
 def fit_memory(config, grid: Grid) -> list[str]:
   """`grid.fit_memory` within the memory budget less what a checkpoint
-  save holds; the MemoryError says how much the save takes."""
+  save holds; the MemoryError names the keys that set the size: the
+  model's widths where the state alone does not fit, else the batch size
+  and the number of cells."""
   budget, save = memory_budget(config, grid), save_bytes(grid)
+  of = ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
+        else "free")
+  state = sum(math.prod(x.shape) * np.dtype(x.dtype).itemsize
+              for x in jax.tree.leaves(grid.abstract_state()))
+  if max(save, state) > budget:
+    raise MemoryError(
+        f"the model is too large: the training state of one cell is "
+        f"{state / grid.num_cells / 2**30:.2f} GiB (parameters and optimizer "
+        f"moments; {grid.num_cells} cells: {state / 2**30:.2f} GiB"
+        + (", and a checkpoint save holds a host copy as large" if save
+           else "") + f"), over the {budget / 2**30:.2f} GiB {of}: lower "
+        f"the model's width ({_size_keys(config)}) or train fewer cells")
   try:
     # A limit below the save's own size leaves nothing (not less).
-    notes = grid.fit_memory(max(budget - save, 0),
+    notes = grid.fit_memory(budget - save,
                             may_scan=config.grid.mode == "auto")
   except MemoryError as e:
-    if not save:
-      raise
     raise MemoryError(
-        f"{e} (of the {budget / 2**30:.2f} GiB "
-        + ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
-           else "free") + f", {save / 2**30:.2f} GiB are kept for the host "
-        "copy of the state a checkpoint save makes)") from None
+        f"{e}, or lower config.train.batch_size (now "
+        f"{config.train.batch_size}) or the model's width ("
+        f"{_size_keys(config)}) (of the {budget / 2**30:.2f} GiB {of}"
+        + (f", {save / 2**30:.2f} GiB are kept for the host copy of the "
+           "state a checkpoint save makes" if save else "") + ")") from None
   if save:
     notes.append(f"checkpoint saves: {save / 2**30:.2f} GiB (a host copy of "
                  "the state), counted in the budget")
@@ -377,14 +398,16 @@ MIN_TEST_INSTANCES = 10
 
 def diverging_cells(history: dict, grid: Grid) -> list[str]:
   """'cell: loss L at epoch E, lowest M' for every cell whose latest
-  epoch loss is finite but DIVERGENCE_FACTOR times its lowest."""
+  epoch loss is finite, DIVERGENCE_FACTOR times its lowest and above its
+  first (a loss that went from 0 to 1e-4 has not diverged)."""
   losses = np.asarray(history["train"].get("loss", []), dtype=float)
   if len(losses) < 2:
     return []
   out = []
   for i in range(losses.shape[1]):
     last, low = losses[-1, i], losses[:, i].min()
-    if np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12):
+    if (np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12)
+        and last > losses[0, i]):
       out.append(f"{grid.spec.cell_name(i)}: loss {last:.3g} at epoch "
                  f"{len(losses) - 1}, lowest {low:.3g}")
   return out
