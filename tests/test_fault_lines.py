@@ -43,3 +43,25 @@ def test_build_agreement_lists_the_valid_config_names(tmp_path):
                          f"{n} configs: en_main_type_I, ")
   assert "\n" not in line and "..." not in line
   assert not os.listdir(tmp_path)
+
+
+def test_release_files_too_long_a_field_or_not_tab_separated(tmp_path):
+  import pytest
+  from data_builders.blm_published import release_format
+  from tests import release_fixtures
+
+  rows = release_fixtures.release_rows(3)
+  rows[1]["Sent_chunks_2"] = repr(["x" * 400_000])
+  path = release_fixtures.write_release(tmp_path / "long" / "f.tsv", rows)
+  with pytest.raises(release_format.ReleaseFormatError) as e:
+    release_format.read_release(path, family="agreement")
+  assert str(e.value).startswith(
+      f"{path}, line 3, column 7 ('Sent_chunks_2'): field too long: "
+      "400,004 characters, over the reader's limit of 131,072")
+  path = tmp_path / "comma" / "f.tsv"
+  release_fixtures.write_release(path, rows[:1])
+  path.write_text(path.read_text().replace("\t", ","))
+  with pytest.raises(release_format.ReleaseFormatError,
+                     match=r"f\.tsv, line 1: not tab-separated: the header "
+                     r"is one column holding \d+ commas"):
+    release_format.read_release(path, family="agreement")
