@@ -65,3 +65,16 @@ def test_release_files_too_long_a_field_or_not_tab_separated(tmp_path):
                      match=r"f\.tsv, line 1: not tab-separated: the header "
                      r"is one column holding \d+ commas"):
     release_format.read_release(path, family="agreement")
+
+
+def test_previous_folders_are_bounded(tmp_path):
+  from blm_jax.training import set_aside
+  names = ["previous-20261120-100000", "previous-20261120-100000-2",
+           "previous-20261120-100000-10", "previous-20261121-090000",
+           "previous-20261122-090000"]
+  for n in names:
+    (tmp_path / n).mkdir()
+  (tmp_path / "previous-notes").mkdir()  # not a set-aside folder
+  assert set_aside.prune(str(tmp_path), keep=3) == names[:2]
+  assert sorted(os.listdir(tmp_path)) == sorted(names[2:] + ["previous-notes"])
+  assert set_aside.prune(str(tmp_path), keep=3) == []

@@ -315,8 +315,14 @@ def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
     dest = set_aside.move_aside(workdir) if distributed.is_writer() else None
     if dest is not None:
       log.info("%s: moved the previous run's outputs to %s", why, dest)
+      removed = set_aside.prune(workdir)
+      note = (f" (removed the oldest, {', '.join(removed)}: a workdir keeps "
+              f"the {set_aside.KEEP_PREVIOUS} latest)" if removed else "")
+      if removed:
+        log.info("removed %s: a workdir keeps the %d latest previous-*",
+                 removed, set_aside.KEEP_PREVIOUS)
       progress.on_notice(f"{why}: moved the previous run's outputs to "
-                         f"{dest}")
+                         f"{dest}{note}")
 
   if mode == "restart":
     move_aside("train.resume=restart")
