@@ -78,3 +78,20 @@ def test_previous_folders_are_bounded(tmp_path):
   assert set_aside.prune(str(tmp_path), keep=3) == names[:2]
   assert sorted(os.listdir(tmp_path)) == sorted(names[2:] + ["previous-notes"])
   assert set_aside.prune(str(tmp_path), keep=3) == []
+
+
+def test_orbax_advice_goes_to_log_txt_not_the_console(tmp_path, capsys):
+  from absl import logging as absl_logging
+  from blm_jax.training import checkpoints
+  log = train.open_log(str(tmp_path))
+  checkpoints._route_advice_to_log()
+  absl_logging.warning("Waiting for previous save to complete took %f "
+                       "seconds. If this number is high, ...", 3.5)
+  for h in log.handlers:
+    h.flush()
+  assert "Waiting for previous save" not in capsys.readouterr().err
+  assert "orbax: Waiting for previous save to complete took 3.5" in (
+      tmp_path / "log.txt").read_text()
+  for h in list(log.handlers):  # the next test opens its own
+    log.removeHandler(h)
+    h.close()
