@@ -95,3 +95,70 @@ def test_orbax_advice_goes_to_log_txt_not_the_console(tmp_path, capsys):
   for h in list(log.handlers):  # the next test opens its own
     log.removeHandler(h)
     h.close()
+
+
+def test_a_failed_dataset_build_leaves_nothing_behind(tmp_path):
+  import pytest
+  from data_builders.common import loading
+  data_dir = tmp_path / "tfds"
+  with pytest.raises(Exception, match="manual_dir"):
+    loading.prepare("blm_published/folder", str(data_dir))
+  assert not data_dir.exists()
+  (tmp_path / "kept").mkdir()  # a data dir that was there stays, empty
+  with pytest.raises(Exception, match="manual_dir"):
+    loading.prepare("blm_published/folder", str(tmp_path / "kept"))
+  assert os.listdir(tmp_path / "kept") == [
+      ".blm_published--folder.build-lock"]
+
+
+def test_two_builds_of_one_dataset_at_once_build_it_once(tmp_path):
+  import subprocess
+  import sys
+  from tests import release_fixtures
+  release = tmp_path / "release"
+  release_fixtures.write_release(release / "all.tsv",
+                                 release_fixtures.release_rows(60))
+  code = ("from data_builders.common import loading; "
+          "import tensorflow_datasets as tfds; tfds.disable_progress_bar(); "
+          f"b = loading.prepare('blm_published/folder', {str(tmp_path / 't')!r}"
+          f", {str(release)!r}); print(sorted(b.info.splits))")
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  procs = [subprocess.Popen([sys.executable, "-c", code], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True) for _ in range(2)]
+  outs = [p.communicate(timeout=300) for p in procs]
+  assert [p.returncode for p in procs] == [0, 0], outs
+  assert all("train" in out for out, _ in outs)
+  lines = [l for _, err in outs for l in err.splitlines()]
+  assert len([l for l in lines if l.startswith("building dataset")]) == 1, \
+      lines
+
+
+def test_a_full_disk_during_a_build_is_one_oserror_and_nothing_kept(
+    tmp_path):
+  import subprocess
+  import pytest
+  import tensorflow_datasets as tfds
+  from data_builders.common import loading
+  from tests import release_fixtures, small_disk
+  release = tmp_path / "release"
+  release_fixtures.write_release(release / "all.tsv",
+                                 release_fixtures.release_rows(400))
+  mount = tmp_path / "small"
+  if not small_disk.mount_tmpfs(mount, "96k"):
+    pytest.skip("cannot mount a tmpfs here (needs root)")
+  try:
+    tfds.disable_progress_bar()
+    with pytest.raises(OSError) as e:
+      loading.prepare("blm_published/folder", str(mount / "tfds"),
+                      str(release))
+    assert e.value.errno == 28
+    assert e.value.filename == str(mount / "tfds" / "blm_published" /
+                                   "folder" / "1.0.0")
+    assert os.listdir(mount) == []
+    import launch
+    assert launch.error_line(e.value).startswith(
+        "error: No space left on device (building dataset "
+        "blm_published/folder; nothing of it was kept) (writing ")
+  finally:
+    subprocess.run(["umount", str(mount)])
