@@ -424,7 +424,8 @@ def _load_family(name: str, model_dir: str, dtype,
 def _non_finite(params) -> str | None:
   """The path of the first parameter holding a NaN or infinity, if any."""
   for path, leaf in jax.tree_util.tree_leaves_with_path(params):
-    if not bool(jnp.isfinite(leaf).all()):
+    xp = np if isinstance(leaf, np.ndarray) else jnp  # host: no copy
+    if not bool(xp.isfinite(leaf).all()):
       return "/".join(str(getattr(k, "key", k)) for k in path)
   return None
 

@@ -136,8 +136,11 @@ def load_limits(devices: Sequence, sharded: bool) -> list[tuple[int, str]]:
   """(bytes, what they are) that loaded weights must fit, for the message."""
   out = []
   env = os.environ.get(ENV_LIMIT)
-  if env:
-    out.append((device_limit(devices[0]), f"that {ENV_LIMIT}={env} allows"))
+  if env:  # Per device: sharded weights may fill them all.
+    out.append((device_limit(devices[0]) * (len(devices) if sharded else 1),
+                f"that {ENV_LIMIT}={env} allows"
+                + (f" on {len(devices)} devices" if sharded and
+                   len(devices) > 1 else "")))
   host = host_available()
   if host is not None:
     out.append((host, "available on this machine (MemAvailable)"))
