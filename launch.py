@@ -215,7 +215,8 @@ def error_line(e: Exception) -> str | None:
                     workdir_lock.WorkdirLinkError, MemoryError,
                     FloatingPointError)):
     return f"error: {e}"
-  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError"):
+  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError",
+                          "ManualDirError"):
     # data_builders' own classes
     return f"error: {e}"
   if isinstance(e, OSError) and e.filename is not None:

@@ -100,10 +100,16 @@ def test_orbax_advice_goes_to_log_txt_not_the_console(tmp_path, capsys):
 def test_a_failed_dataset_build_leaves_nothing_behind(tmp_path):
   import pytest
   from data_builders.common import loading
-  data_dir = tmp_path / "tfds"
-  with pytest.raises(Exception, match="manual_dir"):
-    loading.prepare("blm_published/folder", str(data_dir))
-  assert not data_dir.exists()
+  import launch
+  data_dir = tmp_path / "made" / "tfds"
+  with pytest.raises(loading.ManualDirError) as e:
+    loading.prepare("blm_published/folder", str(data_dir),
+                    str(tmp_path / "no_release"))
+  assert launch.error_line(e.value) == (
+      f"error: dataset blm_published/folder: Manual directory "
+      f"{tmp_path / 'no_release'} does not exist or is empty; it must hold "
+      "the released BLM files (config.data.manual_dir, --manual_dir)")
+  assert not (tmp_path / "made").exists()
   (tmp_path / "kept").mkdir()  # a data dir that was there stays, empty
   with pytest.raises(Exception, match="manual_dir"):
     loading.prepare("blm_published/folder", str(tmp_path / "kept"))

@@ -110,6 +110,10 @@ def _build_lock(name: str, data_dir: str):
     os.close(fd)
 
 
+class ManualDirError(ValueError):
+  """A builder that reads release files was given no usable manual_dir."""
+
+
 def _no_space(e: BaseException) -> bool:
   return (isinstance(e, OSError) and e.errno == errno.ENOSPC) or (
       "No space left on device" in str(e))
@@ -132,6 +136,9 @@ def prepare(name: str, data_dir: str | None = None,
   if prepared and not manual_dir:
     return b
   root_existed = os.path.isdir(data_dir)
+  made_top = os.path.abspath(data_dir)  # The highest folder a build makes.
+  while not os.path.isdir(os.path.dirname(made_top)):
+    made_top = os.path.dirname(made_top)
   with _build_lock(name, data_dir) as lock:
     b = builder(name, data_dir)  # Another process may have built it.
     with _without_not_built_warnings():
@@ -161,10 +168,22 @@ def prepare(name: str, data_dir: str | None = None,
         if not root_existed:
           os.remove(lock)
         _remove_new(paths, existed, ours)
+        p = os.path.dirname(os.path.abspath(data_dir))
+        while not root_existed and p.startswith(made_top) and (
+            os.path.isdir(p) and not os.listdir(p)):
+          os.rmdir(p)
+          p = os.path.dirname(p)
       if _no_space(e):
         raise OSError(errno.ENOSPC, "No space left on device (building "
                       f"dataset {name}; nothing of it was kept)",
                       b.data_dir) from None
+      first = (str(e).strip().splitlines() or [""])[0]
+      if isinstance(e, AssertionError) and first.startswith(
+          "Manual directory"):  # TFDS's, with the instructions under it.
+        raise ManualDirError(
+            f"dataset {name}: {first.partition('. Create it')[0]}; it must "
+            "hold the released BLM files (config.data.manual_dir, "
+            "--manual_dir)") from None
       raise
   return b
 
