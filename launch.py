@@ -216,7 +216,7 @@ def error_line(e: Exception) -> str | None:
                     FloatingPointError)):
     return f"error: {e}"
   if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError",
-                          "ManualDirError"):
+                          "ManualDirError", "ReleaseFormatError"):
     # data_builders' own classes
     return f"error: {e}"
   if isinstance(e, OSError) and e.filename is not None:

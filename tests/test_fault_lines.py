@@ -55,6 +55,8 @@ def test_release_files_too_long_a_field_or_not_tab_separated(tmp_path):
   path = release_fixtures.write_release(tmp_path / "long" / "f.tsv", rows)
   with pytest.raises(release_format.ReleaseFormatError) as e:
     release_format.read_release(path, family="agreement")
+  import launch
+  assert launch.error_line(e.value) == f"error: {e.value}"
   assert str(e.value).startswith(
       f"{path}, line 3, column 7 ('Sent_chunks_2'): field too long: "
       "400,004 characters, over the reader's limit of 131,072")
