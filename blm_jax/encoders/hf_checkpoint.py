@@ -42,6 +42,18 @@ def read_config(model_dir: str) -> dict:
   return config
 
 
+def _weight_map(index: str) -> dict:
+  """The `weight_map` of a sharded checkpoint's index (tensor -> file)."""
+  try:
+    with open(index, encoding="utf-8") as f:
+      weight_map = json.load(f).get("weight_map")
+  except (ValueError, AttributeError) as e:
+    raise CheckpointError(f"{index}: not a JSON object ({e})") from None
+  if not isinstance(weight_map, dict) or not weight_map:
+    raise CheckpointError(f"{index}: field 'weight_map' is missing or empty")
+  return weight_map
+
+
 def _safetensors_files(model_dir: str) -> list[str]:
   """The safetensors files a folder's weights are read from (none: the
   weights are in another format, or missing)."""
@@ -53,15 +65,8 @@ def _safetensors_files(model_dir: str) -> list[str]:
     return [single]
   if not os.path.isfile(index):
     return []
-  try:
-    with open(index, encoding="utf-8") as f:
-      weight_map = json.load(f).get("weight_map")
-  except (ValueError, AttributeError) as e:
-    raise CheckpointError(f"{index}: not a JSON object ({e})") from None
-  if not isinstance(weight_map, dict) or not weight_map:
-    raise CheckpointError(f"{index}: field 'weight_map' is missing or empty")
   out = []
-  for shard in sorted(set(weight_map.values())):
+  for shard in sorted(set(_weight_map(index).values())):
     path = os.path.join(model_dir, shard)
     if not os.path.isfile(path):
       raise CheckpointError(f"{index}: field 'weight_map' names shard file "
@@ -304,16 +309,8 @@ class SafetensorsFolder:
     if os.path.isfile(single):
       self._add_file(single, None)
     elif os.path.isfile(index):
-      try:
-        with open(index, encoding="utf-8") as f:
-          weight_map = json.load(f).get("weight_map")
-      except (ValueError, AttributeError) as e:
-        raise CheckpointError(f"{index}: not a JSON object ({e})") from None
-      if not isinstance(weight_map, dict) or not weight_map:
-        raise CheckpointError(f"{index}: field 'weight_map' is missing or "
-                              "empty")
       files = {}
-      for tensor, shard in weight_map.items():
+      for tensor, shard in _weight_map(index).items():
         files.setdefault(shard, []).append(tensor)
       for shard, tensors in sorted(files.items()):
         path = os.path.join(model_dir, shard)
@@ -333,18 +330,12 @@ class SafetensorsFolder:
           f"{model_dir}: no model.safetensors or model.safetensors.index.json")
 
   def _add_file(self, path: str, index: str | None) -> set:
-    try:
-      with open(path, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(n))
-    except (OSError, ValueError) as e:
-      raise CheckpointError(f"{path}: not a safetensors file ({e})") from None
-    header.pop("__metadata__", None)
+    header, base = _header(path)
     for name, info in header.items():
       if info.get("dtype") not in _ST_DTYPES:
         raise CheckpointError(f"{path}: tensor {name!r} has dtype "
                               f"{info.get('dtype')!r}, not supported")
-      self._where[name] = (path, info, 8 + n)
+      self._where[name] = (path, info, base)
     return set(header)
 
   def __contains__(self, name: str) -> bool:
