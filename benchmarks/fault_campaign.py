@@ -964,7 +964,7 @@ def reproduce_rerun_after_kill9(c):
 
 _bad_input("hidden_factor_too_wide", "error naming the width key",
            ["--config.model.hidden_factor=2000"], "config.model.hidden_factor"
-           "=2000", "the model is too large")
+           "=2000", "the training state does not fit")
 _bad_input("batch_size_too_large", "error naming config.train.batch_size",
            ["--config.train.batch_size=2000000",
             "--config.grid.memory_limit_gb=2"], "config.train.batch_size")

@@ -28,6 +28,7 @@ import tqdm
 from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
+from blm_jax.encoders.memory import gib
 from blm_jax.training import (checkpoints, config_check, distributed,
                               run_identity, set_aside, variants,
                               workdir_lock)
@@ -238,12 +239,14 @@ def fit_memory(config, grid: Grid) -> list[str]:
               for x in jax.tree.leaves(grid.abstract_state()))
   if max(save, state) > budget:
     raise MemoryError(
-        f"the model is too large: the training state of one cell is "
-        f"{state / grid.num_cells / 2**30:.2f} GiB (parameters and optimizer "
-        f"moments; {grid.num_cells} cells: {state / 2**30:.2f} GiB"
+        f"the training state does not fit: one cell's parameters and "
+        f"optimizer moments take {gib(state / grid.num_cells)} ("
+        f"{grid.num_cells} cells: {gib(state)}"
         + (", and a checkpoint save holds a host copy as large" if save
-           else "") + f"), over the {budget / 2**30:.2f} GiB {of}: lower "
-        f"the model's width ({_size_keys(config)}) or train fewer cells")
+           else "") + f"), over the {gib(budget)} {of}: lower "
+        f"the model's width ({_size_keys(config)}) or train fewer cells"
+        + (", or raise config.grid.memory_limit_gb"
+           if config.grid.memory_limit_gb else ""))
   try:
     # A limit below the save's own size leaves nothing (not less).
     notes = grid.fit_memory(budget - save,
