@@ -590,7 +590,8 @@ _bad_input("unknown_key", "error naming the key and the near miss",
            ["--config.train.epoch=3"], "config.train.epoch",
            "config.train.epochs")
 _bad_input("memory_limit_too_small", "error saying how much is needed",
-           ["--config.grid.memory_limit_gb=0.000001"], "GiB")
+           ["--config.grid.memory_limit_gb=0.000001"], "take",
+           "config.grid.memory_limit_gb")
 
 
 @case("error: --config given twice")
