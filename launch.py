@@ -80,6 +80,23 @@ def _load_config_file(spec: str):
   return module.get_config(arg or None)
 
 
+def unknown_key_line(key: str, valid: list[str]) -> str:
+  """One line: the key, its near misses, and the keys of its section (or
+  the sections, where the section is unknown too)."""
+  close = difflib.get_close_matches(key, valid, 3)
+  hint = (" (did you mean " + " or ".join(map(repr, close)) + "?)"
+          if close else "")
+  section = key.rpartition(".")[0]
+  siblings = [v.rpartition(".")[2] for v in valid
+              if v.rpartition(".")[0] == section]
+  if siblings:
+    return (f"error: unknown config key {key!r}{hint}; {section} has: "
+            + ", ".join(siblings))
+  sections = sorted({v.rpartition(".")[0] for v in valid})
+  return (f"error: unknown config key {key!r}{hint}; the sections are: "
+          + ", ".join(sections))
+
+
 def parse_flags(argv):
   """absl parsing, with a clear message for misspelled config keys."""
   given = [a for a in argv[1:] if a.startswith("--config=")]
@@ -112,12 +129,7 @@ def parse_flags(argv):
     unknown = [k for k in overrides if k not in valid]
     if not unknown:
       sys.exit(f"error: {e}")
-    lines = []
-    for k in unknown:
-      close = difflib.get_close_matches(k, valid, 1)
-      hint = f" (did you mean {close[0]!r}?)" if close else ""
-      lines.append(f"error: unknown config key {k!r}{hint}")
-    sys.exit("\n".join(lines) + "\nvalid keys:\n  " + "\n  ".join(valid))
+    sys.exit("\n".join(unknown_key_line(k, valid) for k in unknown))
 
 
 class Console(progress.Progress):
@@ -189,17 +201,22 @@ def error_line(e: Exception) -> str | None:
   from blm_jax.embedding import cache as embedding_cache
   from blm_jax.training import trainer as train
   from blm_jax.training import workdir_lock
+  from blm_jax.encoders import encoder as encoders
 
+  if isinstance(e, encoders.LOAD_ERRORS):
+    return f"error: {e}"
   if isinstance(e, embedding_cache.CacheNotWritableError) or (
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
     where = f" (writing {e.filename})" if e.filename else ""
     return f"error: {e.strerror or e}{where}"
   if isinstance(e, (train.RunMismatchError,
                     checkpoints.CheckpointMismatchError,
-                    workdir_lock.WorkdirLockedError, MemoryError,
+                    workdir_lock.WorkdirLockedError,
+                    workdir_lock.WorkdirLinkError, MemoryError,
                     FloatingPointError)):
     return f"error: {e}"
   if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError",
+                          "ManualDirError", "ReleaseFormatError",
                           "OwnFormatError"):
     # data_builders' own classes
     return f"error: {e}"

@@ -74,7 +74,8 @@ class Campaign:
     self.reference = None
 
   def write_config(self, path: str, data_dir: str, cache_dir: str,
-                   model: str = "ffnn") -> None:
+                   model: str = "ffnn", encoder: str | None = None,
+                   release: str | None = None) -> None:
     files.write_text(path, textwrap.dedent(f"""\
         import sys
         sys.path.insert(0, {ROOT!r})
@@ -84,10 +85,10 @@ class Campaign:
         def get_config(arg=None):
           c = {model}.get_config(None)
           c.data.name = "blm_published/folder"
-          c.data.manual_dir = {self.release!r}
+          c.data.manual_dir = {release or self.release!r}
           c.data.data_dir = {data_dir!r}
-          c.data.train_types = c.data.test_types = ("I", "II")
-          c.encoder.name = {self.encoder!r}
+          c.data.train_types = c.data.test_types = ("folder",)
+          c.encoder.name = {encoder or self.encoder!r}
           c.encoder.cache_dir = {cache_dir!r}
           c.grid.seeds = (0,)
           c.train.epochs = {EPOCHS}
@@ -104,14 +105,15 @@ class Campaign:
     return [sys.executable, "launch.py", f"--config={config or self.config}",
             f"--workdir={work}", *extra]
 
-  def start(self, argv) -> subprocess.Popen:
+  def start(self, argv, env=None) -> subprocess.Popen:
     return subprocess.Popen(
-        argv, cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"),
+        argv, cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu",
+                                 **(env or {})),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
-  def run(self, argv, timeout=600) -> dict:
-    proc = self.start(argv)
+  def run(self, argv, timeout=600, env=None) -> dict:
+    proc = self.start(argv, env)
     out, err = proc.communicate(timeout=timeout)
     return {"argv": argv, "rc": proc.returncode, "out": out, "err": err}
 
@@ -401,10 +403,11 @@ def all_checkpoints_truncated(c):
                               "truncate")
 
 
-def _error_case(c: Campaign, argv, expect: dict, prepare=None) -> dict:
+def _error_case(c: Campaign, argv, expect: dict, prepare=None,
+                env=None) -> dict:
   if prepare is not None:
     prepare()
-  got = c.run(argv)
+  got = c.run(argv, env=env)
   held, what = judge_error(got, expect)
   return {"command": " ".join(argv[1:]), **console(got),
           "resumed_exactly": None, "held": held, "got": what}
@@ -587,7 +590,8 @@ _bad_input("unknown_key", "error naming the key and the near miss",
            ["--config.train.epoch=3"], "config.train.epoch",
            "config.train.epochs")
 _bad_input("memory_limit_too_small", "error saying how much is needed",
-           ["--config.grid.memory_limit_gb=0.000001"], "GiB")
+           ["--config.grid.memory_limit_gb=0.000001"], "take",
+           "config.grid.memory_limit_gb")
 
 
 @case("error: --config given twice")
@@ -666,6 +670,361 @@ def non_finite_loss(c):
                                   config=_vae2(c)),
                      error("non-finite loss", "seed=0,train=I",
                            "config.train.learning_rate"))
+
+
+# ---- Issue 37: workdirs and encoder folders from someone else -------------
+
+def _victim(c: Campaign, name: str) -> str:
+  path = os.path.join(c.root, f"{name}_victim.txt")
+  files.write_text(path, "precious\n")
+  return path
+
+
+def _link_case(c: Campaign, name: str, link: str) -> dict:
+  """A workdir whose `link` is a symbolic link to someone's file: refused,
+  naming the link, and the file untouched."""
+  work = c.work(name)
+  os.makedirs(work, exist_ok=True)
+  victim = _victim(c, name)
+  os.symlink(victim, os.path.join(work, link))
+  row = _error_case(c, c.command(work), error(f"({link} -> {victim})",
+                                              "symbolic links"))
+  with open(victim) as f:
+    intact = f.read() == "precious\n"
+  if not intact:
+    row["held"], row["got"] = False, "the linked file was written: " + row[
+        "got"]
+  return row
+
+
+@case("error naming the .lock link; the file it points to untouched")
+def lock_symlink(c):
+  return _link_case(c, "lock_symlink", ".lock")
+
+
+@case("error naming the log.txt link; the file it points to untouched")
+def log_symlink(c):
+  return _link_case(c, "log_symlink", "log.txt")
+
+
+@case("error naming the results.json link; the file it points to untouched")
+def results_symlink(c):
+  return _link_case(c, "results_symlink", "results.json")
+
+
+def _encoder_copy(c: Campaign, name: str) -> str:
+  folder = os.path.join(c.root, name)
+  shutil.copytree(c.encoder, folder)
+  return folder
+
+
+def _huge_encoder(c: Campaign) -> str:
+  """The tiny BERT's folder with config.json at hidden 4096 x 48 layers
+  and a valid safetensors header over a sparse 38.7 GB body."""
+  import struct
+
+  folder = os.path.join(c.root, "huge_encoder")
+  if os.path.isdir(folder):
+    return folder
+  folder = _encoder_copy(c, "huge_encoder")
+  path = os.path.join(folder, "config.json")
+  with open(path) as f:
+    cfg = json.load(f)
+  cfg.update(hidden_size=4096, num_hidden_layers=48, num_attention_heads=64,
+             intermediate_size=16384)
+  files.write_json(path, cfg)
+  size = 38_700_000_000 // 4 // 4096 * 4096 * 4
+  header = json.dumps({"embeddings.word_embeddings.weight": {
+      "dtype": "F32", "shape": [size // 4 // 4096, 4096],
+      "data_offsets": [0, size]}}).encode()
+  with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header)
+    f.truncate(8 + len(header) + size)
+  return folder
+
+
+def _with_encoder(c: Campaign, name: str, encoder: str) -> list:
+  cfg = os.path.join(c.root, f"{name}.py")
+  c.write_config(cfg, os.path.join(c.root, "tfds"),
+                 os.path.join(c.root, f"{name}_cache"), encoder=encoder)
+  return c.command(c.work(name), config=cfg)
+
+
+@case("error naming the folder, the size needed and what fits; nothing read")
+def huge_encoder_launch(c):
+  folder = _huge_encoder(c)
+  return _error_case(c, _with_encoder(c, "huge_encoder_launch", folder),
+                     error(folder, "its weights need", "nothing was read"))
+
+
+@case("error naming the folder and the limit variable; nothing read")
+def huge_encoder_embed_with_a_limit(c):
+  folder = _huge_encoder(c)
+  argv = [sys.executable, "-m", "blm_jax.cli.embed", f"--encoder={folder}",
+          "--dataset=blm_published/folder", f"--manual_dir={c.release}",
+          f"--data_dir={os.path.join(c.root, 'tfds')}",
+          f"--cache_dir={os.path.join(c.root, 'huge_cache')}"]
+  return _error_case(c, argv, error(folder, "BLM_DEVICE_MEMORY=8000000000",
+                                    "nothing was read"),
+                     env={"BLM_DEVICE_MEMORY": "8000000000"})
+
+
+def _damaged_encoder(name, expected, damage, *words):
+  @case(expected)
+  def run(c):
+    folder = _encoder_copy(c, name)
+    damage(folder)
+    return _error_case(c, _with_encoder(c, name, folder),
+                       error(*[w.replace("FOLDER", folder) for w in words]))
+  run.__name__ = name
+  CASES[name] = CASES.pop("run")
+  return run
+
+
+def _edit_state(change):
+  def damage(folder):
+    from safetensors.numpy import load_file, save_file
+    path = os.path.join(folder, "model.safetensors")
+    state = load_file(path)
+    change(state)
+    save_file(state, path, metadata={"format": "pt"})
+  return damage
+
+
+def _edit_config(**fields):
+  def damage(folder):
+    path = os.path.join(folder, "config.json")
+    with open(path) as f:
+      files.write_json(path, {**json.load(f), **fields})
+  return damage
+
+
+def _remove(*names):
+  def damage(folder):
+    for n in os.listdir(folder):
+      if n.startswith(names):
+        os.remove(os.path.join(folder, n))
+  return damage
+
+
+def _truncate_weights(folder):
+  path = os.path.join(folder, "model.safetensors")
+  os.truncate(path, os.path.getsize(path) // 2)
+
+
+def _nan_weight(state):
+  import numpy as np
+  w = np.array(state["encoder.layer.0.attention.self.query.weight"])
+  w[0, 0] = np.nan
+  state["encoder.layer.0.attention.self.query.weight"] = w
+
+
+_Q = "encoder.layer.0.attention.self.query.weight"
+_damaged_encoder("encoder_missing_config", "error naming the folder",
+                 _remove("config.json"), "FOLDER: no config.json")
+_damaged_encoder("encoder_unknown_model_type", "error naming config.json "
+                 "and the supported types", _edit_config(model_type="mamba"),
+                 "model_type 'mamba' in FOLDER/config.json", "supported")
+_damaged_encoder("encoder_wrong_shape", "error naming the weight and shapes",
+                 _edit_state(lambda s: s.update({_Q: s[_Q][:3, :5].copy()})),
+                 "FOLDER", "has shape (5, 3)")
+_damaged_encoder("encoder_missing_tensor", "error naming the missing weight",
+                 _edit_state(lambda s: s.pop(_Q)), "FOLDER",
+                 "attention/self/query/kernel")
+_damaged_encoder("encoder_truncated_safetensors", "error naming the file",
+                 _truncate_weights, "FOLDER/model.safetensors", "truncated")
+_damaged_encoder("encoder_nan_weights", "error naming the encoder and the "
+                 "weight holding NaN", _edit_state(_nan_weight), "FOLDER",
+                 "query/kernel", "NaN")
+_damaged_encoder("encoder_missing_tokenizer", "error naming the folder",
+                 _remove("tokenizer", "vocab", "special_tokens"), "FOLDER")
+
+
+@case("error: not on disk and the hub is unreachable, how to fix; one line")
+def encoder_unreachable_hub(c):
+  argv = _with_encoder(c, "encoder_unreachable_hub",
+                       "some-org/some-encoder")
+  return _error_case(c, argv, error("some-org/some-encoder", "unreachable",
+                                    "--encoder=DIR"),
+                     env={"HF_HOME": os.path.join(c.root, "empty_hf"),
+                          "HF_ENDPOINT": "http://127.0.0.1:9"})
+
+
+@case("error naming the dataset and its configs")
+def export_path_traversal(c):
+  return _error_case(c, [sys.executable, "-m", "blm_jax.cli.export",
+                         "--dataset=blm_spray_load/../../evil",
+                         f"--out={os.path.join(c.root, 'evil_out')}"],
+                     error("--dataset=blm_spray_load/../../evil",
+                           "has no config '../../evil'", "ALT-ATL_type_I"))
+
+
+@case("error listing the valid config names")
+def build_agreement_wrong_config(c):
+  return _error_case(c, [sys.executable, "-m",
+                         "blm_jax.cli.build_agreement",
+                         f"--data_dir={os.path.join(c.root, 'agr')}",
+                         "en_mian_type_I"],
+                     error("has no config 'en_mian_type_I'",
+                           "blm_agreement/en_main_type_I"))
+
+
+@case("error; the data dir it made is removed")
+def published_build_fails_leaves_nothing(c):
+  data = os.path.join(c.root, "tfds_failing")
+  cfg = os.path.join(c.root, "failing_build.py")
+  c.write_config(cfg, data, os.path.join(c.root, "cache"),
+                 release=os.path.join(c.root, "no_such_release"))
+  row = _error_case(c, c.command(c.work("published_build_fails"),
+                                 config=cfg), error("no_such_release"))
+  if os.path.exists(data):
+    left = sorted(os.path.relpath(os.path.join(d, n), data)
+                  for d, ds, ns in os.walk(data) for n in ds + ns)
+    row["held"], row["got"] = False, f"left behind: {left[:6]}"
+  return row
+
+
+@case("error: no space left, naming the build folder; nothing kept")
+def full_disk_dataset_build(c):
+  mount = os.path.join(c.root, "small_build")
+  if not small_disk.mount_tmpfs(mount, "96k"):
+    return {"command": "mount -t tmpfs -o size=96k (needs root)", "rc": None,
+            "stderr_lines": None, "traceback": None,
+            "resumed_exactly": None, "held": None,
+            "got": "skipped: cannot mount a tmpfs here"}
+  try:
+    release = os.path.join(c.root, "release_400")
+    release_fixtures.write_release(os.path.join(release, "all.tsv"),
+                                   release_fixtures.release_rows(400))
+    cfg = os.path.join(c.root, "full_build.py")
+    c.write_config(cfg, os.path.join(mount, "tfds"),
+                   os.path.join(c.root, "cache"), release=release)
+    row = _error_case(c, c.command(c.work("full_disk_dataset_build"),
+                                   config=cfg),
+                      error("No space left on device", f"{mount}/tfds",
+                            "nothing of it was kept"))
+    if os.listdir(mount):
+      row["held"], row["got"] = False, f"left: {os.listdir(mount)}"
+    return row
+  finally:
+    subprocess.run(["umount", mount])
+
+
+@case("both runs end well; the dataset is built once")
+def two_builds_of_one_dataset(c):
+  cfg = os.path.join(c.root, "two_builds.py")
+  c.write_config(cfg, os.path.join(c.root, "tfds_two"),
+                 os.path.join(c.root, "cache"))
+  procs = [c.start(c.command(c.work(f"two_builds_{k}"), config=cfg))
+           for k in range(2)]
+  outs = [p.communicate(timeout=600) for p in procs]
+  rcs = [p.returncode for p in procs]
+  builds = sum(1 for _, err in outs for l in err.splitlines()
+               if l.startswith("building dataset"))
+  waited = sum(1 for _, err in outs for l in err.splitlines()
+               if l.startswith("waiting for another process"))
+  tb = any("Traceback" in o + e for o, e in outs)
+  return {"command": "two of " + " ".join(c.command("W", config=cfg)[1:])
+          + " at once", "rc": max(rcs, key=abs),
+          "stderr_lines": max(len(e.splitlines()) for _, e in outs),
+          "traceback": tb, "resumed_exactly": None,
+          "held": rcs == [0, 0] and builds == 1 and not tb,
+          "got": f"exits {rcs}; built {builds} time(s); {waited} waited"}
+
+
+@case("the rerun resumes with no library traceback on the console")
+def reproduce_rerun_after_kill9(c):
+  configs = os.path.join(c.root, "reproduce_configs")
+  c.write_config(os.path.join(configs, "ffnn.py"), os.path.join(c.root,
+                                                                "tfds"),
+                 os.path.join(c.root, "cache"))
+  out = os.path.join(c.root, "reproduce_kill")
+  work = os.path.join(out, "agreement_en", "ffnn")
+  argv = [sys.executable, "-m", "blm_jax.cli.reproduce",
+          "--datasets=agreement_en", "--models=ffnn", f"--out={out}",
+          f"--configs_dir={configs}"]
+  proc = c.start(argv)
+  landed = wait_for(saving(work), proc)
+  proc.kill()
+  out1, err1 = proc.communicate(timeout=60)
+  first = {"argv": argv, "rc": proc.returncode, "out": out1, "err": err1}
+  rerun = c.run(argv)
+  # The suite's own config may differ from the reference's (its seed
+  # handling): the rerun is judged on its console and on finishing.
+  held = rerun["rc"] == 0 and not console(rerun)["traceback"]
+  exact = outcome(work) == c.reference
+  what = (f"first: exit {first['rc']}; rerun: exit {rerun['rc']}, "
+          f"traceback: {console(rerun)['traceback']}, results equal the "
+          f"reference: {exact}")
+  if rerun["rc"] != 0:
+    what += "; " + rerun["err"].strip()[-300:]
+  return {"command": " ".join(argv[1:]) + "  # SIGKILL mid-save, rerun",
+          **console(rerun), "resumed_exactly": exact, "held": held,
+          "got": ("" if landed else "(late) ") + what}
+
+
+_bad_input("hidden_factor_too_wide", "error naming the width key",
+           ["--config.model.hidden_factor=2000"], "config.model.hidden_factor"
+           "=2000", "the training state does not fit")
+_bad_input("batch_size_too_large", "error naming config.train.batch_size",
+           ["--config.train.batch_size=2000000",
+            "--config.grid.memory_limit_gb=2"], "config.train.batch_size")
+
+
+def _release_case(name, expected, edit, *words):
+  @case(expected)
+  def run(c):
+    release = os.path.join(c.root, f"{name}_release")
+    path = os.path.join(release, "all.tsv")
+    rows = release_fixtures.release_rows(60)
+    release_fixtures.write_release(path, rows)
+    edit(path)
+    cfg = os.path.join(c.root, f"{name}.py")
+    c.write_config(cfg, os.path.join(c.root, f"{name}_tfds"),
+                   os.path.join(c.root, "cache"), release=release)
+    return _error_case(c, c.command(c.work(name), config=cfg),
+                       error(path, *words))
+  run.__name__ = name
+  CASES[name] = CASES.pop("run")
+  return run
+
+
+def _long_chunks(path):
+  lines = open(path).read().split("\n")
+  header = lines[0].split("\t")
+  cells = lines[2].split("\t")
+  cells[header.index("Sent_chunks_2")] = repr(["x" * 400_000])
+  lines[2] = "\t".join(cells)
+  files.write_text(path, "\n".join(lines))
+
+
+def _commas(path):
+  files.write_text(path, open(path).read().replace("\t", ","))
+
+
+_release_case("release_field_too_long", "error naming the file, line and "
+              "column: too long", _long_chunks, "line 3",
+              "'Sent_chunks_2'", "field too long")
+_release_case("release_comma_separated", "error: not tab-separated",
+              _commas, "not tab-separated")
+
+
+@case("a workdir keeps the 3 latest previous-* folders")
+def previous_folders_bounded(c):
+  work = c.work("previous_folders_bounded")
+  got = None
+  for k in range(5):
+    got = c.run(c.command(work, "--config.train.epochs=2",
+                          "--config.train.resume=restart"))
+    if got["rc"] != 0:
+      break
+  aside = sorted(n for n in os.listdir(work) if n.startswith("previous-"))
+  said = any("removed the oldest" in l for l in got["err"].splitlines())
+  held = got["rc"] == 0 and len(aside) == 3 and said
+  return {"command": "5 x " + " ".join(got["argv"][1:]), **console(got),
+          "resumed_exactly": None, "held": held,
+          "got": f"{len(aside)} previous-* folders left; the last run said "
+                 f"so: {said}"}
 
 
 # ---- The record ------------------------------------------------------------

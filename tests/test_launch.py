@@ -21,9 +21,10 @@ def test_misspelled_key_lists_valid_keys(tmp_path):
   proc = _launch("--config=configs/vae2.py", f"--workdir={tmp_path}",
                  "--config.train.epoch=3")
   assert proc.returncode != 0
-  assert ("unknown config key 'config.train.epoch' (did you mean "
-          "'config.train.epochs'?)") in proc.stderr
-  assert "config.model.latent" in proc.stderr  # the list of valid keys
+  [line] = proc.stderr.strip().splitlines()  # not a list of every key
+  assert line.startswith("error: unknown config key 'config.train.epoch' "
+                         "(did you mean 'config.train.epochs'")
+  assert "; config.train has: " in line and "learning_rate" in line
   assert not os.listdir(tmp_path)
 
 
@@ -32,10 +33,10 @@ def test_another_solvers_key_is_unknown_to_an_ffnn_config(tmp_path):
                  "--config.model.task_kernel=8")
   assert proc.returncode != 0
   assert "unknown config key 'config.model.task_kernel'" in proc.stderr
-  valid = proc.stderr.split("valid keys:")[1].split()
-  assert "config.model.hidden_factor" in valid
-  assert not any(k.startswith(("config.model.task", "config.loss.task"))
-                 for k in valid)
+  [line] = proc.stderr.strip().splitlines()
+  valid = line.split("; config.model has: ")[1].split(", ")
+  assert "hidden_factor" in valid
+  assert not any(k.startswith("task") for k in valid)
   assert not os.listdir(tmp_path)
 
 

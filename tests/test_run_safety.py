@@ -394,15 +394,25 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
   cfg.grid.memory_limit_gb = (need + save / 2) / 2**30  # epoch fits, save not
   with pytest.raises(MemoryError) as e:
     run_experiment(cfg, str(tmp_path / "w"), data=data)
+  assert "or lower config.train.batch_size (now " in str(e.value)
   assert str(e.value).endswith(
       f"(of the {cfg.grid.memory_limit_gb:.2f} GiB set by "
       f"config.grid.memory_limit_gb, {save / 2**30:.2f} GiB are kept for the "
       "host copy of the state a checkpoint save makes)")
   assert not (tmp_path / "w").exists()
+  from blm_jax.encoders.memory import gib
   cfg.grid.memory_limit_gb = save / 2 / 2**30  # below the save alone
   with pytest.raises(MemoryError) as e:
     run_experiment(cfg, str(tmp_path / "w"), data=data)
-  assert " but 0.00 GiB are available" in str(e.value), str(e.value)
+  # Not "0.00 GiB available": the width keys, and sane numbers.
+  assert str(e.value).startswith(
+      "the training state does not fit: one cell's parameters and optimizer "
+      "moments take "), str(e.value)
+  assert str(e.value).endswith(
+      f"over the {gib(cfg.grid.memory_limit_gb * 2**30)} set by config.grid."
+      "memory_limit_gb: lower the model's width (config.model.hidden_factor="
+      f"{cfg.model.hidden_factor}) or train fewer cells, or raise "
+      "config.grid.memory_limit_gb"), str(e.value)
   cfg.grid.memory_limit_gb = (need + save) * 1.01 / 2**30
   run_experiment(cfg, str(tmp_path / "w"), data=data)
   assert "checkpoint saves: " in (tmp_path / "w" / "log.txt").read_text()

@@ -267,6 +267,9 @@ def define_flags() -> None:
 
 def main(argv):
   del argv
+  from blm_jax.cli import quiet
+
+  quiet.quiet_logs()  # jax's backend INFO lines (libtpu) off the console.
   if _TABLE.value:
     with open(_TABLE.value) as f:
       print(markdown_table(json.load(f)))

@@ -20,6 +20,7 @@ import time
 import tensorflow_datasets as tfds
 
 from blm_jax.data import lint
+from blm_jax.data.names import config_problem
 import data_builders  # noqa: F401  Registers the builders.
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
 
@@ -45,6 +46,10 @@ def main(argv=None) -> int:
   args = parser.parse_args(argv)
   names = args.configs or sorted(
       bab.CONFIG_NAMES, key=lambda n: (not n.endswith("_type_I"), n))
+  for name in names:
+    if name not in bab.CONFIG_NAMES:
+      raise SystemExit("error: " + config_problem(
+          "blm_agreement", name, bab.CONFIG_NAMES, limit=None))
   for name in names:
     print(json.dumps(build_one(name, args.data_dir), ensure_ascii=False),
           flush=True)

@@ -120,7 +120,7 @@ def main(argv) -> None:
   try:
     run(flags.FLAGS)
   except (UsageError, config_check.ConfigError,
-          embedding_cache.CacheNotWritableError) as e:
+          embedding_cache.CacheNotWritableError) + encoders.LOAD_ERRORS as e:
     raise SystemExit(f"error: {e}") from None
 
 

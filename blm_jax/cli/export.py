@@ -13,7 +13,12 @@ from blm_jax.data.export import export, FORMATS
 
 def run(f) -> dict[str, str]:
   """The command line's work, given parsed absl flag values `f`; an
-  --out that cannot be written is one error line."""
+  unknown --dataset or an --out that cannot be written is one error line."""
+  from blm_jax.data.names import name_problem
+
+  problem = name_problem(f.dataset)
+  if problem:
+    raise SystemExit(f"error: --dataset={f.dataset}: {problem}")
   try:
     written = export(f.dataset, f.format, f.out,
                      splits=f.split.split(",") if f.split else None,

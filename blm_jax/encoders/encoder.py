@@ -109,6 +109,16 @@ class EncoderUnavailableError(OSError):
   """The encoder's weights are neither on disk nor downloadable."""
 
 
+class EncoderFolderError(ValueError):
+  """A model folder whose config, weights or tokenizer cannot be used; the
+  message names the folder or file."""
+
+
+# What a command line reports in one line when an encoder cannot be loaded.
+LOAD_ERRORS = (EncoderUnavailableError, EncoderFolderError,
+               memory.MemoryEstimateError)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Encoder:
   """A loaded frozen encoder.
@@ -324,6 +334,27 @@ class _Family:
   heads: int = 0
 
 
+def _check_weights_fit(model_dir: str, module, held: str,
+                       sharded: bool) -> None:
+  """Before any weight is read: the larger of the parameter counts of
+  config.json and of the safetensors headers, held in `held`, must fit the
+  machine (and the device); a truncated safetensors file is named."""
+  expected = jax.eval_shape(module.init, jax.random.key(0),
+                            jnp.ones((1, 2), jnp.int32))["params"]
+  count = sum(int(np.prod(x.shape, dtype=np.float64))
+              for x in jax.tree_util.tree_leaves(expected))
+  source = f"{model_dir}/config.json"
+  try:
+    stored = hf_checkpoint.stored_parameters(model_dir)
+    if stored and stored[0] > count:
+      count, source = stored
+    memory.check_load_fits(model_dir, count, held, source,
+                           jax.local_devices(), sharded)
+    hf_checkpoint.check_complete(model_dir)
+  except hf_checkpoint.CheckpointError as e:
+    raise EncoderUnavailableError(str(e)) from None
+
+
 def _load_decoder(name: str, model_dir: str, config: dict, dtype,
                   right_padded: bool) -> _Family:
   """GPT-2 or the Llama layout, after checking that the weights fit."""
@@ -331,9 +362,11 @@ def _load_decoder(name: str, model_dir: str, config: dict, dtype,
   where = f"{model_dir}/config.json"
   lib = gpt2 if model_type in gpt2.MODEL_TYPES else llama_family
   module = lib.build(config, where, dtype, right_padded)
+  held = jnp.dtype(dtype).name
   memory.check_params_fit(
-      name, memory.tree_bytes(llama_family.abstract_params(module)),
-      jnp.dtype(dtype).name, jax.local_devices())
+      name, memory.tree_bytes(llama_family.abstract_params(module)), held,
+      jax.local_devices())
+  _check_weights_fit(model_dir, module, held, sharded=True)
   try:
     module, params, c = lib.load(model_dir, config, dtype, right_padded)
   except hf_checkpoint.CheckpointError as e:
@@ -354,7 +387,7 @@ def _supported_config(name: str, model_dir: str) -> dict:
     raise EncoderUnavailableError(str(e)) from None
   model_type = config["model_type"]
   if model_type not in SUPPORTED_MODEL_TYPES:
-    raise ValueError(
+    raise EncoderFolderError(
         f"encoder {name!r}: model_type {model_type!r} in "
         f"{model_dir}/config.json is not supported; supported: "
         f"{SUPPORTED_MODEL_TYPES}")
@@ -369,10 +402,16 @@ def _load_family(name: str, model_dir: str, dtype,
   if model_type in DECODER_MODEL_TYPES:
     return _load_decoder(name, model_dir, config, dtype, right_padded)
   if model_type in openai_gpt.MODEL_TYPES:
+    module = openai_gpt.OpenAIGPTModule.from_config(
+        openai_gpt.GPTConfig.from_pretrained(model_dir), dtype)
+    _check_weights_fit(model_dir, module, "float32", sharded=False)
     module, params, c = openai_gpt.load(model_dir, dtype)
     return _Family(model_type, module, params, c.n_embd, c.n_layer,
                    c.n_positions, config.get("pad_token_id"), 4 * c.n_embd,
                    c.n_head)
+  _check_weights_fit(model_dir, bert_family.build(config, model_dir,
+                                                        dtype),
+                     "float32", sharded=False)
   try:
     module, params, c = bert_family.load(model_dir, config, dtype)
   except hf_checkpoint.CheckpointError as e:
@@ -380,6 +419,15 @@ def _load_family(name: str, model_dir: str, dtype,
   return _Family(model_type, module, params, c.hidden_size,
                  c.num_hidden_layers, bert_family.max_tokens(module),
                  c.pad_token_id, c.intermediate_size, c.num_attention_heads)
+
+
+def _non_finite(params) -> str | None:
+  """The path of the first parameter holding a NaN or infinity, if any."""
+  for path, leaf in jax.tree_util.tree_leaves_with_path(params):
+    xp = np if isinstance(leaf, np.ndarray) else jnp  # host: no copy
+    if not bool(xp.isfinite(leaf).all()):
+      return "/".join(str(getattr(k, "key", k)) for k in path)
+  return None
 
 
 @functools.lru_cache(maxsize=2)
@@ -392,8 +440,22 @@ def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
     tokenizer = hf_tokenizer.load_tokenizer(model_dir, config["model_type"])
   except hf_tokenizer.TokenizerError as e:
     raise EncoderUnavailableError(str(e)) from None
-  fam = _load_family(name, model_dir, compute,
-                     right_padded=tokenizer.padding_side == "right")
+  try:
+    fam = _load_family(name, model_dir, compute,
+                       right_padded=tokenizer.padding_side == "right")
+  except LOAD_ERRORS:
+    raise
+  except Exception as e:  # The families' own errors, and safetensors'.
+    if not isinstance(e, (ValueError, OSError, KeyError, TypeError)) and \
+        type(e).__name__ != "SafetensorError":
+      raise
+    text = str(e) if model_dir in str(e) else f"{model_dir}: {e}"
+    raise EncoderFolderError(text) from e
+  bad = _non_finite(fam.params)
+  if bad:
+    raise EncoderFolderError(
+        f"encoder {name!r}: weight {bad} in {model_dir} holds NaN or infinite "
+        "values (a damaged checkpoint); nothing was embedded")
   model_type, module, params = fam.model_type, fam.module, fam.params
 
   def forward(p, ids, mask):

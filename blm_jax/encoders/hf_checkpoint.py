@@ -42,6 +42,89 @@ def read_config(model_dir: str) -> dict:
   return config
 
 
+def _weight_map(index: str) -> dict:
+  """The `weight_map` of a sharded checkpoint's index (tensor -> file)."""
+  try:
+    with open(index, encoding="utf-8") as f:
+      weight_map = json.load(f).get("weight_map")
+  except (ValueError, AttributeError) as e:
+    raise CheckpointError(f"{index}: not a JSON object ({e})") from None
+  if not isinstance(weight_map, dict) or not weight_map:
+    raise CheckpointError(f"{index}: field 'weight_map' is missing or empty")
+  return weight_map
+
+
+def _safetensors_files(model_dir: str) -> list[str]:
+  """The safetensors files a folder's weights are read from (none: the
+  weights are in another format, or missing)."""
+  single = os.path.join(model_dir, "model.safetensors")
+  index = single + ".index.json"
+  if os.path.isfile(os.path.join(model_dir, "flax_model.msgpack")):
+    return []
+  if os.path.isfile(single):
+    return [single]
+  if not os.path.isfile(index):
+    return []
+  out = []
+  for shard in sorted(set(_weight_map(index).values())):
+    path = os.path.join(model_dir, shard)
+    if not os.path.isfile(path):
+      raise CheckpointError(f"{index}: field 'weight_map' names shard file "
+                            f"{shard!r}, which is not in {model_dir}")
+    out.append(path)
+  return out
+
+
+def _header(path: str) -> tuple[dict, int]:
+  """A safetensors file's header (tensor name -> info) and data offset."""
+  try:
+    with open(path, "rb") as f:
+      n = int.from_bytes(f.read(8), "little")
+      if n > os.path.getsize(path) - 8:
+        raise ValueError(f"a header of {n} bytes does not fit in the file")
+      header = json.loads(f.read(n))
+    if not isinstance(header, dict):
+      raise ValueError("the header is not a JSON object")
+  except (OSError, ValueError) as e:
+    raise CheckpointError(f"{path}: not a safetensors file ({e})") from None
+  header.pop("__metadata__", None)
+  return header, 8 + n
+
+
+def stored_parameters(model_dir: str) -> tuple[int, str] | None:
+  """(number of parameters, the files counted) from the safetensors
+  headers alone, reading no weight; None where the weights are in another
+  format (their size then comes from config.json)."""
+  files = _safetensors_files(model_dir)
+  if not files:
+    return None
+  count = 0
+  for path in files:
+    header, _ = _header(path)
+    for name, info in header.items():
+      try:
+        count += int(np.prod(info["shape"], dtype=np.float64))
+      except (KeyError, TypeError, ValueError):
+        raise CheckpointError(f"{path}: tensor {name!r} has no valid shape "
+                              "in the header") from None
+  return count, (f"the {os.path.basename(files[0])} header" if len(files) == 1
+                 else f"the headers of {len(files)} safetensors shards")
+
+
+def check_complete(model_dir: str) -> None:
+  """Every safetensors file holds the bytes its header describes: a
+  truncated file is named before any weight is read."""
+  for path in _safetensors_files(model_dir):
+    header, base = _header(path)
+    end = max((int(info.get("data_offsets", (0, 0))[1])
+               for info in header.values()), default=0)
+    size = os.path.getsize(path)
+    if base + end > size:
+      raise CheckpointError(
+          f"{path}: truncated: its header describes {base + end:,} bytes, "
+          f"the file holds {size:,} (copy it again)")
+
+
 def _load_safetensors(path: str) -> dict[str, np.ndarray]:
   """float32 numpy arrays; bfloat16/float16 files are widened exactly."""
   from safetensors import safe_open
@@ -226,16 +309,8 @@ class SafetensorsFolder:
     if os.path.isfile(single):
       self._add_file(single, None)
     elif os.path.isfile(index):
-      try:
-        with open(index, encoding="utf-8") as f:
-          weight_map = json.load(f).get("weight_map")
-      except (ValueError, AttributeError) as e:
-        raise CheckpointError(f"{index}: not a JSON object ({e})") from None
-      if not isinstance(weight_map, dict) or not weight_map:
-        raise CheckpointError(f"{index}: field 'weight_map' is missing or "
-                              "empty")
       files = {}
-      for tensor, shard in weight_map.items():
+      for tensor, shard in _weight_map(index).items():
         files.setdefault(shard, []).append(tensor)
       for shard, tensors in sorted(files.items()):
         path = os.path.join(model_dir, shard)
@@ -255,18 +330,12 @@ class SafetensorsFolder:
           f"{model_dir}: no model.safetensors or model.safetensors.index.json")
 
   def _add_file(self, path: str, index: str | None) -> set:
-    try:
-      with open(path, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(n))
-    except (OSError, ValueError) as e:
-      raise CheckpointError(f"{path}: not a safetensors file ({e})") from None
-    header.pop("__metadata__", None)
+    header, base = _header(path)
     for name, info in header.items():
       if info.get("dtype") not in _ST_DTYPES:
         raise CheckpointError(f"{path}: tensor {name!r} has dtype "
                               f"{info.get('dtype')!r}, not supported")
-      self._where[name] = (path, info, 8 + n)
+      self._where[name] = (path, info, base)
     return set(header)
 
   def __contains__(self, name: str) -> bool:

@@ -16,7 +16,14 @@ with rows = batch_size / devices and T the padded length. The estimate is
 compared with what XLA may allocate on each device (`bytes_limit` of
 `memory_stats`, about 75% of a GPU's memory by default); the environment
 variable BLM_DEVICE_MEMORY (bytes) sets the limit where a backend reports
-none (CPU) or to leave headroom. Where no limit is known, nothing is checked.
+none (CPU) or to leave headroom. Where no limit is known, the batch estimate
+is not checked.
+
+The weights themselves are checked at every load, limit known or not
+(`check_load_fits`), before any weight is read: their size comes from the
+checkpoint's headers and config.json, and is compared with the machine's
+available memory (every loader holds the whole tree on the host), and on an
+accelerator with what XLA may use on the device.
 """
 
 from __future__ import annotations
@@ -108,3 +115,58 @@ def check_params_fit(name: str, param_bytes: int, dtype: str,
         f"more than the {len(limits)} device(s) hold together "
         f"({gib(total)}, {gib(limits[0])} each){hint}; use more devices "
         "(params are sharded over all of them)")
+
+
+def host_available() -> int | None:
+  """Bytes this machine can still give a process (MemAvailable)."""
+  try:
+    with open("/proc/meminfo", encoding="ascii") as f:
+      for line in f:
+        if line.startswith("MemAvailable:"):
+          return int(line.split()[1]) * 1024
+  except (OSError, ValueError, IndexError):
+    pass
+  try:
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+  except (ValueError, OSError, AttributeError):
+    return None
+
+
+def load_limits(devices: Sequence, sharded: bool) -> list[tuple[int, str]]:
+  """(bytes, what they are) that loaded weights must fit, for the message."""
+  out = []
+  env = os.environ.get(ENV_LIMIT)
+  if env:  # Per device: sharded weights may fill them all.
+    out.append((device_limit(devices[0]) * (len(devices) if sharded else 1),
+                f"that {ENV_LIMIT}={env} allows"
+                + (f" on {len(devices)} devices" if sharded and
+                   len(devices) > 1 else "")))
+  host = host_available()
+  if host is not None:
+    out.append((host, "available on this machine (MemAvailable)"))
+  accelerators = [d for d in devices if d.platform != "cpu"]
+  if accelerators and not env:
+    limits = [device_limit(d) for d in accelerators]
+    if all(x is not None for x in limits):
+      total = sum(limits) if sharded else min(limits)
+      out.append((total, f"that XLA may use on the {accelerators[0].platform}"
+                  + (f" devices together ({len(limits)})" if sharded
+                     else " device")))
+  return out
+
+
+def check_load_fits(folder: str, param_count: int, dtype: str, source: str,
+                    devices: Sequence, sharded: bool = False) -> None:
+  """Before any weight is read: `param_count` weights held in `dtype` must
+  fit 90% of every limit of `load_limits`; else one line naming the folder,
+  the size needed and what fits."""
+  need = param_count * jax.numpy.dtype(dtype).itemsize
+  for limit, what in load_limits(devices, sharded):
+    if need > 0.9 * limit:
+      hint = ("; dtype='bfloat16' halves it" if dtype == "float32" and sharded
+              else "")
+      raise MemoryEstimateError(
+          f"encoder folder {folder}: its weights need {gib(need)} "
+          f"({param_count:,} parameters in {dtype}, counted from {source}), "
+          f"more than the {gib(0.9 * limit)} that fits (90% of the "
+          f"{gib(limit)} {what}){hint}; nothing was read")

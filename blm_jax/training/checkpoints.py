@@ -200,6 +200,28 @@ class _AftermathToLog(logging.Filter):
     return False
 
 
+# orbax's advice (WARNING through absl) that would break the progress bar,
+# e.g. on a slow disk: it goes to log.txt.
+_ADVICE = ("Waiting for previous save to complete took",)
+
+
+class _AdviceToLog(logging.Filter):
+  """Sends orbax's advice lines to log.txt instead of the console."""
+
+  def filter(self, record):
+    text = record.getMessage()
+    if not text.startswith(_ADVICE):
+      return True
+    _to_run_log("orbax", text)
+    return False
+
+
+def _route_advice_to_log() -> None:
+  absl_logger = logging.getLogger("absl")
+  if not any(isinstance(f, _AdviceToLog) for f in absl_logger.filters):
+    absl_logger.addFilter(_AdviceToLog())
+
+
 def _route_aftermath_to_log() -> None:
   """Keeps the aftermath of a save that failed on a full disk off the console.
 
@@ -250,6 +272,7 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
   written.
   """
   _route_aftermath_to_log()
+  _route_advice_to_log()
   meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
   held, absl_logger = _Held(), logging.getLogger("absl")
   absl_logger.addFilter(held)

@@ -288,8 +288,7 @@ def check_dataset_names(config) -> None:
   instead of TFDS's catalogue of every dataset it knows, and before the
   workdir is created.
   """
-  import tensorflow_datasets as tfds
-  import data_builders  # noqa: F401  Registers the project's builders.
+  from blm_jax.data import names as names_lib
 
   template = config.data.name
   types = sorted(set(config.data.train_types) | set(config.data.test_types))
@@ -306,23 +305,7 @@ def check_dataset_names(config) -> None:
         "blm_jsonl/type_{}, docs/own-data.md)")
   names = sorted({template.format(t) if "{}" in template else template
                   for t in types})
-  builders = tfds.core.registered.list_imported_builders()
   for full in names:
-    builder, _, cfg_name = full.partition("/")
-    builder = builder.split(":")[0]
-    if builder not in builders:
-      close = difflib.get_close_matches(builder, builders, 1)
-      hint = f"; did you mean {close[0]!r}?" if close else ""
-      raise ConfigError(f"config.data.name={template!r}: no dataset "
-                        f"{builder!r}{hint}")
-    if not cfg_name:
-      continue
-    cls = tfds.builder_cls(builder)
-    configs = [c.name for c in (cls.BUILDER_CONFIGS or ())]
-    if configs and cfg_name.split(":")[0] not in configs:
-      close = difflib.get_close_matches(cfg_name, configs, 1)
-      hint = (f"; did you mean {builder + '/' + close[0]!r}?" if close
-              else f"; its configs: {', '.join(configs[:12])}"
-              + (" ..." if len(configs) > 12 else ""))
-      raise ConfigError(f"config.data.name={template!r}: {builder!r} has no "
-                        f"config {cfg_name!r}{hint}")
+    problem = names_lib.name_problem(full)
+    if problem:
+      raise ConfigError(f"config.data.name={template!r}: {problem}")

@@ -6,12 +6,15 @@ outputs into `<workdir>/previous-<time>/`. Each move is one rename; the
 results go first and the config and checkpoints last, so a kill in
 between leaves a workdir without results, or one whose config, checkpoints
 and results are all of the old run, never a mix. log.txt stays (it says
-what was moved) and so does the lock.
+what was moved) and so does the lock. Only the latest KEEP_PREVIOUS
+`previous-*` folders are kept: the oldest are removed, and said so.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import time
 
 FIGURES = tuple(f"{name}.{fmt}" for name in ("heatmap", "errors", "layers")
@@ -19,6 +22,8 @@ FIGURES = tuple(f"{name}.{fmt}" for name in ("heatmap", "errors", "layers")
 RESULTS = ("results.json", "results.csv", "predictions.npz") + FIGURES + (
     "probe",)
 RUN = ("config.json", "checkpoints", "checkpoints-quarantine")
+KEEP_PREVIOUS = 3
+_PREVIOUS = re.compile(r"^previous-(\d{8}-\d{6})(?:-(\d+))?$")
 
 
 def present(workdir: str, names=RESULTS + RUN) -> list[str]:
@@ -41,3 +46,19 @@ def move_aside(workdir: str) -> str | None:
   for name in names:
     os.rename(os.path.join(workdir, name), os.path.join(dest, name))
   return dest
+
+
+def prune(workdir: str, keep: int = KEEP_PREVIOUS) -> list[str]:
+  """Removes all but the latest `keep` `previous-*` folders (by their time
+  stamp); returns the names removed. Links and other names are left."""
+  found = []
+  for name in os.listdir(workdir):
+    m = _PREVIOUS.match(name)
+    path = os.path.join(workdir, name)
+    if m and os.path.isdir(path) and not os.path.islink(path):
+      found.append(((m.group(1), int(m.group(2) or 1)), name))
+  old = [name for _, name in sorted(found)[:-keep or None]] if \
+      len(found) > keep else []
+  for name in old:
+    shutil.rmtree(os.path.join(workdir, name))
+  return old

@@ -28,6 +28,7 @@ import tqdm
 from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
+from blm_jax.encoders.memory import gib
 from blm_jax.training import (checkpoints, config_check, distributed,
                               run_identity, set_aside, variants,
                               workdir_lock)
@@ -218,22 +219,45 @@ def save_bytes(grid: Grid) -> int:
   return sum(sizes) + max(sizes, default=0)
 
 
+def _size_keys(config) -> str:
+  """The model's numeric keys (its widths), e.g. 'config.model.hidden_factor=3.5'."""
+  keys = [f"config.model.{k}={v}" for k, v in config.model.items()
+          if isinstance(v, (int, float, tuple)) and not isinstance(v, bool)
+          and k != "name"]
+  return ", ".join(keys)
+
+
 def fit_memory(config, grid: Grid) -> list[str]:
   """`grid.fit_memory` within the memory budget less what a checkpoint
-  save holds; the MemoryError says how much the save takes."""
+  save holds; the MemoryError names the keys that set the size: the
+  model's widths where the state alone does not fit, else the batch size
+  and the number of cells."""
   budget, save = memory_budget(config, grid), save_bytes(grid)
+  of = ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
+        else "free")
+  state = sum(math.prod(x.shape) * np.dtype(x.dtype).itemsize
+              for x in jax.tree.leaves(grid.abstract_state()))
+  if max(save, state) > budget:
+    raise MemoryError(
+        f"the training state does not fit: one cell's parameters and "
+        f"optimizer moments take {gib(state / grid.num_cells)} ("
+        f"{grid.num_cells} cells: {gib(state)}"
+        + (", and a checkpoint save holds a host copy as large" if save
+           else "") + f"), over the {gib(budget)} {of}: lower "
+        f"the model's width ({_size_keys(config)}) or train fewer cells"
+        + (", or raise config.grid.memory_limit_gb"
+           if config.grid.memory_limit_gb else ""))
   try:
     # A limit below the save's own size leaves nothing (not less).
-    notes = grid.fit_memory(max(budget - save, 0),
+    notes = grid.fit_memory(budget - save,
                             may_scan=config.grid.mode == "auto")
   except MemoryError as e:
-    if not save:
-      raise
     raise MemoryError(
-        f"{e} (of the {budget / 2**30:.2f} GiB "
-        + ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
-           else "free") + f", {save / 2**30:.2f} GiB are kept for the host "
-        "copy of the state a checkpoint save makes)") from None
+        f"{e}, or lower config.train.batch_size (now "
+        f"{config.train.batch_size}) or the model's width ("
+        f"{_size_keys(config)}) (of the {budget / 2**30:.2f} GiB {of}"
+        + (f", {save / 2**30:.2f} GiB are kept for the host copy of the "
+           "state a checkpoint save makes" if save else "") + ")") from None
   if save:
     notes.append(f"checkpoint saves: {save / 2**30:.2f} GiB (a host copy of "
                  "the state), counted in the budget")
@@ -294,8 +318,14 @@ def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
     dest = set_aside.move_aside(workdir) if distributed.is_writer() else None
     if dest is not None:
       log.info("%s: moved the previous run's outputs to %s", why, dest)
+      removed = set_aside.prune(workdir)
+      note = (f" (removed the oldest, {', '.join(removed)}: a workdir keeps "
+              f"the {set_aside.KEEP_PREVIOUS} latest)" if removed else "")
+      if removed:
+        log.info("removed %s: a workdir keeps the %d latest previous-*",
+                 removed, set_aside.KEEP_PREVIOUS)
       progress.on_notice(f"{why}: moved the previous run's outputs to "
-                         f"{dest}")
+                         f"{dest}{note}")
 
   if mode == "restart":
     move_aside("train.resume=restart")
@@ -323,6 +353,13 @@ class _LogFile(logging.FileHandler):
   instead of each printing a traceback on the console (the run reports the
   full disk in one line)."""
 
+  def _open(self):
+    # O_NOFOLLOW: never appended through a link (workdir_lock refuses one
+    # up front; this closes the gap of a link made after that check).
+    fd = os.open(self.baseFilename,
+                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+
   def handleError(self, record):
     error = sys.exc_info()[1]
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
@@ -341,7 +378,7 @@ def open_log(workdir: str) -> logging.Logger:
       log.removeHandler(h)
     log.addHandler(logging.NullHandler())
     return log
-  path = os.path.abspath(os.path.join(workdir, "log.txt"))
+  path = os.path.abspath(os.path.join(workdir, workdir_lock.LOG_NAME))
   if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
     for h in list(log.handlers):
       log.removeHandler(h)
@@ -370,14 +407,16 @@ MIN_TEST_INSTANCES = 10
 
 def diverging_cells(history: dict, grid: Grid) -> list[str]:
   """'cell: loss L at epoch E, lowest M' for every cell whose latest
-  epoch loss is finite but DIVERGENCE_FACTOR times its lowest."""
+  epoch loss is finite, DIVERGENCE_FACTOR times its lowest and above its
+  first (a loss that went from 0 to 1e-4 has not diverged)."""
   losses = np.asarray(history["train"].get("loss", []), dtype=float)
   if len(losses) < 2:
     return []
   out = []
   for i in range(losses.shape[1]):
     last, low = losses[-1, i], losses[:, i].min()
-    if np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12):
+    if (np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12)
+        and last > losses[0, i]):
       out.append(f"{grid.spec.cell_name(i)}: loss {last:.3g} at epoch "
                  f"{len(losses) - 1}, lowest {low:.3g}")
   return out
@@ -486,7 +525,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # until the caller releases it (run_experiment, after the report) or the
   # process ends; in a multi-process run the first process holds it.
   made = not os.path.isdir(workdir)
-  had_lock = os.path.exists(os.path.join(workdir, workdir_lock.LOCK_NAME))
+  had_lock = os.path.lexists(os.path.join(workdir, workdir_lock.LOCK_NAME))
   os.makedirs(workdir, exist_ok=True)
   try:
     stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0

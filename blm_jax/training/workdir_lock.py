@@ -7,6 +7,12 @@ kernel drops it when the holder exits or is killed, so the lock file of a
 dead process is stale by construction and the next run takes it over
 (saying whose it was). flock is per host: runs on two hosts sharing a
 network file system are not kept apart.
+
+A run never writes through a symbolic link in its workdir: whoever can put
+a file there (a shared temporary folder, a workdir someone sent) could
+otherwise have the run truncate or append to any file the user can write.
+The lock file is opened with O_NOFOLLOW, and a workdir where any file a run
+writes (`WRITTEN`) is a link is refused, naming the links.
 """
 
 from __future__ import annotations
@@ -16,12 +22,39 @@ import fcntl
 import os
 import socket
 
+from blm_jax.training import set_aside
+
 LOCK_NAME = ".lock"
+LOG_NAME = "log.txt"
+# Every name a run writes directly in its workdir (results, plots and
+# predictions are the results layer's; set_aside moves them and RUN).
+WRITTEN = (LOCK_NAME, LOG_NAME) + set_aside.RUN + set_aside.RESULTS
 _held: dict[str, int] = {}  # lock path -> open descriptor of this process
 
 
 class WorkdirLockedError(RuntimeError):
   """Another live process holds the workdir."""
+
+
+class WorkdirLinkError(RuntimeError):
+  """A file the run would write in its workdir is a symbolic link."""
+
+
+def links(workdir: str) -> list[str]:
+  """'NAME -> TARGET' for each of `WRITTEN` that is a symbolic link."""
+  out = []
+  for name in WRITTEN:
+    path = os.path.join(workdir, name)
+    if os.path.islink(path):
+      out.append(f"{name} -> {os.readlink(path)}")
+  return out
+
+
+def _refuse_links(workdir: str, found: list[str]) -> None:
+  raise WorkdirLinkError(
+      f"{workdir} holds symbolic links where a run writes its files ("
+      + ", ".join(found) + "); a run does not write through links: remove "
+      "them or use another --workdir")
 
 
 def _holder(fd: int) -> str:
@@ -33,11 +66,17 @@ def acquire(workdir: str) -> str | None:
   """Locks `workdir` (which must exist) for this process, until `release`
   or exit. Returns the holder line of a stale lock taken over, else None.
   Re-acquiring a workdir this process holds is a no-op. Raises
-  WorkdirLockedError naming the live holder's PID."""
+  WorkdirLockedError naming the live holder's PID, WorkdirLinkError naming
+  the links among the files a run writes."""
   path = os.path.abspath(os.path.join(workdir, LOCK_NAME))
   if path in _held:
     return None
-  fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+  try:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+  except OSError as e:
+    if os.path.islink(path):  # ELOOP; refused before anything is written.
+      _refuse_links(workdir, links(workdir))
+    raise
   try:
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
   except OSError:
@@ -48,6 +87,10 @@ def acquire(workdir: str) -> str | None:
         f"{workdir} is in use by another run (PID {pid}"
         + (f" on {host}" if host else "") + "); wait for it to end or use "
         "another --workdir") from None
+  found = links(workdir)
+  if found:
+    os.close(fd)
+    _refuse_links(workdir, found)
   stale = _holder(fd) or None
   os.ftruncate(fd, 0)
   os.lseek(fd, 0, os.SEEK_SET)

@@ -305,6 +305,18 @@ def _quoting_error(path: str, text: str, start: int,
   "field larger than field limit" or "unexpected end of data"."""
   lines = text.split("\n")
   header = lines[0].rstrip("\r").split("\t")
+  if "field larger than field limit" in str(err):
+    limit = csv.field_size_limit()
+    for line in range(start, len(lines) + 1):
+      for k, field in enumerate(lines[line - 1].rstrip("\r").split("\t")):
+        if len(field) > limit:
+          name = header[k].strip() if k < len(header) else ""
+          column = f"{k + 1} ({name!r})" if name else f"{k + 1}"
+          return ReleaseFormatError(
+              path, line, column,
+              f"field too long: {len(field):,} characters, over the "
+              f"reader's limit of {limit:,} (a release field is a sentence, "
+              "its template or its chunks)")
   last = max(i for i, x in enumerate(lines) if x.strip()) + 1 if any(
       x.strip() for x in lines) else 1
   for line in range(start, len(lines) + 1):
@@ -334,6 +346,15 @@ def _quoting_error(path: str, text: str, start: int,
 
 def _layout(path: str, header: _Row) -> _Layout:
   names = tuple(c.strip() for c in header.cells)
+  if len(names) == 1:
+    for sep, what in ((",", "comma"), (";", "semicolon")):
+      if names[0].count(sep) >= 2:
+        raise ReleaseFormatError(
+            path, header.line, None,
+            f"not tab-separated: the header is one column holding "
+            f"{names[0].count(sep)} {what}s ({names[0][:60]!r}); release "
+            "files are tab-separated (save it with tabs, e.g. pandas "
+            "`to_csv(path, sep='\\t')`)")
   first: dict[str, int] = {}
   notes = []
   for col, name in enumerate(names):
