@@ -184,10 +184,13 @@ def plan_lines(entries, measured: dict) -> list[str]:
         state = f"to run, about {_hms(est)}"
     lines.append(f"  {grid.key:40s} {state}  [{grid.shows}]")
   n_done = sum(1 for e in entries if e[3])
+  if unknown == len(entries) - n_done and unknown:
+    when = "time unknown (nothing measured in this --out yet)"
+  else:
+    when = (f"about {_hms(left)} at the throughput measured here"
+            + (f", plus {unknown} grids of unknown time" if unknown else ""))
   total = (f"plan: {len(entries)} grids, {n_done} done, "
-           f"{len(entries) - n_done} to run: about {_hms(left)}"
-           + (f" plus {unknown} of unknown time" if unknown else "")
-           + " at the throughput measured here")
+           f"{len(entries) - n_done} to run: {when}")
   return [total] + lines
 
 
@@ -265,9 +268,11 @@ def entries_of(grids, options: Options, out: str) -> list[tuple]:
 
 
 def run_suite(entries, out: str, command: str, report_only: bool,
-              run_fn=run_experiment, echo=print) -> dict:
+              run_fn=run_experiment, echo=print,
+              write_report: bool = True) -> dict | None:
   """Trains the grids not done (unless `report_only`), then writes the
-  report of every finished one; returns the report record."""
+  report of every finished one and returns its record (None without
+  `write_report`: a shard leaves the report to the merge)."""
   runs: dict[str, dict[str, dict]] = {}
   preds: dict[str, dict] = {}
   models: list[str] = []
@@ -282,6 +287,8 @@ def run_suite(entries, out: str, command: str, report_only: bool,
     preds.setdefault(grid.name, {})[grid.model] = load_predictions(workdir)
     if grid.model not in models:
       models.append(grid.model)
+  if not write_report:
+    return None
   missing = [g.key for g, _, _, d in entries
              if d is None and (report_only or g.name not in runs
                                or g.model not in runs[g.name])]
@@ -322,7 +329,12 @@ def main(argv):
   record = run_suite(
       entries, opts.out,
       "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
-      opts.report_only, echo=lambda line: print(line, flush=True))
+      opts.report_only, echo=lambda line: print(line, flush=True),
+      write_report=not opts.shard)
+  if record is None:
+    print(f"shard {opts.shard} done; when every shard is, merge them: the "
+          "same command without --shard, with --report_only")
+    return
   print_verdicts(record, opts.out)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from blm_jax.base import files
-from blm_jax.results import claims, html_report, paper_comparison
+from blm_jax.results import battery, claims, html_report, paper_comparison
 
 TYPES = claims.TYPES
 LEVEL = claims.LEVEL
@@ -186,6 +186,10 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
   lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
   lines += paper_comparison.sections(runs)
+  table = battery.write(runs, out)
+  if len(table) > 1:
+    lines += ["## The FFNN across the datasets (battery.csv, .tex, .md)", "",
+              battery.markdown(table)]
   lines += claims_section()
   summary = {ds: {m: r["summary"] for m, r in by_model.items()}
              for ds, by_model in runs.items()}
