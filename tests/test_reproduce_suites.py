@@ -179,6 +179,9 @@ def test_suites_cover_the_papers():
   assert {x.key for x in suites.paper004()} == {
       "spray_load/ffnn", "spray_load/cnn", "spray_load_atl_alt/ffnn",
       "spray_load_atl_alt/cnn"}
+  ctx = {x.key for x in suites.paper000_ctx()}
+  assert {"spray_load_ctx/cnn", "agreement_ro_ctx/vae2"} <= ctx
+  assert len(ctx) == 3 * 9  # the two spray/load groups share one design
   everything = suites.battery(("cos_en", "published_spray_load", "roll"))
   assert [x.key for x in everything] == ["cos_en/ffnn", "roll/ffnn"]
   # Shards partition the suite.

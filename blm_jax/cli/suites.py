@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from blm_jax.encoders import encoder as encoders
+from blm_jax.results import claims
 
 
 class SuiteError(ValueError):
@@ -64,6 +65,15 @@ def paper000() -> list[Grid]:
                   "000 Table 5, Fig. 20-22") for s in TABLE5])
 
 
+def paper000_ctx() -> list[Grid]:
+  """The 000 grids on the context-necessary design of each dataset (the
+  report sets both designs' verdicts side by side when both were run)."""
+  ctx = dict.fromkeys(claims.CONTEXT_NECESSARY_OF[d] for d in FIG15 + FIG16)
+  return _dataset_grids(tuple(ctx), ("ffnn", "cnn", "vae2"),
+                        "000 Fig. 15/16, 24-28 on the context-necessary "
+                        "design")
+
+
 def paper004() -> list[Grid]:
   return _dataset_grids(("spray_load", "spray_load_atl_alt"),
                         ("ffnn", "cnn"), "004 sec. 4.3, Figures 8-9")
@@ -85,7 +95,7 @@ def battery(datasets) -> list[Grid]:
                         "battery")
 
 
-SUITES = ("paper000", "paper004", "paper001", "battery")
+SUITES = ("paper000", "paper000_ctx", "paper004", "paper001", "battery")
 
 
 def grids(spec: str, datasets) -> list[Grid]:
@@ -94,8 +104,8 @@ def grids(spec: str, datasets) -> list[Grid]:
   if spec in SUITES:
     if spec == "battery":
       return battery(datasets)
-    return {"paper000": paper000, "paper004": paper004,
-            "paper001": paper001}[spec]()
+    return {"paper000": paper000, "paper000_ctx": paper000_ctx,
+            "paper004": paper004, "paper001": paper001}[spec]()
   out = []
   for item in filter(None, (s.strip() for s in spec.split(","))):
     if "/" not in item:
