@@ -93,7 +93,7 @@ def test_tie_inside_the_noise_is_inconclusive():
   assert lo < 0 < hi
 
 
-def test_paired_bootstrap_sees_a_small_consistent_gain():
+def test_pairing_sees_a_small_consistent_gain():
   """vae2 is right wherever the FFNN is, and on 1% more instances: on the
   same instances that is a win; drawn independently it is in the noise."""
   rng = np.random.default_rng(2)
