@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from blm_jax.results import claims
+from blm_jax.results import claims, claims_report
 from tests.test_reproduce import COS_GAIN, _hits, _run
 
 
@@ -35,7 +35,7 @@ def _designs(rng):
 def test_a_paper_claim_is_checked_on_its_context_necessary_design():
   runs, preds = _designs(np.random.default_rng(0))
   got = {(v["dataset"], v["claim"]): v["verdict"]
-         for v in claims.evaluate_claims(runs, preds, resamples=500)}
+         for v in claims.evaluate_claims(runs, preds)}
   assert got["cos_en", COS_GAIN] == "holds"
   assert got["cos_en_ctx", COS_GAIN] == "inconclusive"
   # A ctx design that was not run adds no rows.
@@ -44,7 +44,7 @@ def test_a_paper_claim_is_checked_on_its_context_necessary_design():
 
 def test_the_report_sets_the_designs_side_by_side(tmp_path):
   runs, preds = _designs(np.random.default_rng(1))
-  record = claims.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd",
+  record = claims_report.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd",
                          preds)
   md = (tmp_path / "report.md").read_text()
   assert "## Both designs" in md
@@ -65,11 +65,11 @@ def test_spray_load_groups_share_one_context_necessary_design():
   rng = np.random.default_rng(2)
   runs = {"spray_load_ctx": {m: _run(_hits(rng, 0.5))[0]
                              for m in ("ffnn", "vae2")}}
-  ds = [v["dataset"] for v in claims.evaluate_claims(runs, resamples=200)
+  ds = [v["dataset"] for v in claims.evaluate_claims(runs)
         if v["verdict"] != "not run" and v["dataset"].endswith("_ctx")]
   # Each spray/load claim once, not once per paper group.
   assert len(ds) == len(set(
-      v["claim"] for v in claims.evaluate_claims(runs, resamples=200)
+      v["claim"] for v in claims.evaluate_claims(runs)
       if v["dataset"] == "spray_load_ctx"))
   assert "spray_load_ctx" in ds
 

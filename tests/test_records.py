@@ -152,7 +152,7 @@ def test_make_drops_histories(tmp_path):
 def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
   import numpy as np
 
-  from blm_jax.results import claims
+  from blm_jax.results import claims_report
   from tests.test_reproduce import _hits, _run
 
   rng = np.random.default_rng(0)
@@ -162,7 +162,8 @@ def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
     r["context_free"] = {t: {u: {"best": 0.5, "best_baseline": "word_logit",
                                  "context_gain": 0.0} for u in row}
                          for t, row in r["summary"].items()}
-  claims.report(runs, ["ffnn", "vae2"], str(tmp_path), "reproduce --x")
+  claims_report.report(runs, ["ffnn", "vae2"], str(tmp_path),
+                       "reproduce --x")
   out = tmp_path / "r.json"
   cli.make(str(tmp_path), str(out), "python -m blm_jax.cli.reproduce --x",
            commit="abc1234")

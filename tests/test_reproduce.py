@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from blm_jax.results import claims as reproduce
+from blm_jax.results import claims_report
 from blm_jax.results import predictions
 from blm_jax.training.grid import GridSpec
 from blm_jax.training.trainer import Predictions
@@ -63,7 +64,7 @@ def _cos_verdict(vae2, ffnn):
   runs = {"cos_en": {"vae2": vae2[0], "ffnn": ffnn[0]}}
   preds = {"cos_en": {"vae2": vae2[1], "ffnn": ffnn[1]}}
   return {v["claim"]: v for v in reproduce.evaluate_claims(
-      runs, preds, resamples=1000) if v["dataset"] == "cos_en"}[COS_GAIN]
+      runs, preds) if v["dataset"] == "cos_en"}[COS_GAIN]
 
 
 def test_clear_win_holds_clear_loss_does_not():
@@ -92,7 +93,7 @@ def test_tie_inside_the_noise_is_inconclusive():
   assert lo < 0 < hi
 
 
-def test_paired_bootstrap_sees_a_small_consistent_gain():
+def test_pairing_sees_a_small_consistent_gain():
   """vae2 is right wherever the FFNN is, and on 1% more instances: on the
   same instances that is a win; drawn independently it is in the noise."""
   rng = np.random.default_rng(2)
@@ -127,7 +128,7 @@ VAE_SL = {"I": {"I": .97, "II": .6, "III": .35},
 
 def _verdicts(runs, preds=None):
   return {(v["dataset"], v["claim"]): v for v in
-          reproduce.evaluate_claims(runs, preds, resamples=500)}
+          reproduce.evaluate_claims(runs, preds)}
 
 
 def test_without_predictions_the_seeds_alone_decide_and_it_says_so():
@@ -136,7 +137,8 @@ def test_without_predictions_the_seeds_alone_decide_and_it_says_so():
   v = _verdicts(runs)
   hardest = v["spray_load", "I→III is the lowest FFNN cell on spray/load"]
   assert hardest["verdict"] == "holds"
-  assert hardest["basis"] == reproduce.SEEDS_BASIS
+  assert hardest["basis"].startswith(reproduce.SEEDS_BASIS)
+  assert "intersection-union" in hardest["basis"]
   assert "ffnn I→III = 0.300" in hardest["evidence"]
   assert hardest["statistic"] == pytest.approx(0.1)
   above = v["spray_load", "the FFNN's I→III cell on spray/load has F1 > "
@@ -229,7 +231,8 @@ def test_report_files(tmp_path):
   ffnn, vae2 = _run(_hits(rng, 0.75)), _run(_hits(rng, 0.75))
   runs = {"cos_en": {"ffnn": ffnn[0], "vae2": vae2[0]}}
   preds = {"cos_en": {"ffnn": ffnn[1], "vae2": None}}
-  reproduce.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd --x", preds)
+  claims_report.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd --x",
+                       preds)
   md = (tmp_path / "report.md").read_text()
   assert "| train | ffnn →I | ffnn →II | ffnn →III | vae2 →I |" in md
   assert "Command: `cmd --x`" in md
@@ -245,8 +248,10 @@ def test_report_files(tmp_path):
   record = json.loads((tmp_path / "report.json").read_text())
   gain = [c for c in record["claims"] if c["dataset"] == "cos_en"
           and c["claim"] == COS_GAIN][0]
-  assert gain["basis"] == reproduce.SEEDS_BASIS
-  assert len(gain["interval"]) == 2 and gain["resamples"] == 2000
+  assert gain["basis"].startswith(reproduce.SEEDS_BASIS)
+  assert len(gain["interval"]) == 2 and gain["level"] == 0.95
+  assert gain["verdict_holm"] in ("holds", "inconclusive")
+  assert "| Holm |" in md
 
 
 def test_a_finished_run_writes_its_predictions(tmp_path):
@@ -298,15 +303,18 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
     config = cli.load_config(os.path.join(root, "configs"), model,
                              "dataset=cos_en")
     config.data.seed_follows_grid = True
+    config.grid.seeds = (0, 1, 2)
     path = tmp_path / "cos_en" / model / "results.json"
     results = json.loads(path.read_text())
     results["run"] = {"config": run_identity.flatten(config.to_dict())}
     path.write_text(json.dumps(results))
   out = subprocess.run(
       [sys.executable, "-m", "blm_jax.cli.reproduce", "--datasets=cos_en",
-       "--models=ffnn,vae2", f"--out={tmp_path}", "--report_only"],
+       "--models=ffnn,vae2", f"--out={tmp_path}", "--report_only",
+       "--seeds=0,1,2"],
       cwd=root, capture_output=True, text=True, check=True).stdout
-  assert f"[holds] cos_en: {COS_GAIN}" in out
+  assert f"[holds; Holm: holds] cos_en: {COS_GAIN}" in out
+  assert out.startswith("plan: 2 grids, 2 done, 0 to run")
   assert "95% interval [" in out and "paired on the same instances" in out
   # Claims about other datasets are one count line, not a line each.
   assert "[not run]" not in out

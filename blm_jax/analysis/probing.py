@@ -40,6 +40,7 @@ from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from blm_jax.models import registry
+from blm_jax.results import paper_values
 from blm_jax.results.plots import dataset_title
 from blm_jax.training import trainer as train
 from data_builders.common import loading as data_lib
@@ -541,18 +542,7 @@ def summary_text(result: dict) -> str:
 # ---- 000 Table 5 -----------------------------------------------------------
 
 # 000 Table 5, column order: (blm_chunks config, heading, F1, SD).
-TABLE5 = (
-    ("spray_load_ALT-ATL", "Spray-load ALT-ATL", 0.951, 0.006),
-    ("spray_load_ATL-ALT", "Spray-load ATL-ALT", 0.952, 0.005),
-    ("cos_en", "CoS En", 0.909, 0.015),
-    ("cos_it", "CoS It", 0.960, 0.002),
-    ("od_en", "OD En", 0.951, 0.033),
-    ("od_it", "OD It", 0.975, 0.004),
-    ("agreement_en", "Agreement En", 0.959, 0.010),
-    ("agreement_fr", "Agreement Fr", 0.951, 0.011),
-    ("agreement_it", "Agreement It", 0.917, 0.007),
-    ("agreement_ro", "Agreement Ro", 0.896, 0.003),
-)
+TABLE5 = paper_values.TABLE5_COLUMNS
 _CHUNKS = "blm_chunks/"
 
 

@@ -1,28 +1,38 @@
-"""Runs the reproduction suite: paper-scale grids, then the claims report.
+"""Runs a reproduction suite: paper-scale grids, then the claims report.
 
-  python -m blm_jax.cli.reproduce --models=ffnn,vae2 --out=workdirs/reproduce
-  python -m blm_jax.cli.reproduce ... --variant=cpu      # the short schedule
+  python -m blm_jax.cli.reproduce --suite=paper000 --out=workdirs/paper000
+  python -m blm_jax.cli.reproduce --suite=paper000 --shard=3/8 ...   # a share
+  python -m blm_jax.cli.reproduce --suite=paper000 --report_only ... # merge
+  python -m blm_jax.cli.reproduce --datasets=cos_en --models=ffnn,vae2 ...
+  python -m blm_jax.cli.reproduce ... --encoder=/ckpt/bert,layer=-2,pooling=first
 
-Each (dataset, model) grid is `configs/<model>.py:dataset=<dataset>` run into
-`<out>/<dataset>/<model>/`; a grid whose results.json exists is reused
-only if its config is the one this command would run (else the command
-refuses, naming the differing keys), and a killed one resumes. The default datasets are those the
-papers' claims are about (both spray/load groups, English agreement,
-change of state and object drop). The claims, their bootstrap intervals
-(from each grid's predictions.npz) and the report are
-`blm_jax.results.claims`.
+Each grid (blm_jax/cli/suites.py) is `configs/<model>.py:<arg>` run into
+`<out>/<name>/<model>/`; a grid whose results.json exists is reused only if
+its config is the one this command would run (else the command refuses,
+naming the differing keys: shards run with other flags cannot be merged),
+and a killed one resumes. Before anything runs the command prints its
+plan: every grid, done or not, and the time each should take from the
+throughput measured by the grids of the same model already finished in
+`--out`. Without --suite, --datasets x --models (the datasets the papers'
+claims are about). The claims and their intervals (from each grid's
+predictions.npz) are `blm_jax.results.claims`, the report
+`blm_jax.results.claims_report`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
 import sys
 
+import numpy as np
 from absl import flags
 
-from blm_jax.results.claims import load_predictions, report
+from blm_jax.cli import suites
+from blm_jax.results.claims import load_predictions
+from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
 from blm_jax.training import run_identity
 
@@ -30,6 +40,10 @@ from blm_jax.training import run_identity
 # The datasets the claims of blm_jax.results.claims are about.
 DATASETS = ("spray_load", "spray_load_atl_alt", "agreement_en", "cos_en",
             "od_en")
+# Five seeds: the t interval's half-width is 4.30/sqrt(3) = 2.48 seed
+# standard deviations with three seeds, 2.78/sqrt(5) = 1.24 with five
+# (docs/experiments/2026-11-25-claims-statistics.md).
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 
 
 def load_config(configs_dir: str, model: str, arg: str):
@@ -69,25 +83,233 @@ def reuse_problem(workdir: str, config) -> str | None:
           "remove that folder to retrain it")
 
 
+def known_datasets(configs_dir: str) -> tuple[str, ...]:
+  """The short dataset names of `<configs_dir>/common.py`."""
+  path = os.path.join(configs_dir, "common.py")
+  spec = importlib.util.spec_from_file_location("_blm_config_common", path)
+  module = importlib.util.module_from_spec(spec)
+  sys.path.insert(0, os.path.dirname(configs_dir))
+  try:
+    spec.loader.exec_module(module)
+  finally:
+    sys.path.pop(0)
+  return tuple(module.DATASETS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+  """What every grid's config gets from the command line."""
+
+  configs_dir: str
+  variant: str = ""
+  seeds: tuple[int, ...] | None = None
+  seed_follows_grid: bool = True
+  encoder: suites.EncoderSpec | None = None
+
+
+def grid_config(grid: suites.Grid, opts: Options):
+  arg = ",".join(filter(None, [grid.arg, opts.variant]))
+  config = load_config(opts.configs_dir, grid.model, arg)
+  if opts.seeds:
+    config.grid.seeds = tuple(opts.seeds)
+  config.data.seed_follows_grid = opts.seed_follows_grid
+  if opts.encoder is not None:
+    opts.encoder.apply(config)
+  for key, value in grid.overrides:
+    node = config
+    *parents, leaf = key.split(".")
+    for part in parents:
+      node = node[part]
+    node[leaf] = value
+  return config
+
+
+def _finished(workdir: str) -> dict | None:
+  path = os.path.join(workdir, "results.json")
+  if not os.path.exists(path):
+    return None
+  with open(path) as f:
+    return json.load(f)
+
+
+def _train_instances(config) -> int:
+  """Instances one epoch of the grid trains on (every cell)."""
+  per_cell = int(round(config.data.num_train * (1 - config.data.dev_fraction)))
+  return per_cell * len(config.grid.seeds) * len(config.data.train_types)
+
+
+def estimate_seconds(config, measured: dict) -> float | None:
+  """Wall time of a grid from `measured[model]` = (train instances per s,
+  data and embedding s) of finished grids of that model on this machine."""
+  m = measured.get(config.model.name)
+  if not m:
+    return None
+  ips, data_s = m
+  return config.train.epochs * _train_instances(config) / ips + data_s
+
+
+def _measured(entries) -> dict:
+  """{model: (median instances/s, median data s)} of the finished grids."""
+  by: dict = {}
+  for _, config, _, done in entries:
+    t = (done or {}).get("throughput", {})
+    if t.get("train_instances_per_s"):
+      by.setdefault(config.model.name, []).append(
+          (t["train_instances_per_s"], t.get("data_and_embedding_s") or 0.0))
+  return {m: tuple(float(np.median([v[i] for v in vals])) for i in (0, 1))
+          for m, vals in by.items()}
+
+
+def _hms(seconds: float) -> str:
+  m, s = divmod(int(round(seconds)), 60)
+  h, m = divmod(m, 60)
+  return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
+
+
+def plan_lines(entries, measured: dict) -> list[str]:
+  """The plan: one line per grid (done, or its time from `measured`), and
+  the total of what is left."""
+  lines, left, unknown = [], 0.0, 0
+  for grid, config, workdir, done in entries:
+    if done:
+      state = "done"
+    else:
+      est = estimate_seconds(config, measured)
+      if est is None:
+        unknown += 1
+        state = (f"to run, time unknown (no {config.model.name} grid has "
+                 "finished in this --out yet)")
+      else:
+        left += est
+        state = f"to run, about {_hms(est)}"
+    lines.append(f"  {grid.key:40s} {state}  [{grid.shows}]")
+  n_done = sum(1 for e in entries if e[3])
+  if unknown == len(entries) - n_done and unknown:
+    when = "time unknown (nothing measured in this --out yet)"
+  else:
+    when = (f"about {_hms(left)} at the throughput measured here"
+            + (f", plus {unknown} grids of unknown time" if unknown else ""))
+  total = (f"plan: {len(entries)} grids, {n_done} done, "
+           f"{len(entries) - n_done} to run: {when}")
+  return [total] + lines
+
+
 def define_flags() -> None:
   """The command line (defined only when run, so importing this module
   never collides with other modules' absl flags)."""
+  flags.DEFINE_string("suite", "", "A suite (" + ", ".join(suites.SUITES)
+                      + ") or a list of dataset/model grids; empty: "
+                      "--datasets x --models.")
   flags.DEFINE_list("datasets", list(DATASETS),
-                    "Short dataset names (configs/common.py).")
-  flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files.")
+                    "Short dataset names (configs/common.py), without "
+                    "--suite.")
+  flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files, without "
+                    "--suite.")
+  flags.DEFINE_string("encoder", "", "Every grid's encoder: a registry name "
+                      "or a model folder, with optional ',layer=K' and "
+                      "',pooling=P' (default: the configs', MiniLM).")
+  flags.DEFINE_string("shard", "", "i/N: run every N-th grid from the i-th "
+                      "(0-based); a final --report_only merges the shards.")
   flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
   flags.DEFINE_string("variant", "", "Extra config variant, e.g. 'cpu' for "
                       "the short schedule.")
-  flags.DEFINE_list("seeds", None, "Grid seeds (default: the config's, 3 at "
-                    "paper settings).")
+  flags.DEFINE_list("seeds", [str(s) for s in DEFAULT_SEEDS], "Grid seeds.")
   flags.DEFINE_string(
       "configs_dir", os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
           os.path.abspath(__file__)))), "configs"), "Folder of config files.")
   flags.DEFINE_bool("seed_follows_grid", True, "Each grid seed trains on "
                     "its own train/dev sample (config.data.seed_follows_grid),"
                     " so the seed spread covers the sample as well.")
-  flags.DEFINE_bool("report_only", False, "Only rewrite the report from "
-                    "finished grids.")
+  flags.DEFINE_bool("report_only", False, "Only write the report from the "
+                    "finished grids of the whole suite (merges shards).")
+  flags.DEFINE_bool("plan_only", False, "Print the plan and stop.")
+
+
+def select(opts) -> tuple[list[suites.Grid], Options]:
+  """The grids this command runs (its shard) and the options of their
+  configs, from the flags; SuiteError on bad input."""
+  datasets = known_datasets(opts.configs_dir)
+  if opts.suite:
+    grids = suites.grids(opts.suite, datasets)
+  else:
+    grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
+             for ds in opts.datasets for m in opts.models]
+  try:
+    seeds = tuple(int(s) for s in opts.seeds) if opts.seeds else None
+  except ValueError:
+    raise suites.SuiteError(f"--seeds={','.join(opts.seeds)}: not "
+                            "integers") from None
+  options = Options(opts.configs_dir, opts.variant, seeds,
+                    opts.seed_follows_grid,
+                    suites.parse_encoder(opts.encoder) if opts.encoder
+                    else None)
+  if opts.shard:
+    if opts.report_only:
+      raise suites.SuiteError("--report_only reads every shard's grids: "
+                              "drop --shard")
+    grids = suites.shard(grids, *suites.parse_shard(opts.shard))
+  return grids, options
+
+
+def entries_of(grids, options: Options, out: str) -> list[tuple]:
+  """[(grid, config, workdir, results or None)]; SuiteError when a
+  finished grid was made by another config."""
+  entries = []
+  for grid in grids:
+    config = grid_config(grid, options)
+    workdir = os.path.join(out, grid.name, grid.model)
+    done = _finished(workdir)
+    if done is not None:
+      problem = reuse_problem(workdir, config)
+      if problem:
+        raise suites.SuiteError(problem)
+    entries.append((grid, config, workdir, done))
+  return entries
+
+
+def run_suite(entries, out: str, command: str, report_only: bool,
+              run_fn=run_experiment, echo=print,
+              write_report: bool = True) -> dict | None:
+  """Trains the grids not done (unless `report_only`), then writes the
+  report of every finished one and returns its record (None without
+  `write_report`: a shard leaves the report to the merge)."""
+  runs: dict[str, dict[str, dict]] = {}
+  preds: dict[str, dict] = {}
+  models: list[str] = []
+  for grid, config, workdir, done in entries:
+    if done is None and not report_only:
+      echo(f"== {grid.key}: training into {workdir}")
+      run_fn(config, workdir)
+      done = _finished(workdir)
+    if done is None:
+      continue
+    runs.setdefault(grid.name, {})[grid.model] = done
+    preds.setdefault(grid.name, {})[grid.model] = load_predictions(workdir)
+    if grid.model not in models:
+      models.append(grid.model)
+  if not write_report:
+    return None
+  missing = [g.key for g, _, _, d in entries
+             if d is None and (report_only or g.name not in runs
+                               or g.model not in runs[g.name])]
+  return report(runs, models, out, command, preds, missing=missing,
+                shows={g.name: g.shows for g, *_ in entries})
+
+
+def print_verdicts(record: dict, out: str) -> None:
+  not_run = [v for v in record["claims"] if v["verdict"] == "not run"]
+  for v in record["claims"]:
+    if v["verdict"] == "not run":
+      continue
+    lo, hi = v["interval"]
+    print(f"[{v['verdict']}; Holm: {v['verdict_holm']}] {v['dataset']}: "
+          f"{v['claim']}: {v['statistic']:+.3f} vs {v['threshold']:+.2f}, "
+          f"{v['level']:.0%} interval [{lo:+.3f}, {hi:+.3f}] "
+          f"({v['basis']}; {v['evidence']})")
+  if not_run:
+    print(f"{len(not_run)} claims not run: their grids are not in "
+          "--datasets (listed in report.md)")
+  print(f"wrote {out}/report.md, report.html and report.json")
 
 
 def main(argv):
@@ -96,50 +318,24 @@ def main(argv):
 
   quiet.quiet_logs()
   opts = flags.FLAGS
-
-  runs: dict[str, dict[str, dict]] = {}
-  preds: dict[str, dict] = {}
-  for ds in opts.datasets:
-    for model in opts.models:
-      arg = ",".join(filter(None, [f"dataset={ds}", opts.variant]))
-      config = load_config(opts.configs_dir, model, arg)
-      if opts.seeds:
-        config.grid.seeds = tuple(int(s) for s in opts.seeds)
-      config.data.seed_follows_grid = opts.seed_follows_grid
-      workdir = os.path.join(opts.out, ds, model)
-      path = os.path.join(workdir, "results.json")
-      if os.path.exists(path):
-        problem = reuse_problem(workdir, config)
-        if problem:
-          sys.exit(f"error: {problem}")
-      else:
-        if opts.report_only:
-          continue
-        print(f"== {ds} / {model}: training into {workdir}", flush=True)
-        run_experiment(config, workdir)
-      with open(path) as f:
-        runs.setdefault(ds, {})[model] = json.load(f)
-      preds.setdefault(ds, {})[model] = load_predictions(workdir)
-  record = report(runs, list(opts.models), opts.out,
-                  "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
-                  preds)
-  not_run = [v for v in record["claims"] if v["verdict"] == "not run"]
-  for v in record["claims"]:
-    if v["verdict"] == "not run":
-      continue
-    if "interval" in v:
-      lo, hi = v["interval"]
-      print(f"[{v['verdict']}] {v['dataset']}: {v['claim']}: "
-            f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}, "
-            f"{v['level']:.0%} interval [{lo:+.3f}, {hi:+.3f}] "
-            f"({v['basis']}; {v['evidence']})")
-    else:
-      print(f"[{v['verdict']}] {v['dataset']}: {v['claim']} "
-            f"({v['evidence']})")
-  if not_run:
-    print(f"{len(not_run)} claims not run: their grids are not in "
-          "--datasets (listed in report.md)")
-  print(f"wrote {opts.out}/report.md and report.json")
+  try:
+    grids, options = select(opts)
+    entries = entries_of(grids, options, opts.out)
+  except (suites.SuiteError, FileNotFoundError, ValueError) as e:
+    sys.exit(f"error: {e}")
+  print("\n".join(plan_lines(entries, _measured(entries))), flush=True)
+  if opts.plan_only:
+    return
+  record = run_suite(
+      entries, opts.out,
+      "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
+      opts.report_only, echo=lambda line: print(line, flush=True),
+      write_report=not opts.shard)
+  if record is None:
+    print(f"shard {opts.shard} done; when every shard is, merge them: the "
+          "same command without --shard, with --report_only")
+    return
+  print_verdicts(record, opts.out)
 
 
 if __name__ == "__main__":

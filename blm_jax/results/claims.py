@@ -1,59 +1,50 @@
-"""The papers' claims, checked on finished grids, with their uncertainty.
+"""The papers' claims, each a test on finished grids.
 
 Each claim quotes the paper's words (000 = Merlo et al., 004 = Samo et al.,
-BLM-s/IE) and turns them into a statistic of the F1 heatmaps of
-one dataset's (model) grids that is positive, or above a stated
-threshold, when the claim holds. The point value is the statistic of the
-seed-mean heatmaps; its uncertainty is
+BLM-s/IE) and turns them into linear contrasts of the F1 heatmaps of one
+dataset's (model) grids, combined by a rule: 'all' (every contrast above
+the threshold: "I->III is the lowest" is every other cell minus I->III >
+0) or 'any' ("I->III is not the lowest": some cell below it). The
+statistic shown is the min ('all') or max ('any') of the contrasts on the
+seed-mean heatmaps; the interval, p-values and verdict are
+`blm_jax.results.statistics`' (seed variance with t tails, test-instance
+variance from predictions.npz, intersection-union rule for ties, Holm over
+a report's verdicts).
 
-- the seed spread: the statistic of each seed's heatmaps (seed k of every
-  model), min..max;
-- a 95% percentile bootstrap interval (`RESAMPLES` resamples, a fixed
-  generator seed): each resample draws the test instances of every test
-  type with replacement and, per model, the seeds with replacement, and
-  recomputes the statistic. Two models whose predictions.npz hold the same
-  test instances are paired: one draw of instances serves both, so their
-  difference is measured on the same items.
-
-Verdict: 'holds' when the interval lies above the threshold, 'does not
-hold' when below, 'inconclusive' when it straddles it. A grid without
-predictions.npz (reported before that file existed) gets the interval of
-the seeds alone, and its verdict says so.
+Verdict: 'holds' when the test says the claim is true at the one-sided
+2.5% level, 'does not hold' when it says it is false, 'inconclusive'
+otherwise; each verdict also carries its Holm-adjusted form over every
+verdict of the same `evaluate_claims` call (the report).
 
 Each claim is also checked on the context-necessary design of its datasets
 (`<name>_ctx`, `CONTEXT_NECESSARY_OF`) when that grid was run, and the
-report sets the two designs' verdicts side by side: which conclusions
-survive when the answers alone cannot decide.
+report sets the two designs' verdicts side by side.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Callable
 
 import numpy as np
 
-from blm_jax.base import files
 from blm_jax.results import predictions as predictions_lib
+from blm_jax.results import statistics
 
 TYPES = ("I", "II", "III")
-RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
-LEVEL = 0.95
-PAIRED_BASIS = ("bootstrap over test instances and seeds")
-SEEDS_BASIS = ("bootstrap over seeds only: no predictions.npz, so the "
-               "noise of the test sample is not counted")
+LEVEL = statistics.LEVEL
+PAIRED_BASIS = "t interval over seeds and test instances"
+SEEDS_BASIS = ("t interval over seeds only: no predictions.npz, so the "
+               "noise of the shared test sample is not counted")
 
-# A table is {train type: {test type: F1}}, F1 a float or an array of
-# bootstrap replicates; a statistic gets {model: table} and the claim
-# holds when it is above the claim's threshold.
+# A table is {train type: {test type: F1}}.
 Table = dict
-Statistic = Callable[[dict], object]
+# contrasts() -> [(label, {(model, train, test): weight})].
+Contrasts = Callable[[], list]
 
 
-def _cells(tab: Table):
-  return [(t, u) for t in tab for u in tab[t]]
+def _cells():
+  return [(t, u) for t in TYPES for u in TYPES]
 
 
 def _row(tab: Table, train: str):
@@ -61,16 +52,9 @@ def _row(tab: Table, train: str):
 
 
 def _mean(tab: Table, cells=None):
-  cells = cells if cells is not None else _cells(tab)
+  cells = cells if cells is not None else [(t, u) for t in tab
+                                           for u in tab[t]]
   return sum(tab[t][u] for t, u in cells) / len(cells)
-
-
-def _min(values):
-  return np.min(np.stack([np.asarray(v, float) for v in values]), axis=0)
-
-
-def _max(values):
-  return np.max(np.stack([np.asarray(v, float) for v in values]), axis=0)
 
 
 def _arrow(cell) -> str:
@@ -83,7 +67,8 @@ class Claim:
 
   quote: the paper's words, verbatim (tests check them against the text).
   text: what is tested, in words.
-  statistic: {model: table} -> a number, above `threshold` when it holds.
+  contrasts: () -> [(label, {(model, train, test): weight})].
+  rule: 'all' (every contrast above `threshold`) or 'any' (one is).
   evidence: {model: seed-mean table} -> the numbers behind the verdict.
   ours: what of the test is our reading rather than the paper's.
   """
@@ -93,98 +78,113 @@ class Claim:
   datasets: tuple[str, ...]
   models: tuple[str, ...]
   text: str
-  statistic: Statistic
+  contrasts: Contrasts
+  rule: str
   threshold: float
   evidence: Callable[[dict], str]
   ours: str
 
 
 def _hardest(model: str, cell=("I", "III")):
-  """min over the other cells - F1(cell): > 0 when `cell` is the lowest."""
-  def stat(tabs):
-    tab = tabs[model]
-    return _min(tab[t][u] for t, u in _cells(tab) if (t, u) != cell) - (
-        tab[cell[0]][cell[1]])
+  """'all': every other cell minus `cell` > 0 (`cell` is the lowest)."""
+  def contrasts():
+    return [(f"{_arrow(c)} − {_arrow(cell)}",
+             {(model, *c): 1.0, (model, *cell): -1.0})
+            for c in _cells() if c != cell]
 
   def evidence(tabs):
     tab = tabs[model]
-    worst = min(_cells(tab), key=lambda c: tab[c[0]][c[1]])
+    worst = min(_cells(), key=lambda c: tab[c[0]][c[1]])
     return (f"{model} {_arrow(cell)} = {tab[cell[0]][cell[1]]:.3f}; lowest "
             f"{_arrow(worst)} = {tab[worst[0]][worst[1]]:.3f}")
-  return stat, evidence
+  return contrasts, "all", evidence
 
 
 def _not_hardest(model: str, cell=("I", "III")):
-  stat, evidence = _hardest(model, cell)
-  return (lambda tabs: -stat(tabs)), evidence
+  """'any': `cell` minus some other cell > 0 (`cell` is not the lowest)."""
+  def contrasts():
+    return [(f"{_arrow(cell)} − {_arrow(c)}",
+             {(model, *cell): 1.0, (model, *c): -1.0})
+            for c in _cells() if c != cell]
+  return contrasts, "any", _hardest(model, cell)[2]
 
 
 def _cell(model: str, cell):
   def evidence(tabs):
     return f"{model} {_arrow(cell)} = {tabs[model][cell[0]][cell[1]]:.3f}"
-  return (lambda tabs: tabs[model][cell[0]][cell[1]]), evidence
+  return (lambda: [(_arrow(cell), {(model, *cell): 1.0})]), "all", evidence
 
 
 def _row_best(model: str, train: str):
-  """row mean(train) - the best other row mean."""
-  def stat(tabs):
-    tab = tabs[model]
-    return _row(tab, train) - _max(_row(tab, t) for t in tab if t != train)
+  """'all': row mean(train) - each other row mean > 0."""
+  def contrasts():
+    out = []
+    for r in TYPES:
+      if r != train:
+        w = {(model, train, u): 1 / len(TYPES) for u in TYPES}
+        w.update({(model, r, u): -1 / len(TYPES) for u in TYPES})
+        out.append((f"row {train} − row {r}", w))
+    return out
 
   def evidence(tabs):
     return "row means " + ", ".join(
         f"train {t}: {_row(tabs[model], t):.3f}" for t in tabs[model])
-  return stat, evidence
+  return contrasts, "all", evidence
 
 
 def _gain(model: str, other: str, select: Callable[[str, str], bool],
           what: str):
   """Mean over the selected cells of F1(model) - F1(other)."""
-  def cells(tabs):
-    return [c for c in _cells(tabs[model]) if select(*c)]
+  cells = [c for c in _cells() if select(*c)]
 
-  def stat(tabs):
-    c = cells(tabs)
-    return _mean(tabs[model], c) - _mean(tabs[other], c)
+  def contrasts():
+    w = {(model, *c): 1 / len(cells) for c in cells}
+    w.update({(other, *c): -1 / len(cells) for c in cells})
+    return [(f"{what}: {model} − {other}", w)]
 
   def evidence(tabs):
-    c = cells(tabs)
     a, b = tabs[model], tabs[other]
-    return (f"{what}: {model} {_mean(a, c):.3f}, {other} "
-            f"{_mean(b, c):.3f} (" + ", ".join(
-                f"{_arrow((t, u))} {a[t][u] - b[t][u]:+.3f}" for t, u in c)
+    return (f"{what}: {model} {_mean(a, cells):.3f}, {other} "
+            f"{_mean(b, cells):.3f} (" + ", ".join(
+                f"{_arrow((t, u))} {a[t][u] - b[t][u]:+.3f}" for t, u in cells)
             + ")")
-  return stat, evidence
+  return contrasts, "all", evidence
 
 
-def _diagonal_within(model: str, other: str, tolerance: float):
-  """min over the diagonal of F1(model) - F1(other), against -tolerance."""
-  def stat(tabs):
-    return _min(tabs[model][t][t] - tabs[other][t][t] for t in tabs[model])
+def _diagonal_within(model: str, other: str):
+  """'all': F1(model) - F1(other) on each diagonal cell > -tolerance."""
+  def contrasts():
+    return [(f"{t}→{t} {model} − {other}",
+             {(model, t, t): 1.0, (other, t, t): -1.0}) for t in TYPES]
 
   def evidence(tabs):
     return f"diagonal {model} - {other}: " + ", ".join(
         f"{t}→{t} {tabs[model][t][t] - tabs[other][t][t]:+.3f}"
         for t in tabs[model])
-  return stat, evidence
+  return contrasts, "all", evidence
 
 
-def _same_within(a: str, b: str, tolerance: float):
-  """-|mean F1 of all cells of a - of b|, against -tolerance."""
-  def stat(tabs):
-    return -abs(_mean(tabs[a]) - _mean(tabs[b]))
+def _same_within(a: str, b: str):
+  """'all': mean F1 of a - of b > -tolerance and b - a > -tolerance (two
+  one-sided tests: |difference| < tolerance)."""
+  def contrasts():
+    wa = {(a, *c): 1 / 9 for c in _cells()}
+    wb = {(b, *c): 1 / 9 for c in _cells()}
+    ab = {**wa, **{k: -v for k, v in wb.items()}}
+    ba = {**wb, **{k: -v for k, v in wa.items()}}
+    return [(f"{a} − {b}", ab), (f"{b} − {a}", ba)]
 
   def evidence(tabs):
     return (f"mean F1 of all cells: {a} {_mean(tabs[a]):.3f}, {b} "
             f"{_mean(tabs[b]):.3f}")
-  return stat, evidence
+  return contrasts, "all", evidence
 
 
 def _claim(source, quote, datasets, models, text, test, ours,
            threshold=0.0) -> Claim:
-  stat, evidence = test
-  return Claim(source, quote, tuple(datasets), tuple(models), text, stat,
-               threshold, evidence, ours)
+  contrasts, rule, evidence = test
+  return Claim(source, quote, tuple(datasets), tuple(models), text,
+               contrasts, rule, threshold, evidence, ours)
 
 
 # The context-necessary design of each paper design (configs/common.py):
@@ -228,7 +228,7 @@ CLAIMS = (
         ("spray_load:ffnn", "spray_load_atl_alt:ffnn"),
         "the FFNN's mean F1 differs by less than 0.05 between ALT-ATL and "
         "ATL-ALT",
-        _same_within("spray_load:ffnn", "spray_load_atl_alt:ffnn", 0.05),
+        _same_within("spray_load:ffnn", "spray_load_atl_alt:ffnn"),
         "'no particular asymmetries' read as the mean F1 of all cells "
         "within 0.05 (the tolerance is ours); the two groups have different "
         "test sets, so this comparison is unpaired", threshold=-0.05),
@@ -249,9 +249,9 @@ CLAIMS = (
         ("cos_en", "od_en", "cos_it", "od_it"), ("ffnn",),
         "unlike spray/load, I→III is not the lowest FFNN cell",
         _not_hardest("ffnn"),
-        "'improvement' read as: I→III is not the lowest cell (the "
-        "statistic is I→III minus the lowest other cell); 'marked' is not "
-        "tested"),
+        "'improvement' read as: I→III is not the lowest cell (some other "
+        "cell is below it; the statistic is I→III minus the lowest other "
+        "cell); 'marked' is not tested"),
     _claim(
         "000 sec. 6.2",
         "Learning the model based on the type I data – with the minimum "
@@ -295,14 +295,16 @@ CLAIMS = (
         "",
         ("*",), ("vae2", "ffnn"),
         "vae2's diagonal is within 0.05 of the FFNN's or better",
-        _diagonal_within("vae2", "ffnn", 0.05),
+        _diagonal_within("vae2", "ffnn"),
         "not a claim of the papers: a check of ours that the two-level "
         "model does not lose in-distribution accuracy; the 0.05 tolerance "
         "is ours", threshold=-0.05),
 )
 
 
-# ---- The bootstrap ----------------------------------------------------------
+
+
+# ---- Checking a claim -------------------------------------------------------
 
 
 def _mean_table(results: dict) -> Table:
@@ -310,109 +312,91 @@ def _mean_table(results: dict) -> Table:
           for t, row in results["summary"].items()}
 
 
-def _seed_f1(results: dict) -> tuple[np.ndarray, tuple, tuple]:
-  """[seeds, train types, test types] F1 of the real cells, with the train
-  and test type orders; one pseudo-seed of means without 'cells'."""
+def seed_f1(results: dict) -> tuple[np.ndarray, tuple, tuple, tuple]:
+  """([seeds, train types, test types] F1 of the real cells, seeds, train
+  types, test types); one pseudo-seed of means without 'cells'."""
   trains = tuple(results["summary"])
   tests = tuple(next(iter(results["summary"].values())))
   cells = [c for c in results.get("cells", []) if not c.get("variant")]
   if not cells:
     m = _mean_table(results)
-    return np.array([[[m[t][u] for u in tests] for t in trains]]), trains, \
-        tests
-  seeds = list(dict.fromkeys(c["seed"] for c in cells))
+    return (np.array([[[m[t][u] for u in tests] for t in trains]]), (None,),
+            trains, tests)
+  seeds = tuple(dict.fromkeys(c["seed"] for c in cells))
   by = {(c["seed"], c["train_type"]): c for c in cells}
-  return np.array([[[by[s, t]["test"][u]["f1"] for u in tests]
-                    for t in trains] for s in seeds]), trains, tests
+  return (np.array([[[by[s, t]["test"][u]["f1"] for u in tests]
+                     for t in trains] for s in seeds]), seeds, trains, tests)
 
 
-def _as_table(a: np.ndarray, trains, tests) -> Table:
-  """[T, U, ...] -> table."""
-  return {t: {u: a[i, j] for j, u in enumerate(tests)}
-          for i, t in enumerate(trains)}
+def model_data(results: dict, preds=None, group: str = ""
+               ) -> statistics.ModelData:
+  """`statistics.ModelData` of one grid (its predictions.npz's hits,
+  ordered as results.json's seeds and train types, when given)."""
+  f1, seeds, trains, tests = seed_f1(results)
+  hits = ids = None
+  if preds is not None:
+    rows = [preds.seeds.index(s) for s in seeds]
+    cols = [preds.train_types.index(t) for t in trains]
+    hits = {u: preds.tests[u].hits[np.ix_(rows, cols)] for u in tests}
+    ids = {u: preds.tests[u].ids for u in tests}
+  return statistics.ModelData(f1, seeds, trains, tests, hits, ids, group)
 
 
-def _replicates(runs: dict, preds: dict, rng: np.random.Generator,
-                resamples: int) -> tuple[dict, str, bool]:
-  """({model: table of [resamples] arrays}, basis, paired).
-
-  With every model's predictions, the test instances of each test type are
-  drawn once per resample for all models holding the same instances
-  (paired), and separately for a model holding others.
-  """
-  models = sorted(runs)
-  seed_f1 = {m: _seed_f1(runs[m]) for m in models}
-  seed_draw = {m: rng.integers(0, len(seed_f1[m][0]),
-                               size=(resamples, len(seed_f1[m][0])))
-               for m in models}
-  if not all(preds.get(m) is not None for m in models):
-    out = {}
-    for m in models:
-      f1, trains, tests = seed_f1[m]
-      out[m] = _as_table(np.moveaxis(f1[seed_draw[m]].mean(axis=1), 0, -1),
-                         trains, tests)
-    return out, SEEDS_BASIS, False
-  _, trains, tests = seed_f1[models[0]]
-  acc = {m: {} for m in models}  # {model: {test: [B, S, T]}}
-  paired = True
-  for u in tests:
-    groups: dict[tuple, list[str]] = {}
-    for m in models:
-      # Same dataset ('a:model' names one of a two-dataset claim) and the
-      # same instance ids: the same test items.
-      dataset = m.split(":")[0] if ":" in m else ""
-      groups.setdefault((dataset, preds[m].tests[u].ids), []).append(m)
-    paired &= len(groups) == 1
-    for (_, ids), members in groups.items():
-      counts = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)),
-                               size=resamples).astype(np.float32)
-      for m in members:
-        h = preds[m].tests[u].hits.astype(np.float32)  # [S, T, N]
-        a = counts @ h.reshape(-1, h.shape[-1]).T / len(ids)
-        acc[m][u] = a.reshape(resamples, *h.shape[:2])
-  out = {}
-  for m in models:
-    p = preds[m]
-    rows = np.arange(resamples)[:, None]
-    per = np.stack([acc[m][u][rows, seed_draw[m]].mean(axis=1)
-                    for u in tests], axis=-1)  # [B, T, U]
-    order = [p.train_types.index(t) for t in trains]
-    out[m] = _as_table(np.moveaxis(per[:, order], 0, -1), trains, tests)
-  return out, PAIRED_BASIS, paired
+def _paired(data: dict) -> bool:
+  """Every test type's instances are the same for all models."""
+  return all(len({(d.group, d.ids[u]) for d in data.values()}) == 1
+             for u in TYPES)
 
 
-def check(claim: Claim, runs: dict, preds: dict | None = None,
-          resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
-  """One claim on one dataset's {model: results}: the verdict and its
-  uncertainty. `preds`: {model: `predictions.CellPredictions` | None}."""
-  runs = {m: runs[m] for m in claim.models}
-  preds = {m: (preds or {}).get(m) for m in claim.models}
-  means = {m: _mean_table(r) for m, r in runs.items()}
-  point = float(claim.statistic(means))
-  per_seed = {m: _seed_f1(r) for m, r in runs.items()}
-  n_seeds = min(len(f1) for f1, _, _ in per_seed.values())
-  seed_values = [float(claim.statistic(
-      {m: _as_table(f1[k], tr, te) for m, (f1, tr, te) in per_seed.items()}))
-                 for k in range(n_seeds)]
-  rng = np.random.default_rng(seed)
-  reps, basis, paired = _replicates(runs, preds, rng, resamples)
-  values = np.asarray(claim.statistic(reps), float)
-  tail = (1 - LEVEL) / 2 * 100
-  lo, hi = (float(x) for x in np.percentile(values, [tail, 100 - tail]))
-  if lo > claim.threshold:
-    verdict = "holds"
-  elif hi < claim.threshold:
-    verdict = "does not hold"
-  else:
-    verdict = "inconclusive"
-  if len(claim.models) > 1 and basis == PAIRED_BASIS:
-    basis += (", paired on the same instances" if paired
+def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
+  """One claim on one dataset's {model: results}: the test, its interval
+  and raw verdict. `preds`: {model: `predictions.CellPredictions` | None}.
+  A model named 'a:model' is grid `model` of dataset `a` (its test set is
+  not the other dataset's)."""
+  data = {m: model_data(runs[m], (preds or {}).get(m),
+                        m.split(":")[0] if ":" in m else "")
+          for m in claim.models}
+  labelled = claim.contrasts()
+  test = statistics.Test(
+      tuple(statistics.estimate(w, data) for _, w in labelled),
+      tuple(label for label, _ in labelled), claim.rule, claim.threshold)
+  binding = test.estimates[test.binding()]
+  lo, hi = binding.interval()
+  with_hits = all(d.hits is not None for d in data.values())
+  basis = PAIRED_BASIS if with_hits else SEEDS_BASIS
+  if with_hits and len(data) > 1:
+    basis += (", paired on the same instances" if _paired(data)
               else ", unpaired (the models' test instances differ)")
+  if claim.rule == "all" and len(labelled) > 1:
+    basis += ("; holds when every contrast is above the threshold "
+              "(intersection-union)")
+  elif claim.rule == "any" and len(labelled) > 1:
+    basis += ("; holds when one contrast is above the threshold "
+              f"(Bonferroni over {len(labelled)})")
+  per_seed = [e.seed_values for e in test.estimates]
+  pick = min if claim.rule == "all" else max
+  seed_values = ([pick(v[k] for v in per_seed)
+                  for k in range(len(per_seed[0]))]
+                 if all(per_seed) else [])
+  means = {m: _mean_table(r) for m, r in runs.items() if m in claim.models}
   return {"source": claim.source, "claim": claim.text, "quote": claim.quote,
-          "ours": claim.ours, "verdict": verdict, "statistic": point,
-          "threshold": claim.threshold, "interval": [lo, hi],
-          "level": LEVEL, "resamples": resamples, "seed_values": seed_values,
+          "ours": claim.ours, "verdict": test.verdict(),
+          "statistic": test.statistic, "threshold": claim.threshold,
+          "interval": [lo, hi], "level": LEVEL, "rule": claim.rule,
+          "p_holds": test.p_holds(), "p_not": test.p_not(),
+          "p_value": test.p_value(), "direction": test.direction(),
+          "contrasts": [_contrast_json(label, e) for label, e
+                        in zip(test.labels, test.estimates)],
+          "binding": test.labels[test.binding()],
+          "seed_values": seed_values, "seeds": len(seed_values) or None,
           "basis": basis, "evidence": claim.evidence(means)}
+
+
+def _contrast_json(label: str, e: statistics.Estimate) -> dict:
+  lo, hi = e.interval()
+  return {"label": label, "value": e.value, "interval": [lo, hi],
+          "se": e.se, "df": e.df, "seed_var": e.seed_var,
+          "instance_var": e.instance_var}
 
 
 def _full_grid(results: dict) -> bool:
@@ -422,11 +406,21 @@ def _full_grid(results: dict) -> bool:
       set(TYPES) <= set(row) for row in summary.values())
 
 
+def adjust(verdicts: list[dict]) -> list[dict]:
+  """Adds Holm's adjusted p-value and verdict to every verdict that was
+  run (the family: this list)."""
+  run = [v for v in verdicts if v["verdict"] != "not run"]
+  for v, p in zip(run, statistics.holm([v["p_value"] for v in run])):
+    v["p_holm"] = p
+    v["verdict_holm"] = statistics.adjusted_verdict(v["direction"], p)
+  return verdicts
+
+
 def evaluate_claims(runs: dict[str, dict[str, dict]],
-                    preds: dict[str, dict] | None = None,
-                    resamples: int = RESAMPLES) -> list[dict]:
+                    preds: dict[str, dict] | None = None) -> list[dict]:
   """runs: {dataset: {model: results}}, preds: {dataset: {model:
-  CellPredictions | None}} -> one verdict per claim and dataset.
+  CellPredictions | None}} -> one verdict per claim and dataset, with
+  Holm's adjustment over all of them.
 
   A claim over two datasets names them 'a+b' and its models 'a:model'.
   """
@@ -459,59 +453,13 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
                     "ours": claim.ours, "verdict": "not run",
                     "evidence": missing})
         continue
-      out.append({"dataset": ds, **check(claim, have, ds_preds,
-                                         resamples)})
-  return out
+      out.append({"dataset": ds, **check(claim, have, ds_preds)})
+  return adjust(out)
 
 
 def load_predictions(workdir: str):
   """The grid's predictions.npz, or None where it has none."""
   return predictions_lib.load(workdir)
-
-
-# ---- The report -------------------------------------------------------------
-
-
-def heatmap_table(runs: dict[str, dict], models: list[str]) -> str:
-  """Markdown: one row per train type, the models' test columns side by side."""
-  models = [m for m in models if m in runs]
-  if not models:
-    return "(no finished grid)"
-  tests = list(next(iter(runs[m] for m in models))["summary"]["I"]
-               if "I" in runs[models[0]]["summary"] else TYPES)
-  head = "| train | " + " | ".join(f"{m} →{u}" for m in models
-                                    for u in tests) + " |"
-  lines = [head, "|---|" + "---|" * (len(models) * len(tests))]
-  for t in runs[models[0]]["summary"]:
-    cells = []
-    for m in models:
-      for u in tests:
-        c = runs[m]["summary"].get(t, {}).get(u)
-        cells.append(f"{c['f1_mean']:.3f}±{c['f1_std']:.3f}" if c else "-")
-    lines.append(f"| {t} | " + " | ".join(cells) + " |")
-  return "\n".join(lines)
-
-
-def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
-  """Markdown: per cell and model, the best context-free baseline's
-  accuracy (its name) and the context gain, from results.json."""
-  models = [m for m in models if "context_free" in runs.get(m, {})]
-  if not models:
-    return "(no context-free baselines in these results)"
-  first = runs[models[0]]["context_free"]
-  tests = list(next(iter(first.values())))
-  lines = ["| train | " + " | ".join(f"{m} →{u}" for m in models
-                                     for u in tests) + " |",
-           "|---|" + "---|" * (len(models) * len(tests))]
-  for t in first:
-    cells = []
-    for m in models:
-      for u in tests:
-        c = runs[m]["context_free"].get(t, {}).get(u)
-        cells.append(f"{c['best']:.3f} ({c['best_baseline']}), gain "
-                     f"{c['context_gain']:+.3f}" if c else "-")
-    lines.append(f"| {t} | " + " | ".join(cells) + " |")
-  return "\n".join(lines)
 
 
 def design_pairs(verdicts: list[dict]) -> list[list[str]]:
@@ -525,105 +473,3 @@ def design_pairs(verdicts: list[dict]) -> list[list[str]]:
                                                         by[claim, ctx]):
       rows.append([claim, ds, verdict, ctx, by[claim, ctx]])
   return rows
-
-
-def designs_side_by_side(verdicts: list[dict]) -> list[str]:
-  """Markdown: `design_pairs` as a section of the report."""
-  rows = design_pairs(verdicts)
-  if not rows:
-    return []
-  return ["## Both designs", "",
-          "The claims checked on a paper design and on its "
-          "context-necessary design (the answers alone cannot decide):", "",
-          "| claim | paper design | verdict | context-necessary | verdict |",
-          "|---|---|---|---|---|"] + [
-              f"| {c} | {d} | **{v}** | {x} | **{w}** |"
-              for c, d, v, x, w in rows] + [""]
-
-
-def not_run_line(verdicts: list[dict]) -> list[str]:
-  """One paragraph naming the claims whose grids were not in this run, so
-  a partial `--datasets` keeps the verdict table to what was tested."""
-  missing = [f"{v['claim']} ({v['dataset']}: {v['evidence']})"
-             for v in verdicts if v["verdict"] == "not run"]
-  if not missing:
-    return []
-  return [f"Not run ({len(missing)}): " + "; ".join(missing) + ".", ""]
-
-
-def _verdict_row(v: dict) -> str:
-  lo, hi = v["interval"]
-  spread = ", ".join(f"{x:+.3f}" for x in v["seed_values"])
-  return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
-          f"**{v['verdict']}** | {v['statistic']:+.3f} vs "
-          f"{v['threshold']:+.2f} | [{lo:+.3f}, {hi:+.3f}] | {spread} | "
-          f"{v['evidence']}; {v['basis']} |")
-
-
-def claims_section() -> list[str]:
-  """How each claim was turned into a test, in the papers' words."""
-  lines = ["## How each claim became a test", "",
-           "000 = Merlo et al., Blackbird Language Matrices; 004 = Samo "
-           "et al., BLM-s/IE (../shared/papers). Each test is a statistic "
-           "of the F1 heatmaps that is above its threshold when the claim "
-           "holds.", ""]
-  for c in CLAIMS:
-    said = (f"> \"{c.quote}\" ({c.source})" if c.quote
-            else "> (no paper states this)")
-    on = "every dataset run" if c.datasets == ("*",) else ", ".join(
-        c.datasets)
-    lines += [said, "", f"Tested as: {c.text} (statistic > "
-              f"{c.threshold:+.2f}; {', '.join(c.models)} on {on}). "
-              f"Our reading: {c.ours}.", ""]
-  return lines
-
-
-def report(runs: dict[str, dict[str, dict]], models: list[str],
-           out: str, command: str,
-           preds: dict[str, dict] | None = None) -> dict:
-  """Writes report.md and report.json into `out`; returns the JSON."""
-  verdicts = evaluate_claims(runs, preds)
-  lines = ["# Reproduction report", "", f"Command: `{command}`", ""]
-  for ds, by_model in runs.items():
-    lines += [f"## {ds}", "", heatmap_table(by_model, models), "",
-              "Best context-free baseline and context gain (F1 minus it):",
-              "", context_free_table(by_model, models), ""]
-    for m in models:
-      if m in by_model:
-        has = (preds or {}).get(ds, {}).get(m) is not None
-        sample = by_model[m]["data"].get("sample_seed", "data.seed")
-        run = by_model[m].get("run", {}).get("config", {})
-        schedule = (f"{run.get('train.epochs')} epochs of batch "
-                    f"{run.get('train.batch_size')}, " if run else "")
-        lines.append(f"- {m}: `{os.path.join(ds, m, 'heatmap.png')}` "
-                     f"({schedule}seeds {by_model[m]['grid']['seeds']}, "
-                     "train sizes "
-                     f"{by_model[m]['data']['train_sizes']}, train/dev "
-                     f"sample drawn with {sample}"
-                     + ("" if has else "; no predictions.npz") + ")")
-    lines.append("")
-  lines += [
-      "## The papers' claims on our data", "",
-      f"Verdict: **holds** when the {LEVEL:.0%} bootstrap interval of the "
-      "statistic is above the threshold, **does not hold** when below, "
-      "**inconclusive** when it straddles it. Interval: "
-      f"{RESAMPLES} resamples (generator seed {BOOTSTRAP_SEED}) of the test "
-      "instances and the seeds, the instances paired between models that "
-      "share a test set. Seed spread: the statistic of each seed alone.",
-      "",
-      "| source | dataset | claim | verdict | statistic vs threshold | "
-      f"{LEVEL:.0%} interval | per seed | evidence |",
-      "|---|---|---|---|---|---|---|---|"]
-  lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
-  lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
-  lines += claims_section()
-  summary = {ds: {m: r["summary"] for m, r in by_model.items()}
-             for ds, by_model in runs.items()}
-  context_free = {ds: {m: r["context_free"] for m, r in by_model.items()
-                       if "context_free" in r}
-                  for ds, by_model in runs.items()}
-  record = {"command": command, "summaries": summary,
-            "context_free": context_free, "claims": verdicts}
-  files.write_text(os.path.join(out, "report.md"), "\n".join(lines) + "\n")
-  files.write_json(os.path.join(out, "report.json"), record)
-  return record

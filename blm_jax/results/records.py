@@ -102,7 +102,9 @@ def _claim_rows(claims: list[dict]) -> list[list[str]]:
     if v["verdict"] == "not run":
       continue
     lo, hi = v["interval"]
-    rows.append([v["source"], v["dataset"], v["claim"], v["verdict"],
+    holm = (f"{v['verdict_holm']} (p {v['p_holm']:.3g})"
+            if "verdict_holm" in v else "-")
+    rows.append([v["source"], v["dataset"], v["claim"], v["verdict"], holm,
                  f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}",
                  f"[{lo:+.3f}, {hi:+.3f}]",
                  ", ".join(f"{x:+.3f}" for x in v["seed_values"])])
@@ -128,12 +130,14 @@ def record_from_report(out: str, command: str, commit: str,
             "source": f"report.json of the reproduction suite in {out}"}
   if note:
     record["note"] = note
-  record.update({k: report[k] for k in ("summaries", "context_free")
+  # seed_f1: each grid's per-seed F1, so the record can be re-judged.
+  record.update({k: report[k] for k in ("summaries", "context_free",
+                                        "seed_f1")
                  if k in report})
   record["tables"] = {
       "claims": {"columns": ["source", "dataset", "claim", "verdict",
-                             "statistic vs threshold", "95% interval",
-                             "per seed"],
+                             "after Holm", "statistic vs threshold",
+                             "95% interval", "per seed"],
                  "rows": _claim_rows(report.get("claims", []))},
       "designs": {"columns": ["claim", "paper design", "verdict",
                               "context-necessary design", "verdict"],

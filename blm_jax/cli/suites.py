@@ -1,0 +1,183 @@
+"""The reproduction suites: which grids each runs, shards, encoder specs.
+
+A grid is one config file run with one argument into `<out>/<name>/<model>`
+(`name`: the dataset's short name, or `chunks_<source>` for 000 Table 5).
+`--suite` names a suite or lists grids ('cos_en/ffnn,spray_load/vae2');
+`--shard=i/N` keeps every N-th grid from the i-th (0-based), so a job array
+of N tasks runs the whole suite once; `--encoder` sets every grid's encoder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from blm_jax.encoders import encoder as encoders
+from blm_jax.results import claims
+
+
+class SuiteError(ValueError):
+  """A bad --suite, --shard or --encoder: the message is the error line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+  """One grid of a suite: `configs/<model>.py` with `arg` (plus
+  `overrides`, config key -> value) into `<out>/<name>/<model>`."""
+
+  name: str
+  model: str
+  arg: str
+  shows: str = ""  # which figure or table of the papers it stands for
+  overrides: tuple = ()
+
+  @property
+  def key(self) -> str:
+    return f"{self.name}/{self.model}"
+
+
+# 000 sec. 6.2 Figures 15/16 (FFNN; CNN in the earlier work of footnote
+# 18), Figures 17-19 (the error bars of the same grids), Table 4 (their
+# test sizes), sec. 8 Figures 24-28 (two-level VAE).
+FIG15 = ("spray_load", "spray_load_atl_alt", "cos_en", "cos_it", "od_en",
+         "od_it")
+FIG16 = ("agreement_en", "agreement_fr", "agreement_it", "agreement_ro")
+# 000 Table 5 and Figures 20-22: sent_vae on the blm_chunks sources.
+TABLE5 = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en", "cos_it",
+          "od_en", "od_it", "agreement_en", "agreement_fr", "agreement_it",
+          "agreement_ro")
+# 001 Figure 7: F1 against the amount of training data (types I and III;
+# the sizes are ours: 001 plots them without printing them).
+TRAIN_SIZES = (250, 500, 1000, 2000)
+
+
+def _dataset_grids(datasets, models, shows):
+  return [Grid(ds, m, f"dataset={ds}", shows) for ds in datasets
+          for m in models]
+
+
+def paper000() -> list[Grid]:
+  return (_dataset_grids(FIG15, ("ffnn", "cnn"),
+                         "000 Fig. 15, 17-19; Table 4")
+          + _dataset_grids(FIG16, ("ffnn", "cnn"),
+                           "000 Fig. 16, 17-19; Table 4")
+          + _dataset_grids(FIG15 + FIG16, ("vae2",), "000 Fig. 24-28")
+          + [Grid(f"chunks_{s}", "sent_vae", f"source={s}",
+                  "000 Table 5, Fig. 20-22") for s in TABLE5])
+
+
+def paper000_ctx() -> list[Grid]:
+  """The 000 grids on the context-necessary design of each dataset (the
+  report sets both designs' verdicts side by side when both were run)."""
+  ctx = dict.fromkeys(claims.CONTEXT_NECESSARY_OF[d] for d in FIG15 + FIG16)
+  return _dataset_grids(tuple(ctx), ("ffnn", "cnn", "vae2"),
+                        "000 Fig. 15/16, 24-28 on the context-necessary "
+                        "design")
+
+
+def paper004() -> list[Grid]:
+  return _dataset_grids(("spray_load", "spray_load_atl_alt"),
+                        ("ffnn", "cnn"), "004 sec. 4.3, Figures 8-9")
+
+
+def paper001() -> list[Grid]:
+  return [Grid(f"{ds}_n{n}", m, f"dataset={ds}", "001 Fig. 7-8",
+               (("data.num_train", n), ("data.train_types", ("I", "III")),
+                ("data.test_types", ("I", "III"))))
+          for ds in ("agreement_fr", "spray_load") for m in ("ffnn", "cnn")
+          for n in TRAIN_SIZES]
+
+
+def battery(datasets) -> list[Grid]:
+  """The FFNN on every family x language x design (the published
+  release's configs need its files: left out)."""
+  return _dataset_grids([d for d in datasets
+                         if not d.startswith("published_")], ("ffnn",),
+                        "battery")
+
+
+SUITES = ("paper000", "paper000_ctx", "paper004", "paper001", "battery")
+
+
+def grids(spec: str, datasets) -> list[Grid]:
+  """The grids of `--suite`: a suite name, or 'dataset/model,...'.
+  `datasets`: the short names configs/common.py knows."""
+  if spec in SUITES:
+    if spec == "battery":
+      return battery(datasets)
+    return {"paper000": paper000, "paper000_ctx": paper000_ctx,
+            "paper004": paper004, "paper001": paper001}[spec]()
+  out = []
+  for item in filter(None, (s.strip() for s in spec.split(","))):
+    if "/" not in item:
+      raise SuiteError(f"--suite: unknown suite {item!r}; known: "
+                       f"{', '.join(SUITES)}, or a list of dataset/model "
+                       "(e.g. cos_en/ffnn,spray_load/vae2)")
+    ds, model = item.split("/", 1)
+    if ds not in datasets:
+      raise SuiteError(f"--suite: unknown dataset {ds!r} in {item!r}")
+    out.append(Grid(ds, model, f"dataset={ds}", "listed"))
+  if not out:
+    raise SuiteError("--suite: empty")
+  return out
+
+
+def parse_shard(spec: str) -> tuple[int, int]:
+  """'i/N' -> (i, N), 0 <= i < N."""
+  try:
+    i, n = (int(x) for x in spec.split("/"))
+  except ValueError:
+    raise SuiteError(f"--shard={spec!r}: expected i/N, e.g. 0/4") from None
+  if n < 1 or not 0 <= i < n:
+    raise SuiteError(f"--shard={spec!r}: needs 0 <= i < N (shards are "
+                     f"numbered from 0, as SLURM_ARRAY_TASK_ID with "
+                     f"--array=0-{max(n, 1) - 1})")
+  return i, n
+
+
+def shard(all_grids: list[Grid], i: int, n: int) -> list[Grid]:
+  return all_grids[i::n]
+
+
+@dataclasses.dataclass(frozen=True)
+class EncoderSpec:
+  name: str
+  layer: int | None = None
+  pooling: str | None = None
+
+  def apply(self, config) -> None:
+    config.encoder.name = self.name
+    if self.layer is not None:
+      config.encoder.layer = self.layer
+    if self.pooling is not None:
+      config.encoder.pooling = self.pooling
+
+
+def parse_encoder(spec: str) -> EncoderSpec:
+  """'NAME_OR_FOLDER[,layer=K][,pooling=P]' -> EncoderSpec; the encoder
+  must be known here (a registry name whose weights are on disk, or a
+  model folder)."""
+  name, *opts = [s.strip() for s in spec.split(",")]
+  kw = {}
+  for o in opts:
+    key, _, value = o.partition("=")
+    if key == "layer":
+      try:
+        kw["layer"] = int(value)
+      except ValueError:
+        raise SuiteError(f"--encoder: layer={value!r} is not an "
+                         "integer") from None
+    elif key == "pooling":
+      if value not in encoders.POOLINGS:
+        raise SuiteError(f"--encoder: pooling={value!r}; known: "
+                         f"{', '.join(encoders.POOLINGS)}")
+      kw["pooling"] = value
+    else:
+      raise SuiteError(f"--encoder: unknown option {o!r} (layer=K, "
+                       "pooling=P)")
+  if not name:
+    raise SuiteError("--encoder: no encoder name or folder")
+  try:
+    encoders.resolve_model_dir(name)
+  except encoders.EncoderUnavailableError as e:
+    raise SuiteError(f"--encoder: {e}") from None
+  return EncoderSpec(name, **kw)

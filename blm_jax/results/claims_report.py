@@ -1,0 +1,207 @@
+"""The reproduction report: heatmaps, context-free baselines and the claims.
+
+`report(runs, models, out, command, preds)` writes report.md and
+report.json: each dataset's heatmaps side by side, the verdicts of
+`blm_jax.results.claims` (raw and Holm-adjusted), the two designs side by
+side, the papers' printed numbers beside ours (`paper_comparison`) and
+how each claim became a test; report.html is the same page, self-contained
+with each grid's figures inline. report.json keeps each grid's
+per-seed F1 (`seed_f1`) so a record made from it can be re-judged.
+"""
+
+from __future__ import annotations
+
+import os
+
+from blm_jax.base import files
+from blm_jax.results import battery, claims, html_report, paper_comparison
+
+TYPES = claims.TYPES
+LEVEL = claims.LEVEL
+
+
+def seed_tables(runs: dict[str, dict[str, dict]]) -> dict:
+  """{dataset: {model: {seeds, train_types, test_types, f1}}}: the per-seed
+  F1 the claims are computed from."""
+  out = {}
+  for ds, by_model in runs.items():
+    for m, r in by_model.items():
+      f1, seeds, trains, tests = claims.seed_f1(r)
+      out.setdefault(ds, {})[m] = {
+          "seeds": list(seeds), "train_types": list(trains),
+          "test_types": list(tests), "f1": f1.round(6).tolist()}
+  return out
+
+
+def heatmap_table(runs: dict[str, dict], models: list[str]) -> str:
+  """Markdown: one row per train type, the models' test columns side by side."""
+  models = [m for m in models if m in runs]
+  if not models:
+    return "(no finished grid)"
+  tests = list(next(iter(runs[m] for m in models))["summary"]["I"]
+               if "I" in runs[models[0]]["summary"] else TYPES)
+  head = "| train | " + " | ".join(f"{m} →{u}" for m in models
+                                    for u in tests) + " |"
+  lines = [head, "|---|" + "---|" * (len(models) * len(tests))]
+  for t in runs[models[0]]["summary"]:
+    cells = []
+    for m in models:
+      for u in tests:
+        c = runs[m]["summary"].get(t, {}).get(u)
+        cells.append(f"{c['f1_mean']:.3f}±{c['f1_std']:.3f}" if c else "-")
+    lines.append(f"| {t} | " + " | ".join(cells) + " |")
+  return "\n".join(lines)
+
+
+def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
+  """Markdown: per cell and model, the best context-free baseline's
+  accuracy (its name) and the context gain, from results.json."""
+  models = [m for m in models if "context_free" in runs.get(m, {})]
+  if not models:
+    return "(no context-free baselines in these results)"
+  first = runs[models[0]]["context_free"]
+  tests = list(next(iter(first.values())))
+  lines = ["| train | " + " | ".join(f"{m} →{u}" for m in models
+                                     for u in tests) + " |",
+           "|---|" + "---|" * (len(models) * len(tests))]
+  for t in first:
+    cells = []
+    for m in models:
+      for u in tests:
+        c = runs[m]["context_free"].get(t, {}).get(u)
+        cells.append(f"{c['best']:.3f} ({c['best_baseline']}), gain "
+                     f"{c['context_gain']:+.3f}" if c else "-")
+    lines.append(f"| {t} | " + " | ".join(cells) + " |")
+  return "\n".join(lines)
+
+
+def designs_side_by_side(verdicts: list[dict]) -> list[str]:
+  """Markdown: `design_pairs` as a section of the report."""
+  rows = claims.design_pairs(verdicts)
+  if not rows:
+    return []
+  return ["## Both designs", "",
+          "The claims checked on a paper design and on its "
+          "context-necessary design (the answers alone cannot decide):", "",
+          "| claim | paper design | verdict | context-necessary | verdict |",
+          "|---|---|---|---|---|"] + [
+              f"| {c} | {d} | **{v}** | {x} | **{w}** |"
+              for c, d, v, x, w in rows] + [""]
+
+
+def not_run_line(verdicts: list[dict]) -> list[str]:
+  """One paragraph naming the claims whose grids were not in this run, so
+  a partial `--datasets` keeps the verdict table to what was tested."""
+  missing = [f"{v['claim']} ({v['dataset']}: {v['evidence']})"
+             for v in verdicts if v["verdict"] == "not run"]
+  if not missing:
+    return []
+  return [f"Not run ({len(missing)}): " + "; ".join(missing) + ".", ""]
+
+
+def _verdict_row(v: dict) -> str:
+  lo, hi = v["interval"]
+  spread = ", ".join(f"{x:+.3f}" for x in v["seed_values"]) or "-"
+  return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
+          f"**{v['verdict']}** | {v['verdict_holm']} (p {v['p_holm']:.3g}) | "
+          f"{v['statistic']:+.3f} vs {v['threshold']:+.2f} | "
+          f"[{lo:+.3f}, {hi:+.3f}] | {spread} | "
+          f"{v['evidence']}; {v['basis']} |")
+
+
+def claims_section() -> list[str]:
+  """How each claim was turned into a test, in the papers' words."""
+  lines = ["## How each claim became a test", "",
+           "000 = Merlo et al., Blackbird Language Matrices; 004 = Samo "
+           "et al., BLM-s/IE (../shared/papers). Each test is a statistic "
+           "of the F1 heatmaps that is above its threshold when the claim "
+           "holds.", ""]
+  for c in claims.CLAIMS:
+    said = (f"> \"{c.quote}\" ({c.source})" if c.quote
+            else "> (no paper states this)")
+    on = "every dataset run" if c.datasets == ("*",) else ", ".join(
+        c.datasets)
+    lines += [said, "", f"Tested as: {c.text} (statistic > "
+              f"{c.threshold:+.2f}; {', '.join(c.models)} on {on}). "
+              f"Our reading: {c.ours}.", ""]
+  return lines
+
+
+def report(runs: dict[str, dict[str, dict]], models: list[str],
+           out: str, command: str,
+           preds: dict[str, dict] | None = None,
+           missing: list[str] | None = None,
+           shows: dict[str, str] | None = None) -> dict:
+  """Writes report.md, report.html and report.json into `out`; returns the
+  JSON. `missing`: the suite's grids not finished ('dataset/model');
+  `shows`: {dataset: the papers' figures or tables it stands for}."""
+  verdicts = claims.evaluate_claims(runs, preds)
+  lines = ["# Reproduction report", "", f"Command: `{command}`", ""]
+  if missing:
+    lines += [f"Not finished ({len(missing)} grids of the suite): "
+              + ", ".join(missing) + ".", ""]
+  figures = {}
+  for ds, by_model in runs.items():
+    figures[ds] = [os.path.join(out, ds, m, f) for m in models
+                   if m in by_model for f in ("heatmap.png", "errors.png")]
+    lines += [f"## {ds}", ""]
+    if (shows or {}).get(ds):
+      lines += [f"Stands for: {shows[ds]}.", ""]
+    lines += [heatmap_table(by_model, models), "",
+              "Best context-free baseline and context gain (F1 minus it):",
+              "", context_free_table(by_model, models), ""]
+    for m in models:
+      if m in by_model:
+        has = (preds or {}).get(ds, {}).get(m) is not None
+        sample = by_model[m]["data"].get("sample_seed", "data.seed")
+        run = by_model[m].get("run", {}).get("config", {})
+        schedule = (f"{run.get('train.epochs')} epochs of batch "
+                    f"{run.get('train.batch_size')}, " if run else "")
+        lines.append(f"- {m}: `{os.path.join(ds, m, 'heatmap.png')}` "
+                     f"({schedule}seeds {by_model[m]['grid']['seeds']}, "
+                     "train sizes "
+                     f"{by_model[m]['data']['train_sizes']}, train/dev "
+                     f"sample drawn with {sample}"
+                     + ("" if has else "; no predictions.npz") + ")")
+    lines.append("")
+  lines += [
+      "## The papers' claims on our data", "",
+      "Verdict: **holds** when the test says the claim is true at the "
+      "one-sided 2.5% level, **does not hold** when it says it is false, "
+      "**inconclusive** otherwise. The interval is a "
+      f"{LEVEL:.0%} t interval of the contrast that decides (for claims "
+      "over several contrasts, e.g. 'the lowest cell', every contrast must "
+      "be above the threshold, or one of them, as the basis says): its "
+      "variance is the seeds' (s²/n, t with n-1 degrees of freedom) plus "
+      "the test instances' (from predictions.npz, paired between models "
+      "that share a test set), with t(n-1) tails "
+      "(blm_jax/results/statistics.py). **Holm**: the verdict "
+      "after Holm's family-wise correction over every verdict of this "
+      "report, with its adjusted p-value. Per seed: the statistic of each "
+      "seed alone.",
+      "",
+      "| source | dataset | claim | verdict | Holm | statistic vs threshold | "
+      f"{LEVEL:.0%} interval | per seed | evidence |",
+      "|---|---|---|---|---|---|---|---|---|"]
+  lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
+  lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
+  lines += paper_comparison.sections(runs)
+  table = battery.write(runs, out)
+  if len(table) > 1:
+    lines += ["## The FFNN across the datasets (battery.csv, .tex, .md)", "",
+              battery.markdown(table)]
+  lines += claims_section()
+  summary = {ds: {m: r["summary"] for m, r in by_model.items()}
+             for ds, by_model in runs.items()}
+  context_free = {ds: {m: r["context_free"] for m, r in by_model.items()
+                       if "context_free" in r}
+                  for ds, by_model in runs.items()}
+  record = {"command": command, "summaries": summary,
+            "context_free": context_free, "seed_f1": seed_tables(runs),
+            "claims": verdicts, "missing": list(missing or [])}
+  markdown = "\n".join(lines) + "\n"
+  files.write_text(os.path.join(out, "report.md"), markdown)
+  files.write_text(os.path.join(out, "report.html"),
+                   html_report.to_html(markdown, figures))
+  files.write_json(os.path.join(out, "report.json"), record)
+  return record

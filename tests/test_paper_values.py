@@ -1,0 +1,28 @@
+"""Every paper value is printed on the line it cites."""
+
+import os
+
+import pytest
+
+from blm_jax.results import paper_values
+
+_HERE = os.path.dirname(__file__)
+PAPERS = next((p for p in (os.path.join(_HERE, "..", "..", "shared", "papers"),
+                           "/work/shared/papers") if os.path.isdir(p)), None)
+
+
+@pytest.mark.skipif(PAPERS is None, reason="papers not here")
+def test_each_value_is_on_its_line():
+  lines = {k: open(os.path.join(PAPERS, f), encoding="utf-8").read()
+           .splitlines() for k, f in paper_values.PAPER_FILES.items()}
+  for v in paper_values.ALL:
+    line = lines[v.paper][v.line - 1]
+    assert v.text in line, (v, line)
+
+
+def test_table4_by_dataset():
+  assert paper_values.table4("agreement_en") == {"I": 256, "II": 4780,
+                                                 "III": 4700}
+  assert paper_values.table4("spray_load") == {"I": 230, "II": 1500,
+                                               "III": 1500}
+  assert paper_values.table4("roll") == {}

@@ -1,0 +1,189 @@
+"""The reproduce command's suites: --suite, --shard, --encoder, the plan,
+and the merge of shards (tiny configs on the synthetic data)."""
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+
+from blm_jax.cli import reproduce, suites
+from blm_jax.results.experiment import run_experiment
+
+ROOT = os.path.join(os.path.dirname(__file__), "..")
+TOY = '''
+from tests import synthetic
+DATASETS = {"cos_en": "", "od_en": ""}
+
+def get_config(arg=None):
+  c = synthetic.config("ffnn", epochs=2, seeds=(0, 1),
+                       types=("I", "II", "III"))
+  c.data.name = "synthetic_" + (arg or "").split(",")[0]
+  c.encoder.cache_dir = %r
+  return c
+'''
+
+
+def _configs(tmp_path):
+  """A configs folder: common.py knows cos_en and od_en; ffnn.py is the
+  synthetic FFNN (2 epochs)."""
+  d = tmp_path / "configs"
+  d.mkdir(exist_ok=True)
+  (d / "ffnn.py").write_text(TOY % str(tmp_path / "cache"))
+  (d / "common.py").write_text(TOY % str(tmp_path / "cache"))
+  return str(d)
+
+
+def _opts(configs_dir, out, **kw):
+  base = dict(suite="cos_en/ffnn,od_en/ffnn", datasets=[], models=[],
+              encoder="", shard="", out=str(out), variant="",
+              seeds=["0", "1"], configs_dir=configs_dir,
+              seed_follows_grid=False, report_only=False, plan_only=False)
+  base.update(kw)
+  return types.SimpleNamespace(**base)
+
+
+def _synthetic_run(embed=False):
+  from tests import synthetic
+
+  def run(config, workdir):
+    data = synthetic.data(n_train=60, n_dev=20, n_test=40,
+                          types=("I", "II", "III"))
+    if embed:  # the grid's own encoder embeds the synthetic sentences
+      from blm_jax.data import input_pipeline
+      from blm_jax.training import trainer
+      parts = {(t, s): synthetic.instances(n, t, k)[0]
+               for k, t in enumerate(("I", "II", "III"))
+               for s, n in (("train", 60), ("dev", 20), ("test", 40))}
+      data = input_pipeline.from_parts(
+          parts, trainer.default_embed_fn(config.encoder))
+    run_experiment(config, workdir, data=data)
+  return run
+
+
+def _suite(opts, report_only=False, run=None):
+  grids, options = reproduce.select(opts)
+  entries = reproduce.entries_of(grids, options, opts.out)
+  return reproduce.run_suite(entries, opts.out, "cmd", report_only,
+                             run_fn=run or _synthetic_run(),
+                             echo=lambda _: None,
+                             write_report=not opts.shard)
+
+
+def test_two_shards_merged_equal_the_unsharded_report(tmp_path):
+  configs = _configs(tmp_path)
+  whole = _suite(_opts(configs, tmp_path / "whole"))
+  for i, grid in enumerate(("cos_en", "od_en")):
+    assert _suite(_opts(configs, tmp_path / "sharded",
+                        shard=f"{i}/2")) is None  # the merge reports
+    assert (tmp_path / "sharded" / grid / "ffnn" / "results.json").exists()
+    assert not (tmp_path / "sharded" / "report.json").exists()
+  merged = _suite(_opts(configs, tmp_path / "sharded"), report_only=True)
+  assert merged["summaries"] == whole["summaries"]
+  assert merged["seed_f1"] == whole["seed_f1"]
+  strip = lambda v: {k: x for k, x in v.items() if k != "command"}
+  assert [strip(v) for v in merged["claims"]] == [
+      strip(v) for v in whole["claims"]]
+  assert merged["missing"] == []
+  html = (tmp_path / "sharded" / "report.html").read_text()
+  assert html.count("data:image/png;base64,") == 4  # 2 grids x 2 figures
+  md = (tmp_path / "sharded" / "report.md").read_text()
+  # The paper's Table 4 sizes beside ours (the toy test sets: 40).
+  assert "| cos_en | 300 / 40 | 300 / 40 | 300 / 40 |" in md
+  # The battery table: one row per FFNN grid, three formats.
+  csv = (tmp_path / "sharded" / "battery.csv").read_text().splitlines()
+  assert csv[0].startswith("dataset,encoder,diagonal F1,off-diagonal F1")
+  assert [r.split(",")[0] for r in csv[1:]] == ["cos_en", "od_en"]
+  tex = (tmp_path / "sharded" / "battery.tex").read_text()
+  assert "cos\\_en &" in tex and tex.rstrip().endswith("\\end{tabular}")
+
+
+def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
+  configs = _configs(tmp_path)
+  _suite(_opts(configs, tmp_path / "o", shard="0/2"))
+  grids, options = reproduce.select(_opts(configs, tmp_path / "o"))
+  entries = reproduce.entries_of(grids, options, str(tmp_path / "o"))
+  lines = reproduce.plan_lines(entries, reproduce._measured(entries))
+  assert lines[0].startswith("plan: 2 grids, 1 done, 1 to run: about ")
+  assert "cos_en/ffnn" in lines[1] and " done " in lines[1]
+  assert "od_en/ffnn" in lines[2] and "to run, about" in lines[2]
+  # Nothing measured yet: the time is unknown, and says why.
+  fresh = reproduce.entries_of(grids, options, str(tmp_path / "fresh"))
+  assert "no ffnn grid has finished" in reproduce.plan_lines(fresh, {})[1]
+
+
+def test_encoder_folder_checkpoint(tmp_path):
+  from tests import tiny_checkpoints
+
+  folder = tiny_checkpoints.write_bert(str(tmp_path / "tiny_bert"))
+  configs = _configs(tmp_path)
+  opts = _opts(configs, tmp_path / "o", suite="cos_en/ffnn",
+               encoder=f"{folder},layer=1,pooling=first")
+  record = _suite(opts, run=_synthetic_run(embed=True))
+  results = json.loads((tmp_path / "o" / "cos_en" / "ffnn" /
+                        "results.json").read_text())
+  assert results["config"]["encoder"] == folder
+  assert results["data"]["embed_dim"] == 32  # the tiny BERT's width
+  run = results["run"]["config"]
+  assert run["encoder.layer"] == 1 and run["encoder.pooling"] == "first"
+  assert "cos_en" in record["summaries"]
+
+
+@pytest.mark.parametrize("flag,message", [
+    (dict(suite="paper999"), "--suite: unknown suite 'paper999'"),
+    (dict(suite="nope/ffnn"), "--suite: unknown dataset 'nope'"),
+    (dict(shard="3/2"), "--shard='3/2': needs 0 <= i < N"),
+    (dict(shard="x"), "--shard='x': expected i/N"),
+    (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
+    (dict(encoder="minilm,pooling=avg"), "--encoder: pooling='avg'"),
+])
+def test_bad_input_is_one_error(tmp_path, flag, message):
+  with pytest.raises(suites.SuiteError, match=message.replace(
+      "(", r"\(").replace("[", r"\[")):
+    reproduce.select(_opts(_configs(tmp_path), tmp_path / "o", **flag))
+
+
+def test_shards_run_with_other_flags_do_not_merge(tmp_path):
+  """A shard trained with other seeds: the merge names the key, writes
+  nothing."""
+  configs = _configs(tmp_path)
+  _suite(_opts(configs, tmp_path / "o", shard="0/2", seeds=["0"]))
+  with pytest.raises(suites.SuiteError, match="grid.seeds"):
+    reproduce.entries_of(*reproduce.select(_opts(configs, tmp_path / "o")),
+                         str(tmp_path / "o"))
+  assert not (tmp_path / "o" / "report.md").exists()
+
+
+def test_cli_error_line(tmp_path):
+  out = tmp_path / "o"
+  r = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce", "--suite=paper000",
+       "--shard=3/2", f"--out={out}"], cwd=ROOT, capture_output=True,
+      text=True)
+  assert r.returncode == 1
+  assert r.stderr.strip().splitlines() == [
+      "error: --shard='3/2': needs 0 <= i < N (shards are numbered from 0, "
+      "as SLURM_ARRAY_TASK_ID with --array=0-1)"]
+  assert not out.exists()
+
+
+def test_suites_cover_the_papers():
+  g = suites.paper000()
+  keys = {x.key for x in g}
+  for ds in suites.FIG15 + suites.FIG16:
+    assert {f"{ds}/ffnn", f"{ds}/cnn", f"{ds}/vae2"} <= keys
+  assert "chunks_cos_en/sent_vae" in keys
+  assert len(g) == len(keys) == 40
+  assert {x.key for x in suites.paper004()} == {
+      "spray_load/ffnn", "spray_load/cnn", "spray_load_atl_alt/ffnn",
+      "spray_load_atl_alt/cnn"}
+  ctx = {x.key for x in suites.paper000_ctx()}
+  assert {"spray_load_ctx/cnn", "agreement_ro_ctx/vae2"} <= ctx
+  assert len(ctx) == 3 * 9  # the two spray/load groups share one design
+  everything = suites.battery(("cos_en", "published_spray_load", "roll"))
+  assert [x.key for x in everything] == ["cos_en/ffnn", "roll/ffnn"]
+  # Shards partition the suite.
+  parts = [suites.shard(g, i, 3) for i in range(3)]
+  assert sorted(x.key for p in parts for x in p) == sorted(keys)
