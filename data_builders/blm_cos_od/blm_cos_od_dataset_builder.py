@@ -4,7 +4,8 @@
 Twelve configs `<cos|od>_<en|it>_type_<I|II|III>`, 3000 instances each,
 generated from the curated lexicons in `lexicon/` by `generate.generate`, and
 twelve context-necessary ones `<cos|od>_<en|it>_ctx_type_<I|II|III>`
-(`ctx.generate_ctx`, same sizes);
+(`ctx.generate_ctx`, same sizes) and twelve sequence-necessary ones
+`<cos|od>_<en|it>_seq_type_<I|II|III>` (`seq.generate_seq`);
 splits are 90:10 train:test with a 20% dev slice of train (72/18/10).
 
     import data_builders, tensorflow_datasets as tfds
@@ -17,7 +18,7 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
-from data_builders.blm_cos_od import ctx, generate, templates
+from data_builders.blm_cos_od import ctx, generate, seq, templates
 from data_builders.common import builder
 
 
@@ -27,7 +28,8 @@ class CosOdConfig(builder.GeneratedConfig):
   language: str = "en"
   lexical_type: str = "I"
   num_instances: int = generate.INSTANCES_PER_CONFIG
-  # "paper": 000 Figures 8/11; "ctx": the context-necessary design (ctx.py).
+  # "paper": 000 Figures 8/11; "ctx": the context-necessary design (ctx.py);
+  # "seq": the sequence-necessary design (seq.py).
   design: str = "paper"
 
 
@@ -55,7 +57,18 @@ def _configs():
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
-  return paper + context_necessary
+  sequence_necessary = [
+      CosOdConfig(
+          name=seq.config_name(c, lang, t),
+          description=(f"{_kind(c)} verbs, {lang}, lexical type {t}, "
+                       "sequence-necessary: the progression of form and "
+                       "tail is drawn per instance"),
+          verb_class=c, language=lang, lexical_type=t, design="seq",
+          context_necessary=True, sequence_necessary=True)
+      for c in templates.CLASSES for lang in templates.LANGUAGES
+      for t in generate.LEXICAL_TYPES
+  ]
+  return paper + context_necessary + sequence_necessary
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -80,6 +93,10 @@ class Builder(builder.GeneratedBLMBuilder):
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
+    if config.design == "seq":
+      return seq.generate_seq(config.verb_class, config.language,
+                              config.lexical_type, config.num_instances,
+                              seed=config.seed)
     if config.design == "ctx":
       return ctx.generate_ctx(config.verb_class, config.language,
                               config.lexical_type, config.num_instances,

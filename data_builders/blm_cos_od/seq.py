@@ -1,0 +1,65 @@
+"""Instances of the sequence-necessary CoS / OD BLMs (templates.py, last
+section; README "Sequence-necessary configs").
+
+Per instance a progression of form and tail is drawn from
+`templates.seq_rules()` so that every rule is used equally often (counts
+differ by at most one), shuffled within each verb's block; the words are
+drawn as in `generate` (types I, II, III) by `ctx.realise_designed`,
+independently of the rule, and no candidate repeats a context sentence.
+"""
+
+from __future__ import annotations
+
+import random
+
+from data_builders.blm_cos_od import ctx, generate, lexicon as lexicon_lib
+from data_builders.blm_cos_od import realise, templates
+from data_builders.common.instances import stable_seed
+from data_builders.common.schema import BLMInstance
+
+
+def config_name(verb_class: str, language: str, lexical_type: str) -> str:
+  return f"{verb_class}_{language}_seq_type_{lexical_type}"
+
+
+def generate_seq(verb_class: str, language: str, lexical_type: str,
+                 num_instances: int = generate.INSTANCES_PER_CONFIG,
+                 seed: int = 0,
+                 lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+  if lexical_type not in generate.LEXICAL_TYPES:
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
+                     f"{generate.LEXICAL_TYPES}")
+  lex = lex or lexicon_lib.load(verb_class, language)
+  name = config_name(verb_class, language, lexical_type)
+  rng = random.Random(stable_seed("blm_cos_od", name, seed))
+  rules = templates.seq_rules()
+  per_verb = generate._spread(num_instances, len(lex.verbs))
+  drawn = ctx._balanced_phases(per_verb, len(rules), rng)
+  compiled = {}
+
+  def patterns(r):
+    if r not in compiled:
+      rule = rules[r]
+      compiled[r] = (
+          [realise.compiled(p) for p in
+           templates.seq_context_patterns(verb_class, language, rule)],
+          {lab: realise.compiled(p) for lab, p in
+           templates.seq_answer_patterns(verb_class, language,
+                                         rule).items()})
+    return compiled[r]
+
+  return ctx.realise_designed(name, templates.SEQ_FAMILY[verb_class],
+                              language, lexical_type,
+                              [patterns(r) for r in drawn], lex, rng, seed)
+
+
+def answer_cell(inst: BLMInstance) -> tuple[str, str]:
+  """The (form, tail) of the correct answer, read from its pattern."""
+  cls = {v: k for k, v in templates.SEQ_FAMILY.items()}[inst.family]
+  pat = inst.correct_answer.pattern
+  for f in templates.FORMS:
+    for t in templates.TAILS:
+      if pat == str(templates.form_pattern(f, cls, inst.language,
+                                           templates._tail_slot(t))):
+        return f, t
+  raise ValueError(f"{inst.id}: correct pattern {pat!r} is no cell")
