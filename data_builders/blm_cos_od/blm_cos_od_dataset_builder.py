@@ -74,7 +74,7 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """Change-of-state / object-drop BLMs in English and Italian."""
 
-  VERSION = tfds.core.Version("1.1.0")
+  VERSION = tfds.core.Version("1.2.0")
   RELEASE_NOTES = {
       "1.0.0": "CoS and OD, En and It, types I-III.",
       "1.1.0": "Label validity. Italian CoS uses only verbs whose "
@@ -89,6 +89,18 @@ class Builder(builder.GeneratedBLMBuilder):
                "perfect with a time-point adverbial (at midnight, by noon): "
                "frames are drawn among those the adverbials accept. Every "
                "adverbial is marked agentive/time_point in the lexicon.",
+      "1.2.0": "Sequence-necessary configs <cos|od>_<en|it>_seq_type_<I|II|"
+               "III> (the progression of form and tail drawn per instance). "
+               "Lexicon (issue 34), changing every design's texts: English "
+               "OD 'by habit' replaced (by daylight, by lamplight, by "
+               "candlelight, by night, by firelight); English CoS break's "
+               "theme 'an oath' replaced by 'the mirror' (no oath breaks "
+               "with a crash); by/da + argument candidates after an active "
+               "verb (E-WRBY, IE-WRBY, E-INT) take an NP that by/da cannot "
+               "read as a place or source (lexicon 'landmarks': 'The tailor "
+               "sews by the curtains', 'La nonna legge dalla lettera'); "
+               "themes replaced where a verb had no other: plow, sweep, "
+               "close, open, widen, leggere, mungere, spazzare.",
   }
   BUILDER_CONFIGS = _configs()
 

@@ -1,0 +1,193 @@
+"""The sequence-necessary CoS / OD configs (README "Sequence-necessary
+configs"): the rule family decides every continuation from the whole context
+and from no single position or pair; on the full configs' first 2160
+instances (the train split's size) no context position's pattern, nor any
+pair's, decides more than 0.6 of the answers (cross-fitted), the whole
+context decides all; the answers alone stay near the effective chance; one
+named label per candidate; texts frozen; the issue-34 classes scan to 0."""
+
+import collections
+import itertools
+
+import pytest
+
+from blm_jax.data import answers_only, lint
+from configs import common
+from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
+from data_builders.blm_cos_od import generate, seq, templates
+from data_builders.common import labels
+from tests.builder_checks import fields_digest
+from tests.cos_od_validity import offences
+
+CONFIGS = [(c, lang, t) for c in templates.CLASSES
+           for lang in templates.LANGUAGES for t in generate.LEXICAL_TYPES]
+TRAIN = 2160  # 72% of 3000
+BOUND = 0.6  # SEQ-BRIEF: no position's pattern decides more than this
+# A reader of the answers alone can at best find the eight well-formed cells
+# (the rule breakers I-INT, E-INT, SI-INT are told apart by their words):
+# effective chance 1/8; the bound is that + 0.05.
+EFFECTIVE_CHANCE = 1 / 8
+
+
+@pytest.fixture(scope="module")
+def full():
+  return {cfg: seq.generate_seq(*cfg) for cfg in CONFIGS}
+
+
+def _answer(x):
+  return x.correct_answer.pattern
+
+
+def _crossfit_majority(xs, key) -> float:
+  """Majority answer pattern per group of `key`, fitted on one half and
+  scored on the other (an unseen group gets the half's majority)."""
+  halves = (xs[0::2], xs[1::2])
+  right = 0
+  for a, b in ((0, 1), (1, 0)):
+    groups = collections.defaultdict(collections.Counter)
+    for x in halves[a]:
+      groups[key(x)][_answer(x)] += 1
+    default = collections.Counter(map(_answer, halves[a])).most_common(1)[0][0]
+    for x in halves[b]:
+      g = groups.get(key(x))
+      right += (g.most_common(1)[0][0] if g else default) == _answer(x)
+  return right / len(xs)
+
+
+def test_rule_family_needs_the_whole_context():
+  rules = templates.seq_rules()
+  cells = [templates.seq_cells(r) for r in rules]
+  assert len(rules) == len(set(cells)) == 336
+  # The paper's progression (000 Figures 8/11) is one of them.
+  assert ((("TRANS", "P"), ("TRANS", "BY"), ("PASSBY", "P"), ("PASSBY", "BY"),
+           ("PASS", "P"), ("PASS", "BY"), ("INT", "P"), ("INT", "BY"))
+          in cells)
+  by_prefix = collections.defaultdict(set)
+  for c in cells:
+    by_prefix[c[:-1]].add(c[-1])
+  assert all(len(v) == 1 for v in by_prefix.values())
+  answers = collections.Counter(c[-1] for c in cells)
+  assert len(answers) == 8 and set(answers.values()) == {42}
+
+  def majority(pos):
+    groups = collections.defaultdict(collections.Counter)
+    for c in cells:
+      groups[tuple(c[p] for p in pos)][c[-1]] += 1
+    return sum(g.most_common(1)[0][1] for g in groups.values()) / len(cells)
+
+  assert max(majority((p,)) for p in range(7)) < 0.4
+  assert max(majority(pq) for pq in itertools.combinations(range(7), 2)) < BOUND
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
+def test_positions_and_pairs_do_not_decide_the_whole_context_does(full, cfg):
+  xs = full[cfg][:TRAIN]
+  for p in range(7):
+    assert _crossfit_majority(xs, lambda x: x.context[p].pattern) <= BOUND, p
+  for p, q in itertools.combinations(range(7), 2):
+    acc = _crossfit_majority(
+        xs, lambda x: (x.context[p].pattern, x.context[q].pattern))
+    assert acc <= BOUND, (p, q, acc)
+  whole = collections.defaultdict(set)
+  for x in full[cfg]:
+    whole[tuple(s.pattern for s in x.context)].add(_answer(x))
+  assert all(len(v) == 1 for v in whole.values())
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
+def test_answers_alone_stay_near_the_effective_chance(full, cfg):
+  s = answers_only.score(full[cfg][:800])
+  assert s.logit <= EFFECTIVE_CHANCE + 0.05, s
+  assert s.odd_one_in <= EFFECTIVE_CHANCE + 0.05, s
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
+def test_labels_name_what_changes_and_lint(full, cfg):
+  cls, language, _ = cfg
+  xs = full[cfg]
+  family = templates.SEQ_FAMILY[cls]
+  intr = templates.form_pattern("INT", cls, language, templates.BY_NP)
+  rules = collections.Counter()
+  for x in xs[:TRAIN:5]:
+    form, tail = seq.answer_cell(x)
+    assert x.family == family
+    assert sorted(x.labels) == sorted(
+        lab for lab in templates.seq_labels(language)
+        if lab != templates.seq_cell_label(form, tail))
+    assert set(x.labels) <= set(labels.family_labels(family))
+    # The context continues one rule, whose eighth cell is the answer.
+    ctx_cells = [_cell(s.pattern, cls, language) for s in x.context]
+    fits = [r for r in templates.seq_rules()
+            if list(templates.seq_cells(r)[:-1]) == ctx_cells]
+    assert len(fits) == 1 and templates.seq_cells(fits[0])[-1] == (form, tail)
+    rules[fits[0]] += 1
+    for lab, a in zip(x.labels, x.answers):
+      if lab.startswith("R-"):
+        _, f, t = lab.split("-", 2) if lab.count("-") == 2 else (
+            None, *lab[2:].rsplit("-", 1))
+        assert _cell(a.pattern, cls, language) == (f, t), (lab, a.pattern)
+      elif lab != "CORRECT":
+        rule = {"I-INT": "I", "E-INT": "E", "SI-INT": "SI"}[lab]
+        assert a.pattern == str(templates.RULES[rule].corrupt(intr))
+    texts = {s.text for s in x.context}
+    assert not texts & {a.text for a in x.answers}
+  assert len(rules) > 200  # the draw covers the family
+  report = lint.lint(xs)
+  assert report.ok(strict=True), report.format(seq.config_name(*cfg))
+
+
+def _cell(pat: str, cls: str, language: str) -> tuple[str, str]:
+  for f in templates.FORMS:
+    for t in templates.TAILS:
+      if pat == str(templates.form_pattern(f, cls, language,
+                                           templates._tail_slot(t))):
+        return f, t
+  raise AssertionError(f"{pat} is no cell")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
+def test_rules_are_balanced(full, cfg):
+  counts = collections.Counter(seq.answer_cell(x) for x in full[cfg])
+  assert len(counts) == 8
+  assert max(counts.values()) - min(counts.values()) <= 30, counts
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
+def test_issue34_classes_scan_to_zero(full, cfg):
+  assert offences(full[cfg], cfg[1]) == []
+
+
+def test_seq_configs_are_registered_and_sequence_necessary():
+  names = {c.name: c for c in cos_od.Builder.BUILDER_CONFIGS
+           if c.design == "seq"}
+  assert sorted(names) == sorted(seq.config_name(*c) for c in CONFIGS)
+  assert all(c.sequence_necessary and c.context_necessary
+             for c in names.values())
+  for c in templates.CLASSES:
+    for lang in templates.LANGUAGES:
+      assert common.DATASETS[f"{c}_{lang}_seq"] == (
+          f"blm_cos_od/{c}_{lang}_seq_type_{{}}")
+
+
+# sha256 of the full configs' records (ids, texts, patterns, chunks, labels,
+# correct index) at VERSION 1.2.0: training runs use them.
+FROZEN = {
+    ("cos", "en", "I"): "bd120ac2656d48e1",
+    ("cos", "en", "II"): "b58e6fa742f186a6",
+    ("cos", "en", "III"): "3bdcc4bceb1af298",
+    ("cos", "it", "I"): "79421647191d03e1",
+    ("cos", "it", "II"): "75a674d74ede5200",
+    ("cos", "it", "III"): "0dc0cb8a26891add",
+    ("od", "en", "I"): "6a3cb7dfd9fc7940",
+    ("od", "en", "II"): "fa3531e819f907f6",
+    ("od", "en", "III"): "af62259aead09528",
+    ("od", "it", "I"): "bea41b60e4d4ba72",
+    ("od", "it", "II"): "50b296798cb7c032",
+    ("od", "it", "III"): "ba112d7ca7688b84",
+}
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
+def test_frozen_configs_are_unchanged(full, cfg):
+  assert str(cos_od.Builder.VERSION) == "1.2.0"
+  assert fields_digest(full[cfg]) == FROZEN[cfg]
