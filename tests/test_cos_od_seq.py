@@ -107,6 +107,7 @@ def test_labels_name_what_changes_and_lint(full, cfg):
   xs = full[cfg]
   family = templates.SEQ_FAMILY[cls]
   intr = templates.form_pattern("INT", cls, language, templates.BY_NP)
+  rule_of = {templates.seq_cells(r)[:-1]: r for r in templates.seq_rules()}
   rules = collections.Counter()
   for x in xs[:TRAIN:5]:
     form, tail = seq.answer_cell(x)
@@ -116,16 +117,13 @@ def test_labels_name_what_changes_and_lint(full, cfg):
         if lab != templates.seq_cell_label(form, tail))
     assert set(x.labels) <= set(labels.family_labels(family))
     # The context continues one rule, whose eighth cell is the answer.
-    ctx_cells = [_cell(s.pattern, cls, language) for s in x.context]
-    fits = [r for r in templates.seq_rules()
-            if list(templates.seq_cells(r)[:-1]) == ctx_cells]
-    assert len(fits) == 1 and templates.seq_cells(fits[0])[-1] == (form, tail)
-    rules[fits[0]] += 1
+    rule = rule_of[tuple(_cell(s.pattern, cls, language) for s in x.context)]
+    assert templates.seq_cells(rule)[-1] == (form, tail)
+    rules[rule] += 1
     for lab, a in zip(x.labels, x.answers):
       if lab.startswith("R-"):
-        _, f, t = lab.split("-", 2) if lab.count("-") == 2 else (
-            None, *lab[2:].rsplit("-", 1))
-        assert _cell(a.pattern, cls, language) == (f, t), (lab, a.pattern)
+        assert _cell(a.pattern, cls, language) == tuple(
+            lab[2:].rsplit("-", 1)), (lab, a.pattern)
       elif lab != "CORRECT":
         rule = {"I-INT": "I", "E-INT": "E", "SI-INT": "SI"}[lab]
         assert a.pattern == str(templates.RULES[rule].corrupt(intr))
