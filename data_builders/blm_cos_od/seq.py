@@ -3,7 +3,10 @@ section; README "Sequence-necessary configs").
 
 Per instance a progression of form and tail is drawn from
 `templates.seq_rules()` so that every rule is used equally often (counts
-differ by at most one), shuffled within each verb's block; the words are
+differ by at most one) and every verb's instances have every answer cell
+equally often (`rule_order`: else a verb's block of consecutive rules would
+favour some cells, a cue for a reader of the answers alone), shuffled
+within each verb's block; the words are
 drawn as in `generate` (types I, II, III) by `ctx.realise_designed`,
 independently of the rule, and no candidate repeats a context sentence.
 """
@@ -32,7 +35,7 @@ def generate_seq(verb_class: str, language: str, lexical_type: str,
   lex = lex or lexicon_lib.load(verb_class, language)
   name = config_name(verb_class, language, lexical_type)
   rng = random.Random(stable_seed("blm_cos_od", name, seed))
-  rules = templates.seq_rules()
+  rules = rule_order()
   per_verb = generate._spread(num_instances, len(lex.verbs))
   drawn = ctx._balanced_phases(per_verb, len(rules), rng)
   compiled = {}
@@ -51,6 +54,22 @@ def generate_seq(verb_class: str, language: str, lexical_type: str,
   return ctx.realise_designed(name, templates.SEQ_FAMILY[verb_class],
                               language, lexical_type,
                               [patterns(r) for r in drawn], lex, rng, seed)
+
+
+def rule_order() -> tuple[tuple[int, ...], ...]:
+  """`templates.seq_rules()` interleaved by answer cell (each cell's rules
+  in a fixed shuffled order): any run of consecutive rules, as a verb's
+  block draws, holds every answer cell as often as the others (+-1) and
+  rules of varied periods and directions."""
+  by_cell: dict = {}
+  for r in templates.seq_rules():
+    by_cell.setdefault(templates.seq_cells(r)[-1], []).append(r)
+  shuffler = random.Random(stable_seed("blm_cos_od", "seq_rule_order"))
+  for rs in by_cell.values():
+    shuffler.shuffle(rs)
+  cells = sorted(by_cell)
+  return tuple(by_cell[c][i] for i in range(len(by_cell[cells[0]]))
+               for c in cells)
 
 
 def answer_cell(inst: BLMInstance) -> tuple[str, str]:
