@@ -2,8 +2,8 @@
 configs"): the rule family decides every continuation from the whole context
 and from no single position or pair; on the full configs' first 2160
 instances (the train split's size) no context position's pattern, nor any
-pair's, decides more than 0.6 of the answers (cross-fitted), the whole
-context decides all; the answers alone stay near the effective chance; one
+pair's, decides more than 0.6 of the answers (the design analyzer,
+cross-fitted), the whole context decides all; the answers alone stay near the effective chance; one
 named label per candidate; texts frozen; the issue-34 classes scan to 0."""
 
 import collections
@@ -11,7 +11,7 @@ import itertools
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import answers_only, design, lint
 from configs import common
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
 from data_builders.blm_cos_od import generate, lexicon, seq, templates
@@ -32,26 +32,6 @@ EFFECTIVE_CHANCE = 1 / 8
 @pytest.fixture(scope="module")
 def full():
   return {cfg: seq.generate_seq(*cfg) for cfg in CONFIGS}
-
-
-def _answer(x):
-  return x.correct_answer.pattern
-
-
-def _crossfit_majority(xs, key) -> float:
-  """Majority answer pattern per group of `key`, fitted on one half and
-  scored on the other (an unseen group gets the half's majority)."""
-  halves = (xs[0::2], xs[1::2])
-  right = 0
-  for a, b in ((0, 1), (1, 0)):
-    groups = collections.defaultdict(collections.Counter)
-    for x in halves[a]:
-      groups[key(x)][_answer(x)] += 1
-    default = collections.Counter(map(_answer, halves[a])).most_common(1)[0][0]
-    for x in halves[b]:
-      g = groups.get(key(x))
-      right += (g.most_common(1)[0][0] if g else default) == _answer(x)
-  return right / len(xs)
 
 
 def test_rule_family_needs_the_whole_context():
@@ -81,17 +61,12 @@ def test_rule_family_needs_the_whole_context():
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_positions_and_pairs_do_not_decide_the_whole_context_does(full, cfg):
-  xs = full[cfg][:TRAIN]
-  for p in range(7):
-    assert _crossfit_majority(xs, lambda x: x.context[p].pattern) <= BOUND, p
-  for p, q in itertools.combinations(range(7), 2):
-    acc = _crossfit_majority(
-        xs, lambda x: (x.context[p].pattern, x.context[q].pattern))
-    assert acc <= BOUND, (p, q, acc)
-  whole = collections.defaultdict(set)
-  for x in full[cfg]:
-    whole[tuple(s.pattern for s in x.context)].add(_answer(x))
-  assert all(len(v) == 1 for v in whole.values())
+  # The design analyzer's pattern-level figures (cross-fitted majority vote,
+  # folds grouped by answer set and correct answer).
+  (r,) = design.analyze(full[cfg][:TRAIN], context_free=False, positions=True)
+  assert r.best_single[1] <= BOUND and r.best_pair[1] <= BOUND, r.format()
+  assert r.determined and r.n_ambiguous == 0 and r.n_second_answer == 0
+  assert len(r.smallest_deciding) >= 3, r.smallest_deciding
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
@@ -135,12 +110,9 @@ def test_labels_name_what_changes_and_lint(full, cfg):
 
 
 def _cell(pat: str, cls: str, language: str) -> tuple[str, str]:
-  for f in templates.FORMS:
-    for t in templates.TAILS:
-      if pat == str(templates.form_pattern(f, cls, language,
-                                           templates._tail_slot(t))):
-        return f, t
-  raise AssertionError(f"{pat} is no cell")
+  cell = seq.cell_of(pat, cls, language)
+  assert cell is not None, f"{pat} is no cell"
+  return cell
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))

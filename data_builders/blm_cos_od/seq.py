@@ -72,13 +72,22 @@ def rule_order() -> tuple[tuple[int, ...], ...]:
                for c in cells)
 
 
+def cell_of(pattern: str, verb_class: str,
+            language: str) -> tuple[str, str] | None:
+  """The (form, tail) a pattern string shows, or None (a rule breaker)."""
+  for f in templates.FORMS:
+    for t in templates.TAILS:
+      if pattern == str(templates.form_pattern(f, verb_class, language,
+                                               templates.tail_slot(t))):
+        return f, t
+  return None
+
+
 def answer_cell(inst: BLMInstance) -> tuple[str, str]:
   """The (form, tail) of the correct answer, read from its pattern."""
   cls = {v: k for k, v in templates.SEQ_FAMILY.items()}[inst.family]
-  pat = inst.correct_answer.pattern
-  for f in templates.FORMS:
-    for t in templates.TAILS:
-      if pat == str(templates.form_pattern(f, cls, inst.language,
-                                           templates._tail_slot(t))):
-        return f, t
-  raise ValueError(f"{inst.id}: correct pattern {pat!r} is no cell")
+  cell = cell_of(inst.correct_answer.pattern, cls, inst.language)
+  if cell is None:
+    raise ValueError(f"{inst.id}: correct pattern "
+                     f"{inst.correct_answer.pattern!r} is no cell")
+  return cell

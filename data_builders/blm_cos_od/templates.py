@@ -273,7 +273,7 @@ SEQ_TAIL_PERIODS = (1, 2, 4)
 SEQ_LENGTH = 8
 
 
-def _tail_slot(tail: str):
+def tail_slot(tail: str):
   return P_NP if tail == "P" else BY_NP
 
 
@@ -310,7 +310,7 @@ def seq_labels(language: str) -> tuple[str, ...]:
 
 def seq_context_patterns(cls: str, language: str,
                          rule) -> tuple[Pattern, ...]:
-  return tuple(form_pattern(f, cls, language, _tail_slot(t))
+  return tuple(form_pattern(f, cls, language, tail_slot(t))
                for f, t in seq_cells(rule)[:-1])
 
 
@@ -324,7 +324,7 @@ def seq_answer_patterns(cls: str, language: str, rule) -> dict[str, Pattern]:
   out = {}
   for f in FORMS:
     for t in TAILS:
-      p = form_pattern(f, cls, language, _tail_slot(t))
+      p = form_pattern(f, cls, language, tail_slot(t))
       out["CORRECT" if (f, t) == answer else seq_cell_label(f, t)] = p
   intr = form_pattern("INT", cls, language, BY_NP)
   out["I-INT"] = RULES["I"].corrupt(intr)
