@@ -9,6 +9,7 @@ One JSON file per language and class, `lexicon/<language>/<class>.json`:
                 "agents": ["il bambino|ms", ...], "themes": [...],
                 "p_nps": ["in un attimo", ...], "by_nps": ["da un momento all'altro", ...],
                 "anticausative": "si"}],
+     "landmarks": [],
      "adverbials": {"in un attimo": {"agentive": false, "time_point": false},
                     ...}}
 
