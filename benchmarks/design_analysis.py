@@ -73,6 +73,8 @@ def _targets(args):
     if args.names == "all" and name.startswith(NEEDS_FILES):
       continue
     for t in common.DATASET_TYPES.get(name, ("I", "II", "III")):
+      if args.types and t not in args.types.split(","):
+        continue
       tfds_name = common.DATASETS[name].format(t)
       yield tfds_name, lambda n=tfds_name: lint_cli.sample(
           loading.load_instances(n, "train", args.data_dir), args.sample)
@@ -97,6 +99,8 @@ def main(argv=None):
                       help="a folder of release files: each train.tsv")
   parser.add_argument("--all_files", action="store_true",
                       help="with --published, every .tsv, not only train")
+  parser.add_argument("--types", default="",
+                      help="only these lexical types (comma-separated)")
   parser.add_argument("--sample", type=int, default=2000)
   parser.add_argument("--data_dir", default=None)
   parser.add_argument("--redo", action="store_true")

@@ -24,6 +24,11 @@ DATASETS = {
     "cos_it_ctx": "blm_cos_od/cos_it_ctx_type_{}",
     "od_en_ctx": "blm_cos_od/od_en_ctx_type_{}",
     "od_it_ctx": "blm_cos_od/od_it_ctx_type_{}",
+    # --- blm_cos_od sequence-necessary (issue 33): the progression varies. --
+    "cos_en_seq": "blm_cos_od/cos_en_seq_type_{}",
+    "cos_it_seq": "blm_cos_od/cos_it_seq_type_{}",
+    "od_en_seq": "blm_cos_od/od_en_seq_type_{}",
+    "od_it_seq": "blm_cos_od/od_it_seq_type_{}",
     "agreement_en": "blm_agreement/en_mixed_type_{}",
     "agreement_fr": "blm_agreement/fr_mixed_type_{}",
     "agreement_it": "blm_agreement/it_mixed_type_{}",

@@ -15,7 +15,8 @@ cross-fitted) to the scores. --design
 adds the design analysis (blm_jax.data.design: effective chance of the
 strongest context-free scorer, which context positions decide the answer,
 whether the whole context determines it); a config built to need its
-sequence (`sequence_necessary`) is held to the `_seq` bounds with --strict.
+sequence (`sequence_necessary`) is analysed and held to the `_seq` bounds
+with --strict.
 """
 
 from __future__ import annotations
@@ -162,8 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.target, args.data_dir):
       ceiling = answers_only.CONTEXT_FREE_CEILING
     held = ceiling is not None and (args.strict or args.answers_only)
-    sequence = args.design and not os.path.exists(args.target) and (
-        context_necessary(args.target, args.data_dir, "sequence_necessary"))
+    sequence = not os.path.exists(args.target) and context_necessary(
+        args.target, args.data_dir, "sequence_necessary")
+    # A sequence-necessary config is analysed under --strict even without
+    # --design: its bounds are what --strict holds it to.
+    run_design = args.design or (sequence and args.strict)
     splits = args.split.split(",") if args.split else None
     for title, instances in _sources(args.target, args.data_dir,
                                      args.manual_dir, splits):
@@ -174,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key, (n, acc) in probe_scores(instances, args.probe_encoder,
                                           args.cache_dir).items():
           report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
-      designs = design.analyze(instances) if args.design else []
+      designs = design.analyze(instances) if run_design else []
       for d in designs:
         if any(note.startswith("too few") for note in d.notes):
           d.notes.append(f"{title} holds too little to fit")

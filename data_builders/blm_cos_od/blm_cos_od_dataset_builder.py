@@ -4,7 +4,8 @@
 Twelve configs `<cos|od>_<en|it>_type_<I|II|III>`, 3000 instances each,
 generated from the curated lexicons in `lexicon/` by `generate.generate`, and
 twelve context-necessary ones `<cos|od>_<en|it>_ctx_type_<I|II|III>`
-(`ctx.generate_ctx`, same sizes);
+(`ctx.generate_ctx`, same sizes) and twelve sequence-necessary ones
+`<cos|od>_<en|it>_seq_type_<I|II|III>` (`seq.generate_seq`);
 splits are 90:10 train:test with a 20% dev slice of train (72/18/10).
 
     import data_builders, tensorflow_datasets as tfds
@@ -17,7 +18,7 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
-from data_builders.blm_cos_od import ctx, generate, templates
+from data_builders.blm_cos_od import ctx, generate, seq, templates
 from data_builders.common import builder
 
 
@@ -27,7 +28,8 @@ class CosOdConfig(builder.GeneratedConfig):
   language: str = "en"
   lexical_type: str = "I"
   num_instances: int = generate.INSTANCES_PER_CONFIG
-  # "paper": 000 Figures 8/11; "ctx": the context-necessary design (ctx.py).
+  # "paper": 000 Figures 8/11; "ctx": the context-necessary design (ctx.py);
+  # "seq": the sequence-necessary design (seq.py).
   design: str = "paper"
 
 
@@ -55,13 +57,24 @@ def _configs():
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
-  return paper + context_necessary
+  sequence_necessary = [
+      CosOdConfig(
+          name=seq.config_name(c, lang, t),
+          description=(f"{_kind(c)} verbs, {lang}, lexical type {t}, "
+                       "sequence-necessary: the progression of form and "
+                       "tail is drawn per instance"),
+          verb_class=c, language=lang, lexical_type=t, design="seq",
+          context_necessary=True, sequence_necessary=True)
+      for c in templates.CLASSES for lang in templates.LANGUAGES
+      for t in generate.LEXICAL_TYPES
+  ]
+  return paper + context_necessary + sequence_necessary
 
 
 class Builder(builder.GeneratedBLMBuilder):
   """Change-of-state / object-drop BLMs in English and Italian."""
 
-  VERSION = tfds.core.Version("1.1.0")
+  VERSION = tfds.core.Version("1.2.0")
   RELEASE_NOTES = {
       "1.0.0": "CoS and OD, En and It, types I-III.",
       "1.1.0": "Label validity. Italian CoS uses only verbs whose "
@@ -76,10 +89,27 @@ class Builder(builder.GeneratedBLMBuilder):
                "perfect with a time-point adverbial (at midnight, by noon): "
                "frames are drawn among those the adverbials accept. Every "
                "adverbial is marked agentive/time_point in the lexicon.",
+      "1.2.0": "Sequence-necessary configs <cos|od>_<en|it>_seq_type_<I|II|"
+               "III> (the progression of form and tail drawn per instance). "
+               "Lexicon (issue 34), changing every design's texts: English "
+               "OD 'by habit' replaced (by daylight, by lamplight, by "
+               "candlelight, by night, by firelight) and study's 'by heart' by "
+               "'by daylight'; English CoS break's "
+               "theme 'an oath' replaced by 'the mirror' (no oath breaks "
+               "with a crash); by/da + argument candidates after an active "
+               "verb (E-WRBY, IE-WRBY, E-INT) take an NP that by/da cannot "
+               "read as a place or source (lexicon 'landmarks': 'The tailor "
+               "sews by the curtains', 'La nonna legge dalla lettera'); "
+               "themes replaced where a verb had no other: plow, sweep, "
+               "close, open, widen, leggere, mungere, spazzare.",
   }
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
+    if config.design == "seq":
+      return seq.generate_seq(config.verb_class, config.language,
+                              config.lexical_type, config.num_instances,
+                              seed=config.seed)
     if config.design == "ctx":
       return ctx.generate_ctx(config.verb_class, config.language,
                               config.lexical_type, config.num_instances,

@@ -46,6 +46,21 @@ def generate_ctx(verb_class: str, language: str, lexical_type: str,
                   templates.ctx_answer_patterns(verb_class, language,
                                                 f).items()}
               for f in forms}
+  per_verb = generate._spread(num_instances, len(lex.verbs))
+  missing = _balanced_phases(per_verb, len(forms), rng)
+  designs = [(ctx_pats[forms[m]], ans_pats[forms[m]]) for m in missing]
+  return realise_designed(name, templates.CTX_FAMILY[verb_class], language,
+                          lexical_type, designs, lex, rng, seed)
+
+
+def realise_designed(name: str, family: str, language: str,
+                     lexical_type: str, designs, lex: lexicon_lib.Lexicon,
+                     rng: random.Random, seed: int) -> list[BLMInstance]:
+  """Instances from per-instance (context patterns, {label: answer
+  pattern}) (compiled), words drawn as in `generate` by lexical type. A type
+  I instance draws one frame for its context and another for all its
+  answers; a type II/III candidate equal to a context sentence redraws its
+  material: no candidate repeats a context sentence."""
   marks = {a.text: a.time_point for a in lex.adverbials}
 
   def say(shape, m, f):
@@ -63,14 +78,11 @@ def generate_ctx(verb_class: str, language: str, lexical_type: str,
                             rng.choice(verb.by_nps))
 
   verbs = lex.verbs
-  per_verb = generate._spread(num_instances, len(verbs))
-  missing = _balanced_phases(per_verb, len(forms), rng)
+  per_verb = generate._spread(len(designs), len(verbs))
   type_i_combos = {}
   out = []
-  for i in range(num_instances):
+  for i, (cpats, apats) in enumerate(designs):
     verb = verbs[per_verb[i]]
-    form = forms[missing[i]]
-    cpats, apats = ctx_pats[form], ans_pats[form]
     if lexical_type == "I":
       if verb.lemma not in type_i_combos:
         type_i_combos[verb.lemma] = generate._distinct_combos(
@@ -110,10 +122,9 @@ def generate_ctx(verb_class: str, language: str, lexical_type: str,
                            f"context in {MAX_REDRAWS} draws")
         cands.append((lab, s))
     out.append(make_instance(
-        id=f"{name}-{i:05d}", family=templates.CTX_FAMILY[verb_class],
-        language=language, lexical_type=lexical_type, subset="main",
-        context=context, candidates=cands, correct_label="CORRECT",
-        seed=seed))
+        id=f"{name}-{i:05d}", family=family, language=language,
+        lexical_type=lexical_type, subset="main", context=context,
+        candidates=cands, correct_label="CORRECT", seed=seed))
   return out
 
 

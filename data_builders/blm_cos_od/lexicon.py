@@ -9,6 +9,7 @@ One JSON file per language and class, `lexicon/<language>/<class>.json`:
                 "agents": ["il bambino|ms", ...], "themes": [...],
                 "p_nps": ["in un attimo", ...], "by_nps": ["da un momento all'altro", ...],
                 "anticausative": "si"}],
+     "landmarks": [],
      "adverbials": {"in un attimo": {"agentive": false, "time_point": false},
                     ...}}
 
@@ -36,6 +37,14 @@ locates the event at a definite time or deadline: at midnight, by noon, after
 the party). CoS adverbials follow the anticausative, so agentive ones are
 refused in a CoS verb that is used; time points never meet a tense that
 rejects them (the English present perfect: realise.INCOMPATIBLE_FRAMES).
+
+`landmarks` lists the agent and theme NPs that `by` / `da` after an active
+verb reads as a place or a source ("The tailor sews by the curtains", "La
+nonna legge dalla lettera"): the candidates that put an argument after
+by / da in an active clause (E-WRBY, IE-WRBY, E-INT) must not become natural
+sentences, so they take another NP of the same role instead
+(`VerbEntry.not_landmark`); every verb keeps one NP of each role that is not
+a landmark.
 
 Every error names the file, the line and the entry; nothing is built from a
 bad file.
@@ -85,6 +94,17 @@ class VerbEntry:
   p_nps: tuple[str, ...]
   by_nps: tuple[str, ...]
   anticausative: str = ""  # CoS only; see the module docstring.
+  landmarks: frozenset[str] = frozenset()  # NP texts; module docstring.
+
+  def not_landmark(self, np: NP, role: str) -> NP:
+    """`np` itself, or, when `by`/`da` would read it as a place or source,
+    another NP of its role (`role`: "Agent" or "Theme"), picked by its
+    position so that a rebuild is identical."""
+    if np.text not in self.landmarks:
+      return np
+    pool = self.agents if role == "Agent" else self.themes
+    keep = [x for x in pool if x.text not in self.landmarks]
+    return keep[pool.index(np) % len(keep)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,6 +165,7 @@ def load(verb_class: str, language: str, path: str | pathlib.Path | None = None,
   if dupes:
     raise LexiconError(f"{path}: verb(s) listed twice: {dupes}")
   adverbials = _adverbials(path, source, raw.get("adverbials"))
+  verbs = _landmarks(path, source, raw.get("landmarks"), verbs)
   wanted = templates.anticausative_class(verb_class, language)
   used = tuple(v for v in verbs if v.anticausative == wanted)
   excluded = tuple(v for v in verbs if v.anticausative != wanted)
@@ -195,6 +216,33 @@ def _adverbials(path, source, raw) -> dict[str, Adverbial]:
       raise LexiconError(f"{where}: unknown mark(s) {unknown}")
     out[text] = Adverbial(text, marks["agentive"], marks["time_point"])
   return out
+
+
+def _landmarks(path, source, raw, verbs):
+  """The `landmarks` list, checked: strings, each an agent or theme of some
+  verb, and every verb left with a non-landmark NP of each role."""
+  where = f"{path}:{_line(source, chr(34) + 'landmarks' + chr(34))}"
+  if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+    raise LexiconError(f"{where}: "
+                       "'landmarks' must be a list of NP texts (may be "
+                       "empty)")
+  nps = {n.text for v in verbs for n in (*v.agents, *v.themes)}
+  unknown = sorted(set(raw) - nps)
+  if unknown:
+    raise LexiconError(f"{where}: landmark(s) no verb has as agent or theme: "
+                       f"{unknown}")
+  marked = frozenset(raw)
+  out = []
+  for i, v in enumerate(verbs):
+    for role, pool in (("agents", v.agents), ("themes", v.themes)):
+      if all(n.text in marked for n in pool):
+        raise LexiconError(
+            f"{_verb_where(path, source, i, v.lemma)}: every one of its "
+            f"{role} is a landmark; by/da + argument candidates need one "
+            "that is not")
+    mine = marked & {n.text for n in (*v.agents, *v.themes)}
+    out.append(dataclasses.replace(v, landmarks=frozenset(mine)))
+  return tuple(out)
 
 
 def _check_adverbials(path, source, verb_class, verbs, used, adverbials,

@@ -85,7 +85,10 @@ def realise_compiled(shape, m: Material, frame: Frame,
     if kind == "OBJ":
       chunks.append(roles[arg].text)
     elif kind == "BY":
-      chunks.append(_by(roles[arg].text, language))
+      np = roles[arg]
+      if voice == "act":  # by + argument of an active clause (rule E)
+        np = m.verb.not_landmark(np, arg)
+      chunks.append(_by(np.text, language))
     elif kind == "pNP":
       chunks.append(m.p_np)
     else:

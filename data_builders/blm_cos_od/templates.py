@@ -250,3 +250,85 @@ def ctx_answer_patterns(cls: str, language: str,
   if language == "it":
     out["SI-INT"] = RULES["SI"].corrupt(intr)
   return out
+
+
+# --- Sequence-necessary design (README "Sequence-necessary configs") --------
+#
+# The paper's eight sentences vary two attributes: the form (TRANS, PASSBY,
+# PASS, INT: arguments dropped one step at a time, each form held for two
+# sentences) and the tail (the p-NP, then the by-NP, alternating every
+# sentence). The `_seq` configs draw per instance a progression of the same
+# two attributes from the family the template admits: the form steps through
+# the cycle of FORMS forwards (arguments dropped) or backwards (added), every
+# sentence or every second one, from any form and offset; the tail alternates
+# every sentence, every second or every fourth one, from either tail and any
+# offset (SEQ_PERIODS). The eighth sentence continues both; the answer set holds
+# the eight well-formed form x tail sentences (the other rules'
+# continuations) and the papers' rule-breaking candidates on the intransitive.
+
+TAILS = ("P", "BY")
+SEQ_FAMILY = {"cos": "cos_seq", "od": "od_seq"}
+SEQ_FORM_PERIODS = (1, 2)
+SEQ_TAIL_PERIODS = (1, 2, 4)
+SEQ_LENGTH = 8
+
+
+def tail_slot(tail: str):
+  return P_NP if tail == "P" else BY_NP
+
+
+def seq_rules() -> tuple[tuple[int, ...], ...]:
+  """Every progression of the family as (form period, direction, first form,
+  form offset, tail period, first tail, tail offset); all give distinct
+  sequences of eight (form, tail) cells (tests)."""
+  return tuple(
+      (pf, d, s, of, pt, t0, ot)
+      for pf in SEQ_FORM_PERIODS for d in (1, -1) for s in range(len(FORMS))
+      for of in range(pf) for pt in SEQ_TAIL_PERIODS for t0 in range(2)
+      for ot in range(pt))
+
+
+def seq_cells(rule) -> tuple[tuple[str, str], ...]:
+  """The eight (form, tail) cells of a progression; the last is the answer."""
+  pf, d, s, of, pt, t0, ot = rule
+  return tuple(
+      (FORMS[(s + d * ((j + of) // pf)) % len(FORMS)],
+       TAILS[(t0 + (j + ot) // pt) % 2]) for j in range(SEQ_LENGTH))
+
+
+def seq_cell_label(form: str, tail: str) -> str:
+  return f"R-{form}-{tail}"
+
+
+def seq_labels(language: str) -> tuple[str, ...]:
+  """The inventory of `SEQ_FAMILY`, CORRECT first (one R-<form>-<tail> is
+  CORRECT instead in each instance)."""
+  cells = tuple(seq_cell_label(f, t) for f in FORMS for t in TAILS)
+  out = ("CORRECT",) + cells + ("I-INT", "E-INT")
+  return out + (("SI-INT",) if language == "it" else ())
+
+
+def seq_context_patterns(cls: str, language: str,
+                         rule) -> tuple[Pattern, ...]:
+  return tuple(form_pattern(f, cls, language, tail_slot(t))
+               for f, t in seq_cells(rule)[:-1])
+
+
+def seq_answer_patterns(cls: str, language: str, rule) -> dict[str, Pattern]:
+  """label -> pattern: the eight well-formed cells (the rule's eighth is
+  CORRECT, each other one is what another progression of the family
+  continues with: rule R), the intransitive with the by-NP and its roles
+  swapped (I-INT), its by-NP replaced by by + the other argument (E-INT)
+  and, in Italian, its `si` choice flipped (SI-INT)."""
+  answer = seq_cells(rule)[-1]
+  out = {}
+  for f in FORMS:
+    for t in TAILS:
+      p = form_pattern(f, cls, language, tail_slot(t))
+      out["CORRECT" if (f, t) == answer else seq_cell_label(f, t)] = p
+  intr = form_pattern("INT", cls, language, BY_NP)
+  out["I-INT"] = RULES["I"].corrupt(intr)
+  out["E-INT"] = RULES["E"].corrupt(intr)
+  if language == "it":
+    out["SI-INT"] = RULES["SI"].corrupt(intr)
+  return out

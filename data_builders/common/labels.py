@@ -37,6 +37,14 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
                 "I-TRANS", "I-PASSBY", "I-PASS", "I-INT", "E-INT", "SI-INT"),
     "od_ctx": ("CORRECT", "R-TRANS", "R-PASSBY", "R-PASS", "R-INT",
                "I-TRANS", "I-PASSBY", "I-PASS", "I-INT", "E-INT", "SI-INT"),
+    # Sequence-necessary CoS / OD (same README): R-<form>-<tail> is a
+    # well-formed form with the p-NP (P) or by-NP (BY) that another
+    # progression of the family would continue with; I-INT, E-INT, SI-INT the
+    # intransitive with rule I / E / SI broken.
+    **{f"{c}_seq": ("CORRECT",) + tuple(
+        f"R-{f}-{t}" for f in ("TRANS", "PASSBY", "PASS", "INT")
+        for t in ("P", "BY")) + ("I-INT", "E-INT", "SI-INT")
+       for c in ("cos", "od")},
     # --- blm_cos_plus (002 sec. 4.2, Figure 9) -----------------------------
     # COS+ type B: Grammar breaks the arguments' roles (Ag Verb in T2I, the
     # reverse-role transitive Pa Verb Ag in I2T), Sequence gives the wrong
