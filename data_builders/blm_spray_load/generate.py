@@ -285,14 +285,22 @@ def _seq_instance(id_: str, lexical_type: str, seed: int,
 
 
 def generate_seq(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
-                 seed: int = 0) -> list[BLMInstance]:
+                 seed: int = 0, type_iii_size: int = TYPE_III_SIZE
+                 ) -> list[BLMInstance]:
   """Every instance of one sequence-necessary config (`seq_type_<type>`).
-  Type I keeps one material throughout, so a candidate whose cell the
-  context shows repeats that sentence (the design repeats cells); types II
-  and III are redrawn until no candidate repeats a context sentence."""
+  The design repeats cells, so with the context's own material a candidate
+  (the correct one too) would repeat a context sentence: type I keeps one
+  material in the context and gives every answer another argument
+  combination of the same verb; types II and III are redrawn until no
+  candidate repeats a context sentence."""
+  lex = lex or lexicon_lib.load_lexicon()
   ctx, answers = sequence.seq_patterns(*seq_draw(seed, "size"))
+  if lexical_type == "I":
+    return type_i_two_materials(
+        sequence.SEQ_FAMILY, SEQ, lex, seed, len(ctx), [True] * len(answers),
+        lambda id_, fillers: _seq_instance(id_, "I", seed, fillers))
   return lexical_types(
       sequence.SEQ_FAMILY, SEQ, lexical_type,
-      lex or lexicon_lib.load_lexicon(), seed, len(ctx) + len(answers),
+      lex, seed, len(ctx) + len(answers),
       lambda id_, lt, fillers: _seq_instance(id_, lt, seed, fillers),
-      redraw_copies=lexical_type != "I")
+      type_iii_size=type_iii_size, redraw_copies=True)
