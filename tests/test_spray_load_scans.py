@@ -2,8 +2,10 @@
 to the verb's own form ("the baker sprinkles the cookies with sprinkles")
 and spurt's with-variant with a leaking pipe or valve as the agent. Every
 split of every type of every config of both spray/load builders is scanned
-at full size (the `full_scan` tests: generation without embedding, 2-30 s
-a config, docs/records/spray_load_scans.json has each one's time)."""
+at full size (the `full_scan` tests: generation without embedding, 6-120 s
+a config on the loaded shared CPU, about 20 min for all 24;
+docs/records/spray_load_scans.json has each one's time; deselect them with
+`-m "not full_scan"`)."""
 
 import json
 import pathlib

@@ -256,8 +256,14 @@ def render_document(text: str, root: str) -> tuple[str, list[dict]]:
 
 
 def documents(root: str) -> list[str]:
-  """README.md and every docs/**/*.md under `root`, relative to it."""
+  """README.md, each data_builders/<family>/README.md and every
+  docs/**/*.md under `root`, relative to it."""
   out = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
+  builders = os.path.join(root, "data_builders")
+  if os.path.isdir(builders):
+    out += sorted(os.path.join("data_builders", d, "README.md")
+                  for d in os.listdir(builders)
+                  if os.path.isfile(os.path.join(builders, d, "README.md")))
   for folder, _, names in sorted(os.walk(os.path.join(root, "docs"))):
     out += sorted(os.path.relpath(os.path.join(folder, n), root)
                   for n in names if n.endswith(".md"))
