@@ -83,7 +83,8 @@ def test_answer_count_constant_within_a_subset():
   assert fired == {"answer_count": 1}
   finding = report.examples["answer_count"][0]
   assert finding.instance_id == "x9"
-  assert "2 candidates where subset agreement/en//I mostly has 3" in (
+  assert ("2 candidates where subset (agreement, language en, subset "
+          "unknown, type I) mostly has 3") in (
       finding.message)
 
 
@@ -212,7 +213,7 @@ def test_the_rules_are_the_issues_list():
       ("empty_sentence", "error"), ("correct_in_context", "error"),
       ("answer_count", "error"), ("unknown_label", "error"),
       ("copy_cue", "warning"), ("answers_only_cue", "warning"),
-      ("context_free_ceiling", "warning")]
+      ("context_free_ceiling", "warning"), ("sequence_bounds", "warning")]
 
 
 def _no_cue(i: int) -> BLMInstance:
@@ -230,7 +231,8 @@ def test_answers_only_cue_fires_on_a_local_cue_only():
   report = lint.lint(cued, answers_only=True)
   assert report.warnings == {"answers_only_cue": 100}
   assert not report.ok(strict=True) and report.ok()
-  cue = report.cue_scores["agreement/en//I"]
+  cue = report.cue_scores[
+      "agreement, language en, subset unknown, type I"]
   assert cue.logit == 1.0 and abs(cue.chance - 1 / 3) < 1e-9
   assert "answers-only accuracy over 100 instances: logit 1.000" in (
       report.format())
@@ -238,7 +240,8 @@ def test_answers_only_cue_fires_on_a_local_cue_only():
   assert lint.lint(cued).ok(strict=True)
   fair = lint.lint([_no_cue(i) for i in range(200)], answers_only=True)
   assert fair.ok(strict=True), fair.format()
-  assert abs(fair.cue_scores["agreement/en//I"].logit - 1 / 3) < 0.1
+  assert abs(fair.cue_scores[
+      "agreement, language en, subset unknown, type I"].logit - 1 / 3) < 0.1
   assert lint.lint(cued[:20], answers_only=True).cue_scores == {}
 
 
@@ -257,11 +260,12 @@ def test_odd_one_in_finds_the_centre_of_a_minimal_answer_set():
 
 
 def test_cli_answers_only(tmp_path, capsys):
-  # The fixture rows' correct answer is the only grammatical candidate.
-  path = write_release(tmp_path / "cued.tsv", release_rows(60))
+  # The fixture rows' correct answer is the only grammatical candidate
+  # (100 rows: at 60 the logit sits at the margin, fold split permitting).
+  path = write_release(tmp_path / "cued.tsv", release_rows(100))
   assert lint_cli.main([path, "--strict"]) == 0
   assert lint_cli.main([path, "--strict", "--answers_only"]) == 1
-  assert "WARNING answers_only_cue: 60/60" in capsys.readouterr().out
+  assert "WARNING answers_only_cue: 100/100" in capsys.readouterr().out
 
 
 def _two_alternants(i: int, cue: bool) -> BLMInstance:
@@ -365,3 +369,28 @@ def test_cli_split_and_sample(tmp_path, capsys):
   xs = [_clean(i) for i in range(10)]
   assert lint_cli.sample(xs, 4) == lint_cli.sample(xs, 4)  # seeded
   assert len(lint_cli.sample(xs, 4)) == 4 and lint_cli.sample(xs, 20) == xs
+
+
+def test_reports_only_the_checks_it_ran(tmp_path, capsys):
+  """Without --answers_only no answers_only_cue line; on too little data
+  the asked-for check says it did not run, never `ok ... 0/9`."""
+  path = write_release(tmp_path / "small.tsv", release_rows(9))
+  assert lint_cli.main([path]) == 0
+  out = capsys.readouterr().out
+  assert "answers_only_cue" not in out and "context_free_ceiling" not in out
+  assert "ok      one_correct: 0/9" in out
+  assert lint_cli.main([path, "--answers_only"]) == 0
+  out = capsys.readouterr().out
+  assert "ok      answers_only_cue" not in out
+  assert "answers_only_cue: not run: too few instances to fit" in out
+  # The fixture's file names no language, subset or type: said so.
+  assert "agreement, language unknown, subset unknown, type unknown" in out
+
+
+def test_unknown_language_and_subset_are_named():
+  xs = [_clean(i, subset="") for i in range(3)]
+  xs = [dataclasses.replace(x, language="") for x in xs]
+  report = lint.lint(xs, answers_only=True)
+  text = report.format("f.tsv")
+  assert "language unknown, subset unknown" in text
+  assert "//" not in text

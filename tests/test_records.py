@@ -51,6 +51,13 @@ def test_context_free_view_shows_the_best_baseline_and_the_gain():
   assert table.splitlines()[2] == (
       "| I | 1.000 odd_one_in (gain -0.052) | 0.500 word_logit (gain "
       "+0.250) |")
+  # Made without the set scorers: said under the table.
+  assert "*Made with the earlier baseline set" in table
+  for row in cf.values():
+    for c in row.values():
+      c["set_logit"] = c["set_trees"] = 0.3
+  assert "earlier baseline set" not in records.render(
+      record, {"view": "context_free"})
   with pytest.raises(records.RecordError, match="no 'context_free'"):
     records.render({"summary": _summary()}, {"view": "context_free"})
 

@@ -2,13 +2,19 @@
 
   python -m blm_jax.cli.lint blm_spray_load/ALT-ATL_type_I --answers_only
   python -m blm_jax.cli.lint blm_spray_load/ctx_type_I --strict --probe
+  python -m blm_jax.cli.lint blm_spray_load/ctx_type_I --split=train \
+      --sample=2000 --design
 
 Prints one report per file or split (see blm_jax.data.lint for the rules);
 exits 1 on errors (or warnings with --strict), 2 when the input cannot be read.
 A TFDS config built to need its context (`context_necessary`) is held to the
 context-free ceiling (`answers_only.CONTEXT_FREE_CEILING`) with --strict or
 --answers_only; --probe adds the embedding probe (an MLP on each
-candidate's frozen embedding alone, cross-fitted) to the scores.
+candidate's frozen embedding alone, cross-fitted) to the scores. --design
+adds the design analysis (blm_jax.data.design: effective chance of the
+strongest context-free scorer, which context positions decide the answer,
+whether the whole context determines it); a config built to need its
+sequence (`sequence_necessary`) is held to the `_seq` bounds with --strict.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import os
 import sys
 from typing import Sequence
 
-from blm_jax.data import answers_only
+from blm_jax.data import answers_only, design
 from blm_jax.data.lint import lint, LintReport, populations
 
 
@@ -26,19 +32,22 @@ from blm_jax.data.lint import lint, LintReport, populations
 # ----------------------------------------------------------------------------
 
 
-def context_necessary(target: str, data_dir: str | None) -> bool:
-  """Whether TFDS name `target` is a config built to need its context."""
+def context_necessary(target: str, data_dir: str | None,
+                      marker: str = "context_necessary") -> bool:
+  """Whether TFDS name `target` is a config built to need its context (or
+  whatever `marker`, a GeneratedConfig field, names)."""
   from data_builders.common import loading as data
 
   config = data.builder(target, data_dir).builder_config
-  return bool(getattr(config, "context_necessary", False))
+  return bool(getattr(config, marker, False))
 
 
 def probe_scores(instances, encoder: str, cache_dir: str | None
                  ) -> dict[str, tuple[int, float]]:
   """{population: (n, embedding-probe accuracy)}: the candidate-only MLP of
   `results.context_free` on each candidate's frozen embedding, cross-fitted
-  over `answers_only.fold`; only the candidates are embedded."""
+  over `answers_only.instance_folds` (grouped by answer set and correct
+  answer); only the candidates are embedded."""
   import numpy as np
 
   from blm_jax.data.sentence_table import build_sentence_table
@@ -56,7 +65,7 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
                               progress=False)
     emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
     emb[used] = vectors
-    folds = np.array([answers_only.fold(i) for i in table.instance_ids])
+    folds = answers_only.instance_folds(members)
     out[key] = (len(members), cross_fitted_mlp_accuracy(emb, table, folds))
   return out
 
@@ -123,6 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
   parser.add_argument("--probe", action="store_true",
                       help="also score the embedding probe (an MLP on each "
                       "candidate's frozen embedding alone, cross-fitted)")
+  parser.add_argument("--design", action="store_true",
+                      help="also analyse the design (blm_jax.data.design): "
+                      "effective chance, position dependence, determinacy")
   parser.add_argument("--probe_encoder", default="minilm",
                       help="encoder of --probe (name, alias or folder)")
   parser.add_argument("--cache_dir", default=None,
@@ -149,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.target, args.data_dir):
       ceiling = answers_only.CONTEXT_FREE_CEILING
     held = ceiling is not None and (args.strict or args.answers_only)
+    sequence = args.design and not os.path.exists(args.target) and (
+        context_necessary(args.target, args.data_dir, "sequence_necessary"))
     splits = args.split.split(",") if args.split else None
     for title, instances in _sources(args.target, args.data_dir,
                                      args.manual_dir, splits):
@@ -159,7 +173,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key, (n, acc) in probe_scores(instances, args.probe_encoder,
                                           args.cache_dir).items():
           report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
+      designs = design.analyze(instances) if args.design else []
+      for d in designs:
+        if any(note.startswith("too few") for note in d.notes):
+          d.notes.append(f"{title} holds too little to fit")
+        if sequence:
+          report.hold_to_sequence_bounds(d.population, d.n,
+                                         d.sequence_violations())
       print(report.format(title))
+      for d in designs:
+        print(d.format())
       total.n_instances += report.n_instances
       for rule, n in report.counts.items():
         total.counts[rule] += n

@@ -3,8 +3,9 @@
 A BLM must need its context: if a model that never sees the context picks the
 correct candidate above chance, the answer set carries a local cue (the
 correct answer is the only grammatical one, always the same pattern...).
-Two answers-only solvers, both cross-fitted (2 folds by a hash of the
-instance id, each scored on the fold it was not fitted on):
+Two answers-only solvers (the logit cross-fitted over 2 folds grouped by
+answer set and correct answer, `group_folds`; each fold scored by the model
+fitted on the other):
 
 - `logit`: a conditional logit (softmax over the candidates) on hashed word
   unigrams and bigrams of each candidate on its own: local cues. It sees one
@@ -49,9 +50,58 @@ def features(text: str) -> np.ndarray:
                           for g in grams}), np.int64)
 
 
-def fold(instance_id: str) -> int:
-  """The cross-fitting fold (0 or 1) of an instance, by a hash of its id."""
-  return zlib.crc32(instance_id.encode("utf-8")) % 2
+class TooFewToFit(ValueError):
+  """Too few instances (or independent answer sets) to cross-fit a scorer."""
+
+
+def group_folds(answers: Sequence[Sequence[str]], correct: Sequence[int],
+                n_folds: int = 2) -> np.ndarray:
+  """The cross-fitting fold of each instance (0 .. n_folds - 1), so that
+  instances sharing an answer set (the same multiset of candidate texts)
+  or a correct answer never straddle folds: a scorer must not meet at test
+  time an answer set or a correct sentence it was fitted on (the two
+  phases of one agreement ctx answer set, for one). Union-find over both
+  keys; the groups go, largest first, to the fold with fewest instances
+  (ties by a hash of the group, so the folds do not depend on the order of
+  the instances). Raises TooFewToFit with fewer groups than folds."""
+  parent: dict[str, str] = {}
+
+  def find(a: str) -> str:
+    while parent.setdefault(a, a) != a:
+      parent[a] = parent[parent[a]]
+      a = parent[a]
+    return a
+
+  keys = []
+  for texts, k in zip(answers, correct):
+    a = "set\x1f" + "\x1f".join(sorted(texts))
+    b = "correct\x1f" + texts[k]
+    parent[find(a)] = find(b)
+    keys.append(a)
+  roots = [find(a) for a in keys]
+  members: dict[str, list[int]] = {}
+  for i, r in enumerate(roots):
+    members.setdefault(r, []).append(i)
+  if len(members) < n_folds:
+    raise TooFewToFit(
+        f"{len(answers)} instances in {len(members)} group(s) of shared "
+        f"answer sets or correct answers: too few to cross-fit over "
+        f"{n_folds} folds")
+  out = np.zeros(len(answers), np.int64)
+  size = np.zeros(n_folds, np.int64)
+  for r in sorted(members, key=lambda r: (-len(members[r]),
+                                          zlib.crc32(r.encode("utf-8")))):
+    f = int(size.argmin())
+    out[members[r]] = f
+    size[f] += len(members[r])
+  return out
+
+
+def instance_folds(instances: Sequence[BLMInstance],
+                   n_folds: int = 2) -> np.ndarray:
+  """`group_folds` of instances."""
+  return group_folds([[s.text for s in x.answers] for x in instances],
+                     [x.correct for x in instances], n_folds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,18 +120,25 @@ def batch_texts(answers: Sequence[Sequence[str]],
                 correct: Sequence[int]) -> _Batch:
   """The batch of instances given as their candidates' texts and the
   correct index (the results layer reads them from a sentence table)."""
+  return batch_features([[features(t) for t in texts] for texts in answers],
+                        correct)
+
+
+def batch_features(feature_ids: Sequence[Sequence[np.ndarray]],
+                   correct: Sequence[int]) -> _Batch:
+  """The batch of instances given as each candidate's hashed feature ids
+  (below DIM) and the correct index."""
   feats, cand_of, inst_of, target = [], [], [], []
   c = 0
-  for i, (texts, k) in enumerate(zip(answers, correct)):
-    for j, text in enumerate(texts):
-      f = features(text)
+  for i, (cands, k) in enumerate(zip(feature_ids, correct)):
+    for j, f in enumerate(cands):
       feats.append(f)
       cand_of.append(np.full(len(f), c))
       inst_of.append(i)
       target.append(float(j == k))
       c += 1
   return _Batch(np.concatenate(feats), np.concatenate(cand_of), c,
-                np.array(inst_of), len(answers), np.array(target))
+                np.array(inst_of), len(feature_ids), np.array(target))
 
 
 def _batch(instances: Sequence[BLMInstance]) -> _Batch:
@@ -132,9 +189,8 @@ def held_out_accuracy(w: np.ndarray, b: _Batch) -> float:
 
 
 def logit_accuracy(instances: Sequence[BLMInstance]) -> float:
-  folds = [[x for x in instances if fold(x.id) == k] for k in (0, 1)]
-  if min(map(len, folds)) == 0:
-    raise ValueError("answers-only logit needs instances in both folds")
+  which = instance_folds(instances)
+  folds = [[x for x, f in zip(instances, which) if f == k] for k in (0, 1)]
   correct = 0.0
   for k in (0, 1):
     w = fit_logit(_batch(folds[1 - k]))

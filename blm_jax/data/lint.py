@@ -63,7 +63,15 @@ RULES = (
          "a context-necessary config: word logit, odd-one-in and (with "
          "--probe) the embedding probe stay at most "
          f"{answers_only_lib.CONTEXT_FREE_CEILING} on the whole split"),
+    Rule("sequence_bounds", WARNING,
+         "with --design, a sequence-necessary config: the strongest "
+         "context-free scorer at most chance + 0.05 (top-1) and 2 x chance "
+         "+ 0.10 (top-2), no single position's pattern above 0.6, the whole "
+         "context decides every instance"),
 )
+# Rules every `lint` call runs; the others only when asked (`ran`).
+ALWAYS = ("one_correct", "duplicate_candidate", "empty_sentence",
+          "correct_in_context", "answer_count", "unknown_label", "copy_cue")
 RULES_BY_NAME = {r.name: r for r in RULES}
 
 
@@ -89,12 +97,17 @@ class LintReport:
   # Per population (with a ceiling): the context-free scores held to it.
   ceiling_scores: dict[str, dict[str, float]] = dataclasses.field(
       default_factory=dict)
+  # The rules that ran (only they are reported), and why an asked-for
+  # check could not run ({rule: reason}).
+  ran: set[str] = dataclasses.field(default_factory=lambda: set(ALWAYS))
+  not_run: dict[str, str] = dataclasses.field(default_factory=dict)
 
   def hold_to_ceiling(self, population: str, n: int,
                       scores: dict[str, float], ceiling: float | None):
     """Records `scores` of `population` (n instances); a score above
     `ceiling` (None: no ceiling, only recorded) counts its n instances
     under `context_free_ceiling`."""
+    self.ran.add("context_free_ceiling")
     self.ceiling_scores.setdefault(population, {}).update(scores)
     over = [f"{k} {v:.3f}" for k, v in scores.items()
             if ceiling is not None and v > ceiling]
@@ -104,6 +117,17 @@ class LintReport:
         self.examples["context_free_ceiling"].append(Finding(
             "context_free_ceiling", population,
             f"{', '.join(over)} above the ceiling {ceiling}"))
+
+  def hold_to_sequence_bounds(self, population: str, n: int,
+                              violations: list[str]):
+    """Records the `_seq` bounds a population breaks (`design.
+    DesignReport.sequence_violations`); any counts its n instances."""
+    self.ran.add("sequence_bounds")
+    if violations:
+      self.counts["sequence_bounds"] += n
+      if len(self.examples["sequence_bounds"]) < MAX_EXAMPLES:
+        self.examples["sequence_bounds"].append(Finding(
+            "sequence_bounds", population, "; ".join(violations)))
 
   def add(self, finding: Finding):
     self.counts[finding.rule] += 1
@@ -127,6 +151,10 @@ class LintReport:
     lines = [f"{title}: {self.n_instances} instances" if title
              else f"{self.n_instances} instances"]
     for r in RULES:
+      if r.name in self.not_run:
+        lines.append(f"  {'-':7s} {r.name}: not run: {self.not_run[r.name]}")
+      if r.name not in self.ran:
+        continue
       n = self.counts[r.name]
       mark = "ok" if not n else r.severity.upper()
       lines.append(f"  {mark:7s} {r.name}: {n}/{self.n_instances} "
@@ -218,16 +246,31 @@ _PER_INSTANCE: dict[str, Callable[[BLMInstance], Iterable[str]]] = {
 }
 
 
+def describe(family: str, language: str, subset: str,
+             lexical_type: str) -> str:
+  """A subset named for a reader: empty fields say 'unknown'."""
+  return (f"{family or 'family unknown'}, language {language or 'unknown'}, "
+          f"subset {subset or 'unknown'}, type {lexical_type or 'unknown'}")
+
+
 def subset_key(x: BLMInstance) -> tuple[str, str, str, str]:
   """Instances sharing this key must have the same number of candidates."""
   return (x.family, x.language, x.subset, x.lexical_type)
+
+
+# Families whose `subset` is given only by the context (caus_he: the target
+# binyan): a solver never sees it, so the answers-only cue is scored over
+# the pooled population, not per subset, where it would be a false alarm.
+CONTEXT_GIVEN_SUBSET = frozenset({"caus_he"})
 
 
 def population_key(x: BLMInstance) -> str:
   """What a solver trained on a config sees as one population: a
   context-necessary config may name the drawn direction in `subset`, which
   no solver is shown, so its scores pool the subsets."""
-  return f"{x.family}/{x.language}/{x.lexical_type}/{len(x.answers)} answers"
+  return (f"{x.family or 'family unknown'}/"
+          f"{x.language or 'language unknown'}/"
+          f"{x.lexical_type or 'type unknown'}/{len(x.answers)} answers")
 
 
 def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
@@ -244,6 +287,7 @@ def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
   groups: dict[tuple, list[BLMInstance]] = collections.defaultdict(list)
   for x in instances:
     groups[subset_key(x)].append(x)
+  cue_groups: dict[str, list[BLMInstance]] = collections.defaultdict(list)
   for key, members in groups.items():
     counts = collections.Counter(len(x.answers) for x in members)
     usual = max(counts, key=lambda n: (counts[n], n))
@@ -251,21 +295,31 @@ def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
       if len(x.answers) != usual:
         report.add(Finding(
             "answer_count", x.id,
-            f"{len(x.answers)} candidates where subset {'/'.join(key)} "
+            f"{len(x.answers)} candidates where subset ({describe(*key)}) "
             f"mostly has {usual} ({dict(counts)})"))
     if answers_only and ceiling is None:
-      # (A context-necessary config is held to `ceiling` instead: two
-      # well-formed candidates put a grammaticality detector at 0.5.)
-      cue = answers_only_lib.score(
-          [x for x in members if len(x.answers) == usual])
-      if cue is None:
-        continue
-      report.cue_scores["/".join(key)] = cue
-      if cue.cue:
-        report.counts["answers_only_cue"] += cue.n
-        if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
-          report.examples["answers_only_cue"].append(Finding(
-              "answers_only_cue", "/".join(key), str(cue)))
+      cue_groups[describe(*key) if key[0] not in CONTEXT_GIVEN_SUBSET
+                 else population_key(members[0])].extend(
+                     x for x in members if len(x.answers) == usual)
+  too_few = []
+  for name, members in cue_groups.items():
+    # (A context-necessary config is held to `ceiling` instead: two
+    # well-formed candidates put a grammaticality detector at 0.5.)
+    cue = answers_only_lib.score(members)
+    if cue is None:
+      too_few.append(f"{name}: {len(members)}")
+      continue
+    report.ran.add("answers_only_cue")
+    report.cue_scores[name] = cue
+    if cue.cue:
+      report.counts["answers_only_cue"] += cue.n
+      if len(report.examples["answers_only_cue"]) < MAX_EXAMPLES:
+        report.examples["answers_only_cue"].append(Finding(
+            "answers_only_cue", name, str(cue)))
+  if too_few:
+    report.not_run["answers_only_cue"] = (
+        f"too few instances to fit ({'; '.join(too_few)}; at least "
+        f"{answers_only_lib.MIN_INSTANCES} per subset)")
   if ceiling is not None:
     for key, members in populations(instances).items():
       cue = answers_only_lib.score(members)
@@ -273,6 +327,10 @@ def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
         report.hold_to_ceiling(key, cue.n, {"word_logit": cue.logit,
                                             "odd_one_in": cue.odd_one_in},
                                ceiling)
+      else:
+        report.not_run["context_free_ceiling"] = (
+            f"too few instances to fit ({key}: {len(members)}; at least "
+            f"{answers_only_lib.MIN_INSTANCES})")
   return report
 
 

@@ -1,7 +1,7 @@
 """Context-free baselines: what a grid run's candidates give without context.
 
 A BLM result means something only if the context was needed. For every
-(train type, test type) pair of a grid, three scorers that never see the
+(train type, test type) pair of a grid, five scorers that never see the
 context are fitted on the train type's training instances and scored on
 the test type's test instances:
 
@@ -16,12 +16,16 @@ the test type's test instances:
   odd_one_in     no fitting; the candidate sharing the most word bigrams
                  with the others (`answers_only.odd_one_in_hit`): the
                  correct answer as the centre of its minimal variants. It
-                 depends on the test type only.
+                 depends on the test type only;
+  set_logit,     the set scorer of `blm_jax.data.set_scorer` (each
+  set_trees      candidate's features relative to its answer set: a
+                 conditional logit and boosted trees), fitted on the train
+                 type: the strongest context-free scorer we have.
 
 Each score is an accuracy (ties shared out evenly for the two word
-baselines), the same quantity as the heatmap's F1 (`metrics.cell_metrics`:
+and set baselines), the same quantity as the heatmap's F1 (`metrics.cell_metrics`:
 one correct and one chosen answer per instance). The context gain of a pair
-is the solver's mean F1 minus the best of the three.
+is the solver's mean F1 minus the best of the five.
 """
 
 from __future__ import annotations
@@ -34,12 +38,13 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from blm_jax.data import answers_only
+from blm_jax.data import answers_only, set_scorer
 from blm_jax.data.input_pipeline import BLMData
 from blm_jax.data.sentence_table import SentenceTable
 from blm_jax.models import losses
 
-BASELINES = ("candidate_mlp", "word_logit", "odd_one_in")
+BASELINES = ("candidate_mlp", "word_logit", "odd_one_in", "set_logit",
+             "set_trees")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +87,25 @@ def word_logit_accuracy(train: dict[str, SentenceTable],
     w = answers_only.fit_logit(_word_batch(table, sentences))
     out[t] = {u: answers_only.held_out_accuracy(w, b)
               for u, b in held.items()}
+  return out
+
+
+def set_scorer_accuracy(train: dict[str, SentenceTable],
+                        test: dict[str, SentenceTable], sentences
+                        ) -> dict[str, dict[str, dict[str, float]]]:
+  """{scorer: {train type: {test type: expected accuracy}}} of the set
+  scorers (`set_scorer.SCORERS`), one fit per train type."""
+  held = {u: (_answer_texts(t, sentences), _real_correct(t))
+          for u, t in test.items()}
+  out = {s: {} for s in set_scorer.SCORERS}
+  for t, table in train.items():
+    model = set_scorer.fit(_answer_texts(table, sentences),
+                           _real_correct(table))
+    for u, (texts, correct) in held.items():
+      got = model.scores(texts)
+      for s in set_scorer.SCORERS:
+        out[s].setdefault(t, {})[u] = set_scorer.containment(
+            got[s], correct, 1)
   return out
 
 
@@ -193,12 +217,15 @@ def context_free(data: BLMData, summary: dict, train_types, test_types,
   words = word_logit_accuracy({t: data.train[t] for t in train_types},
                               test, sentences)
   odd = {u: odd_one_in_accuracy(test[u], sentences) for u in test_types}
+  sets = set_scorer_accuracy({t: data.train[t] for t in train_types}, test,
+                             sentences)
   out = {}
   for t in train_types:
     out[t] = {}
     for u in test_types:
       scores = {"candidate_mlp": mlp[t][u], "word_logit": words[t][u],
-                "odd_one_in": odd[u]}
+                "odd_one_in": odd[u],
+                **{s: sets[s][t][u] for s in set_scorer.SCORERS}}
       best = max(BASELINES, key=scores.get)
       out[t][u] = {**scores, "best": scores[best], "best_baseline": best,
                    "context_gain": summary[t][u]["f1_mean"] - scores[best]}
@@ -210,7 +237,7 @@ def cross_fitted_mlp_accuracy(embeddings: np.ndarray, table: SentenceTable,
                               settings: MLPSettings = MLPSettings()) -> float:
   """The candidate-only MLP's accuracy on one population without a split
   of its own (`lint --probe`): fitted on each fold, scored on the other;
-  `folds` is 0/1 per instance (`answers_only.fold`)."""
+  `folds` is 0/1 per instance (`answers_only.group_folds`)."""
   rows = [np.flatnonzero(folds == k) for k in (0, 1)]
   if min(map(len, rows)) == 0:
     raise ValueError("the embedding probe needs instances in both folds")

@@ -1,0 +1,145 @@
+"""The design analyzer on many datasets: what decides each BLM's answer.
+
+  python benchmarks/design_analysis.py --names=spray_load_ctx,cos_en \
+      --sample=2000 --out=docs/records/design_analysis.json
+  python benchmarks/design_analysis.py --published=/path/to/release \
+      --out=docs/records/design_analysis.json
+
+For each short name of configs/common.py (each lexical type; the train
+split, a seeded sample of `--sample` instances, the size a training run
+draws) and each release file under `--published`: `blm_jax.data.design`'s
+analysis per population (effective chance of the strongest context-free
+scorer, position dependence, determinacy). Resumable: a target already in
+the record is skipped (`--redo` analyses it again); the record is rewritten
+after each target, with its `design` table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import lint as lint_cli  # noqa: E402
+from blm_jax.data import design  # noqa: E402
+from configs import common  # noqa: E402
+from data_builders.common import loading  # noqa: E402
+
+COLUMNS = ["dataset", "population", "n", "chance", "context-free top-1",
+           "top-2", "effective chance", "plausible", "best single position",
+           "best pair", "smallest deciding set", "whole context decides",
+           "second answer / pattern twins"]
+# Short names read from the published release (--published) or a corpus
+# the tool cannot build: not analysed by --names=all.
+NEEDS_FILES = ("published_", "caus_he_natural")
+
+
+def _row(target: str, a: dict) -> list:
+  cf = a["context_free"]
+  single = max(a["singles"].items(), key=lambda kv: kv[1], default=None)
+  pair = max(a["pairs"].items(), key=lambda kv: kv[1], default=None)
+  level = "" if a["level"] != "words" else " (words)"
+  fmt = lambda v: "-" if v is None else f"{v:.3f}"
+  return [
+      target, a["population"], a["n"], fmt(a["chance"]),
+      f"{cf['top1'][cf['strongest']]:.3f} {cf['strongest']}" if cf else "-",
+      fmt(cf["top2"][cf["strongest"]]) if cf else "-",
+      fmt(cf["effective_chance"]) if cf else "-",
+      f"{cf['plausible']} of {cf['n_candidates']}" if cf else "-",
+      f"{single[0]}: {single[1]:.3f}{level}" if single else "-",
+      f"{pair[0]}: {pair[1]:.3f}" if pair else "-",
+      ("+".join(map(str, a["smallest_deciding"]))
+       if a["smallest_deciding"] else ("none" if single else "-")),
+      ("-" if a["determined"] is None else
+       "yes" if a["determined"] else f"no ({a['n_ambiguous']} of {a['n']})"),
+      ("-" if a["determined"] is None else
+       f"{a['n_second_answer']} / {a['n_pattern_twins']}"),
+  ]
+
+
+def _targets(args):
+  """(record key, loader) pairs."""
+  names = (list(common.DATASETS) if args.names == "all"
+           else [n for n in args.names.split(",") if n])
+  for name in names:
+    if args.names == "all" and name.startswith(NEEDS_FILES):
+      continue
+    for t in common.DATASET_TYPES.get(name, ("I", "II", "III")):
+      tfds_name = common.DATASETS[name].format(t)
+      yield tfds_name, lambda n=tfds_name: lint_cli.sample(
+          loading.load_instances(n, "train", args.data_dir), args.sample)
+  if args.published:
+    from data_builders.blm_published import release_format
+
+    for root, _, found in sorted(os.walk(args.published)):
+      for f in sorted(found):
+        if f == "train.tsv" or (f.endswith(".tsv") and args.all_files):
+          path = os.path.join(root, f)
+          key = "published:" + os.path.relpath(path, args.published)
+          yield key, lambda p=path: lint_cli.sample(
+              list(release_format.read_release(p).instances), args.sample)
+
+
+def main(argv=None):
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("--names", default="",
+                      help="short names of configs/common.py, comma-"
+                      "separated, or 'all'")
+  parser.add_argument("--published", default=None,
+                      help="a folder of release files: each train.tsv")
+  parser.add_argument("--all_files", action="store_true",
+                      help="with --published, every .tsv, not only train")
+  parser.add_argument("--sample", type=int, default=2000)
+  parser.add_argument("--data_dir", default=None)
+  parser.add_argument("--redo", action="store_true")
+  parser.add_argument("--out", required=True, help="record to write")
+  args = parser.parse_args(argv)
+  record = {}
+  if os.path.exists(args.out):
+    with open(args.out, encoding="utf-8") as f:
+      record = json.load(f)
+  analyses = record.get("analyses", {})
+  for key, load in _targets(args):
+    if key in analyses and not args.redo:
+      continue
+    start = time.time()
+    try:
+      reports = design.analyze(load())
+    except (ValueError, OSError, AssertionError) as err:
+      print(f"{key}: error: {err}", flush=True)
+      continue
+    analyses[key] = [r.as_dict() for r in reports]
+    for r in reports:
+      print(f"{key} ({time.time() - start:.0f} s)\n{r.format()}", flush=True)
+    _write(args, analyses, argv)
+  _write(args, analyses, argv)
+
+
+def _write(args, analyses: dict, argv) -> None:
+  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                          capture_output=True, text=True).stdout.strip()
+  rows = [_row(k, a) for k in sorted(analyses) for a in analyses[k]]
+  files.write_json(args.out, {
+      "study": "design analysis: effective chance, position dependence and "
+               "determinacy of each dataset (blm_jax.data.design)",
+      "date": datetime.date.today().isoformat(), "commit": commit,
+      "command": "python benchmarks/design_analysis.py "
+                 + " ".join(sys.argv[1:] if argv is None else argv),
+      "config": None, "source": "measured",
+      "note": f"train split, a seeded sample of at most {args.sample} "
+              "instances per dataset; resumable, so entries may come from "
+              "several runs of the command",
+      "tables": {"design": {"columns": COLUMNS, "rows": rows}},
+      "analyses": analyses}, indent=1)
+
+
+if __name__ == "__main__":
+  main()
