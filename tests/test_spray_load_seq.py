@@ -123,3 +123,18 @@ def test_answers_alone_leave_the_eight_cells(seq, lt):
   the context-free ceiling is the eight well-formed cells: 1/8."""
   s = answers_only.score(seq[lt][:600])
   assert s.logit <= 1 / 8 + 0.05 and s.odd_one_in <= 1 / 8 + 0.05, s
+
+
+@pytest.mark.parametrize("lt", ["I", "III"])
+def test_design_analyzer_position_bounds(seq, lt):
+  """The project's design analyzer (pattern level, cross-fitted): no
+  single position over 0.6, no pair either, the context determines one
+  answer. (Its context-free part is in docs/records/
+  design_analysis_spray_load_seq.json: 2000 instances take minutes.)"""
+  from blm_jax.data import design
+  (r,) = design.analyze(seq[lt], context_free=False, positions=True)
+  assert r.level == "pattern" and r.determined, r.format()
+  assert max(r.singles.values()) <= 0.6, r.format()
+  assert r.best_pair[1] <= 0.6, r.format()
+  # Only the context-free part, not computed here, is left.
+  assert r.sequence_violations() == ["context-free scorer not computed"]
