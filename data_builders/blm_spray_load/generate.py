@@ -294,6 +294,7 @@ def generate_seq(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
   combination of the same verb; types II and III are redrawn until no
   candidate repeats a context sentence."""
   lex = lex or lexicon_lib.load_lexicon()
+  # Any rule gives the sizes: 7 context sentences and 16 answers.
   ctx, answers = sequence.seq_patterns(*seq_draw(seed, "size"))
   if lexical_type == "I":
     return type_i_two_materials(
