@@ -16,6 +16,8 @@ DATASETS = {
     "spray_load": "blm_spray_load/ALT-ATL_type_{}",
     "spray_load_atl_alt": "blm_spray_load/ATL-ALT_type_{}",
     "spray_load_ctx": "blm_spray_load/ctx_type_{}",
+    # spray/load sequence-necessary (data_builders/blm_spray_load/README.md).
+    "spray_load_seq": "blm_spray_load/seq_type_{}",
     "cos_en": "blm_cos_od/cos_en_type_{}",
     "cos_it": "blm_cos_od/cos_it_type_{}",
     "od_en": "blm_cos_od/od_en_type_{}",

@@ -140,9 +140,9 @@ def _nouns(s) -> set[str]:
 # sha256 over repr(instance) of every instance of each ctx config, in
 # generation order: training runs use these texts, so they stay fixed.
 CTX_DIGESTS = {
-    "I": "0cbc1bc260605a0a0b1f1d30eafa4722db0475be8889e4cf89c448488fc5b236",
-    "II": "5de3b0940f3c4aaf627986d5a62f24cea6895f48280643e9877549aae05def5e",
-    "III": "4394d9484a912a7f3043ee3202f6986b8540b082be54d2fb74df4be0b248c16a",
+    "I": "bbc49b34e35257ef47c36d265d70abc2634d229a959ba8b856c7649a1d5574f1",
+    "II": "3b1c5a2235eb2bc271f838247eae26dae1665dbb615458ad322f04b8bd38bd3c",
+    "III": "ddf1f193afb4aa7b83cfcba131800590f648b992e4aff74f612d46b4d07e1cf3",
 }
 
 

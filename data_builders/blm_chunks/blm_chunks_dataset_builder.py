@@ -99,7 +99,7 @@ class Builder(builder_lib.DeterministicRecords,
               file_format.ArrayRecordWithoutTF):
   """Sentence-level chunk-pattern data (000 sec. 7) derived from a BLM dataset."""
 
-  VERSION = tfds.core.Version("2.0.0")
+  VERSION = tfds.core.Version("2.1.0")
   RELEASE_NOTES = {
       "1.0.0": "First release.",
       "2.0.0": "Minimal negatives by default (nearest patterns, 7 for every "
@@ -107,6 +107,9 @@ class Builder(builder_lib.DeterministicRecords,
                "of 000 sec. 7 (clause type left out, correct answers and "
                "PP-less sentences added); CoS and OD configs (10 datasets "
                "of 000 Table 5).",
+      "2.1.0": "The spray/load configs follow blm_spray_load 1.2.0 (its "
+               "lexicon changed spurt's and sprinkle's material); the other "
+               "configs are unchanged.",
   }
   # Each source twice: minimal negatives (the paper's task) and, as
   # `<name>_uniform`, negatives of distinct other patterns drawn uniformly.

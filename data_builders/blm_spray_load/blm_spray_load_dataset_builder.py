@@ -9,6 +9,10 @@ slice of train), by context, seeded.
 Configs `ctx_type_<I|II|III>` (context-necessary): the direction is drawn
 per instance and the answers are built around both alternants, so the
 answers alone cannot decide (README, "Context-necessary configs").
+
+Configs `seq_type_<I|II|III>` (sequence-necessary): the progression of the
+alternant and of the form is drawn per instance, so that no one or two
+context sentences decide (README, "Sequence-necessary configs").
 """
 
 from __future__ import annotations
@@ -40,23 +44,39 @@ def _configs():
       description=(f"spray/load, direction drawn per instance, answers "
                    f"around both alternants, lexical type {lexical_type}"))
          for lexical_type in generate.LEXICAL_TYPES]
-  return paper + ctx
+  seq = [SprayLoadConfig(
+      name=f"{generate.SEQ}_type_{lexical_type}", template=generate.SEQ,
+      lexical_type=lexical_type, seed=0, context_necessary=True,
+      sequence_necessary=True,
+      description=(f"spray/load, the alternant's and the form's progression "
+                   f"drawn per instance, answers all eight cells and the "
+                   f"paper's errors, lexical type {lexical_type}"))
+         for lexical_type in generate.LEXICAL_TYPES]
+  return paper + ctx + seq
 
 
 class Builder(builder.GeneratedBLMBuilder):
   """English spray/load alternation BLMs generated from a curated lexicon."""
 
-  VERSION = tfds.core.Version("1.1.0")
+  VERSION = tfds.core.Version("1.2.0")
   RELEASE_NOTES = {
       "1.0.0": "Templates ALT-ATL/ATL-ALT x lexical types I-III, 30 verbs.",
       "1.1.0": "AASSM demotes the agent into a with-PP in both templates, as "
                "001 Figures 4-5 (ALT-ATL gave it the target's locative "
                "preposition: '... the trailer onto the crew'). Contexts and "
                "the other answers are unchanged.",
+      "1.2.0": "Lexicon: spurt's agents aim (kids with water, not leaking "
+               "pipes), so its with-variant is natural; sprinkle's theme "
+               "'sprinkles' (the verb's own form) is 'coconut flakes'. "
+               "Instances with spurt or sprinkle change; the others are "
+               "byte-identical. Adds the seq_type_* configs.",
   }
   BUILDER_CONFIGS = _configs()
 
   def generate(self, config):
+    if config.template == generate.SEQ:
+      return generate.generate_seq(config.lexical_type, lexicon.load_lexicon(),
+                                   seed=config.seed)
     if config.template == generate.CTX:
       return generate.generate_ctx(config.lexical_type, lexicon.load_lexicon(),
                                    seed=config.seed)

@@ -18,7 +18,7 @@ import random
 from typing import Callable, Sequence
 
 from data_builders.blm_spray_load import lexicon as lexicon_lib
-from data_builders.blm_spray_load import realise
+from data_builders.blm_spray_load import realise, sequence
 from data_builders.blm_spray_load import templates
 from data_builders.common.instances import make_instance, stable_seed
 from data_builders.common.schema import BLMInstance
@@ -258,3 +258,50 @@ def generate_ctx(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       CTX_FAMILY, CTX, lexical_type, lex, seed, len(ctx) + len(answers),
       lambda id_, lt, fillers: _ctx_instance(id_, lt, seed, fillers),
       redraw_copies=True)
+
+
+# --- Sequence-necessary configs (`seq_type_*`, see README and sequence.py). -
+
+SEQ = "seq"  # The template name of the sequence-necessary configs.
+
+
+def seq_draw(seed: int, id_: str) -> tuple[sequence.Rule, str]:
+  """The instance's rule and the alternant of its rule-breaking answers'
+  base, from a stream of its own (independent of the lexical draws)."""
+  rng = random.Random(stable_seed(sequence.SEQ_FAMILY, seed, "rule", id_))
+  return sequence.draw_rule(rng), rng.choice(sequence.ALTERNANTS)
+
+
+@functools.lru_cache(maxsize=None)
+def _seq_plans(rule: sequence.Rule, error_base: str):
+  return _plans_of(sequence.seq_patterns(rule, error_base))
+
+
+def _seq_instance(id_: str, lexical_type: str, seed: int,
+                  fillers: Sequence[realise.Filler]) -> BLMInstance:
+  return realised_instance(id_, sequence.SEQ_FAMILY, lexical_type,
+                           sequence.SEQ_SUBSET, seed,
+                           _seq_plans(*seq_draw(seed, id_)), fillers)
+
+
+def generate_seq(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
+                 seed: int = 0, type_iii_size: int = TYPE_III_SIZE
+                 ) -> list[BLMInstance]:
+  """Every instance of one sequence-necessary config (`seq_type_<type>`).
+  The design repeats cells, so with the context's own material a candidate
+  (the correct one too) would repeat a context sentence: type I keeps one
+  material in the context and gives every answer another argument
+  combination of the same verb; types II and III are redrawn until no
+  candidate repeats a context sentence."""
+  lex = lex or lexicon_lib.load_lexicon()
+  # Any rule gives the sizes: 7 context sentences and 16 answers.
+  ctx, answers = sequence.seq_patterns(*seq_draw(seed, "size"))
+  if lexical_type == "I":
+    return type_i_two_materials(
+        sequence.SEQ_FAMILY, SEQ, lex, seed, len(ctx), [True] * len(answers),
+        lambda id_, fillers: _seq_instance(id_, "I", seed, fillers))
+  return lexical_types(
+      sequence.SEQ_FAMILY, SEQ, lexical_type,
+      lex, seed, len(ctx) + len(answers),
+      lambda id_, lt, fillers: _seq_instance(id_, lt, seed, fillers),
+      type_iii_size=type_iii_size, redraw_copies=True)

@@ -139,10 +139,15 @@ def load_entry(path: str | pathlib.Path) -> VerbEntry:
         fail(field, f"{np.text!r} is also in {seen[np.text.lower()]} (roles "
              "must be told apart by their words)")
       seen[np.text.lower()] = field
+  _check_no_verb_form_nouns(raw["verb"], forms, args, fail)
   preps = _strings(raw["prepositions"], "prepositions", fail)
   if not preps:
     fail("prepositions", "verb without locative prepositions")
   wrong, modifiers = _distractors(raw["distractors"], preps, fail)
+  _check_no_verb_form_nouns(
+      raw["verb"], forms, {r: [english.NP(m) for m in ms]
+                           for r, ms in modifiers.items()}, fail,
+      "distractors.NOEMB")
   if frame.adverb and frame.group in ("not present", "not past"):
     fail("frame", "no adverb with a negated group")
   entry = VerbEntry(
@@ -151,6 +156,25 @@ def load_entry(path: str | pathlib.Path) -> VerbEntry:
       path=str(path))
   _check_seed(entry, fail)
   return entry
+
+
+def verb_form_words(forms: english.VerbForms) -> set[str]:
+  return {forms.base, forms.third_singular, forms.past, forms.participle,
+          forms.gerund}
+
+
+def _check_no_verb_form_nouns(verb: str, forms: english.VerbForms, nps,
+                              fail, field: str = "") -> None:
+  """No argument or modifier word may be one of the verb's own forms: a noun
+  equal to the verb form reads as a stutter ("the baker sprinkles the
+  cookies with sprinkles")."""
+  own = verb_form_words(forms)
+  for role, items in nps.items():
+    for np in items:
+      clash = own & set(np.text.lower().split())
+      if clash:
+        fail(field or _field_of(role), f"{np.text!r} contains "
+             f"{sorted(clash)}, a form of the verb {verb!r}")
 
 
 def _forms(raw: Any, fail) -> english.VerbForms:

@@ -50,9 +50,12 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """English spray/load v0 BLMs (003 sec. 4.2), two templates x types I-III."""
 
-  VERSION = tfds.core.Version("1.0.0")
+  VERSION = tfds.core.Version("1.1.0")
   RELEASE_NOTES = {
       "1.0.0": "Templates 1 and 2 x lexical types I-III, 6 candidates.",
+      "1.1.0": "The blm_spray_load lexicon it reads (blm_spray_load 1.2.0): "
+               "spurt's agents aim, sprinkle's theme 'sprinkles' is "
+               "'coconut flakes'. Instances with spurt or sprinkle change.",
   }
   BUILDER_CONFIGS = _configs()
 

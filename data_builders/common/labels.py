@@ -5,6 +5,16 @@ them to the papers' names (000 Figures 3-7, shared samples README). The
 first label of each inventory is the correct answer's label.
 """
 
+_SPRAY_LOAD_RULES = ("AGENTACT", "ALT-NP", "ALT-PP", "NOEMB", "LEXPREP",
+                     "SSM-1", "SSM-2", "AASSM")
+_SPRAY_LOAD_FORMS = ("ACT", "PASS-BY", "PASS-PP-BY", "PASS-PP")
+_SPRAY_LOAD_SEQ = (
+    ("CORRECT", "WALT")
+    + tuple(f"{w}WFORM-{f}" for w in ("", "WALT-") for f in _SPRAY_LOAD_FORMS)
+    + tuple(r if b == "CORRECT" else f"{b}-{r}"
+            for b in ("CORRECT", "WALT", "WFORM-ACT", "WALT-WFORM-ACT")
+            for r in _SPRAY_LOAD_RULES))
+
 FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # 000 Figure 3 / sec. 3.2.4.
     "agreement": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2"),
@@ -24,6 +34,11 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
                        "NOALT-AGENTACT", "NOALT-ALT-NP", "NOALT-ALT-PP",
                        "NOALT-NOEMB", "NOALT-LEXPREP", "NOALT-SSM-1",
                        "NOALT-SSM-2", "NOALT-AASSM"),
+    # Sequence-necessary spray/load (data_builders/blm_spray_load/sequence.py):
+    # the eight cells named by what they change relative to the correct one
+    # (WALT the alternant, WFORM-<form> the form shown), then the paper's
+    # rules on one active base, the base's name before the rule's.
+    "spray_load_seq": _SPRAY_LOAD_SEQ,
     # 000 Figures 8/11, 002 Figure 6. Italian adds the two `si` candidates
     # (002 sec. 4.1): SI-PAT ("Pat SI Akt by-NP") and SI-AG ("Ag SI Akt by-NP").
     "cos": ("CORRECT", "I-INT", "ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS",

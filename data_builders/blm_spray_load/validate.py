@@ -1,0 +1,58 @@
+"""Validators for the lexical slips a reader found in spray/load data (shared
+by both spray/load packages: they realise the same lexicon).
+
+- `verb_form_stutters`: a sentence in which a noun is a form of the
+  sentence's own verb ("the baker sprinkles the cookies with sprinkles").
+- `emitter_with_variants`: spurt in the with-variant with a leaking pipe or
+  valve as its agent ("The leaking valve has spurted the ceiling with
+  water."): spurt's with-variant needs an agent that aims.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from data_builders.blm_spray_load import lexicon as lexicon_lib
+
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+EMITTERS = ("pipe", "pipes", "valve", "valves", "boiler", "boilers",
+            "radiator", "radiators")
+
+
+def _forms_by_word(lex: lexicon_lib.Lexicon) -> dict[str, set[str]]:
+  out: dict[str, set[str]] = {}
+  for e in lex.entries:
+    for w in lexicon_lib.verb_form_words(e.forms):
+      out.setdefault(w, set()).add(e.verb)
+  return out
+
+
+def verb_form_stutters(texts: Iterable[str],
+                       lex: lexicon_lib.Lexicon) -> list[str]:
+  """The texts in which two words are forms of one lexicon verb and no other
+  lexicon verb occurs: that verb is the sentence's, and one of the two is a
+  noun. (A v0 WS candidate repeats its noun by design, "Every autumn seeds
+  scatter with seeds": there the verb is another one.)"""
+  by_word = _forms_by_word(lex)
+  out = []
+  for text in texts:
+    counts: dict[str, int] = {}
+    for w in _WORD.findall(text.lower()):
+      for verb in by_word.get(w, ()):
+        counts[verb] = counts.get(verb, 0) + 1
+    if len(counts) == 1 and max(counts.values()) > 1:
+      out.append(text)
+  return out
+
+
+def emitter_with_variants(texts: Iterable[str],
+                          lex: lexicon_lib.Lexicon) -> list[str]:
+  """The texts where spurt takes the with-variant with an emitter agent."""
+  forms = lexicon_lib.verb_form_words(lex["spurt"].forms)
+  out = []
+  for text in texts:
+    words = set(_WORD.findall(text.lower()))
+    if words & forms and " with " in text and words & set(EMITTERS):
+      out.append(text)
+  return out
