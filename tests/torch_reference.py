@@ -55,3 +55,107 @@ def kl(mean, logvar):
 
 def to_np(t) -> np.ndarray:
   return t.detach().numpy()
+
+
+def padding(dim: int, k: int, s: int) -> int:
+  """How their code pads a convolution (utils/misc.py get_padd)."""
+  if dim % k == 0:
+    return 0
+  if s == 1:
+    return max(0, k - dim)
+  return k - (dim - s * (dim // s))
+
+
+def sizes(dims, ks, ss):
+  """(padding, windows, output padding) per axis, their formulas."""
+  pads = [padding(d, k, s) for d, k, s in zip(dims, ks, ss)]
+  n = [(d + 2 * p - k) // s + 1 for d, k, s, p in zip(dims, ks, ss, pads)]
+  ops = [d - (m - 1) * s + 2 * p - k
+         for d, m, k, s, p in zip(dims, n, ks, ss, pads)]
+  return pads, n, ops
+
+
+class StridedDecoder2D(nn.Module):
+  """Decoder_2D / the image part of Decoder_answer_3D: dense, view
+  (channels, nx, ny), padded strided ConvTranspose2d to x_dim x y_dim."""
+
+  def __init__(self, latent, image, kernel, stride, ch, hidden_relu,
+               output_relu):
+    super().__init__()
+    pads, n, ops = sizes(image, kernel, stride)
+    self.n, self.ch = n, ch
+    self.hidden_relu, self.output_relu = hidden_relu, output_relu
+    self.lin = nn.Linear(latent, n[0] * n[1] * ch)
+    self.convT = nn.ConvTranspose2d(ch, 1, tuple(kernel), tuple(stride),
+                                    padding=tuple(pads),
+                                    output_padding=tuple(ops))
+
+  def forward(self, z):
+    y = self.lin(z)
+    if self.hidden_relu:
+      y = torch.relu(y)
+    out = self.convT(y.view(z.shape[0], self.ch, *self.n))
+    out = torch.relu(out) if self.output_relu else out
+    return out.reshape(z.shape[0], -1)
+
+
+class SeqVAE(nn.Module):
+  """Their one-level VAE: Encoder_3D (Conv3d + ReLU + dense to interleaved
+  mean / logvar), the simple sampler, Decoder_answer_3D (dense + ReLU,
+  ConvTranspose over the sentence array, no output activation). The
+  decoder's sentence axis has size 1 and kernel 1, so it is 2-D here."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, ch=32, kernel=(3, 15, 15),
+               stride=(1, 15, 15)):
+    super().__init__()
+    image = (x_dim, dim // x_dim)
+    pads, n, _ = sizes((seq, *image), kernel, stride)
+    self.shape, self.latent = (seq, *image), latent
+    self.conv = nn.Conv3d(1, ch, tuple(kernel), tuple(stride),
+                          padding=tuple(pads))
+    self.lin = nn.Linear(int(np.prod(n)) * ch, 2 * latent)
+    self.decoder = StridedDecoder2D(latent, image, kernel[1:], stride[1:],
+                                    ch, hidden_relu=True, output_relu=False)
+
+  def encode(self, x):
+    b = x.shape[0]
+    h = torch.relu(self.conv(x.view(b, 1, *self.shape))).reshape(b, -1)
+    return self.lin(h).view(-1, self.latent, 2).unbind(-1)
+
+  def forward(self, x, eps=None):
+    mean, logvar = self.encode(x)
+    z = mean if eps is None else mean + torch.exp(0.5 * logvar) * eps
+    return self.decoder(z), mean, logvar
+
+
+def interleaved_columns(latent: int) -> np.ndarray:
+  """Their (mean_0, logvar_0, mean_1, ...) outputs in our order (means,
+  then log-variances)."""
+  return np.concatenate([np.arange(0, 2 * latent, 2),
+                         np.arange(1, 2 * latent, 2)])
+
+
+def dense_from_channels_first(lin, ch: int, windows, order_out=None) -> dict:
+  """A torch Linear reading a (channel, *windows) flattening, as our Dense
+  reading (*windows, channel); `order_out` permutes its outputs."""
+  w = to_np(lin.weight)  # [out, ch * prod(windows)]
+  nd = len(windows)
+  w = w.reshape(w.shape[0], ch, *windows)
+  w = w.transpose(*range(2, 2 + nd), 1, 0).reshape(-1, w.shape[0])
+  b = to_np(lin.bias)
+  if order_out is not None:
+    w, b = w[:, order_out], b[order_out]
+  return {"kernel": w, "bias": b}
+
+
+def decoder_params(dec: StridedDecoder2D) -> dict:
+  """Our StridedDecoder's parameters from theirs: the dense outputs in
+  (nx, ny, channel) order, the kernel [kx, ky, ch, 1]."""
+  w, b = to_np(dec.lin.weight), to_np(dec.lin.bias)  # [ch*nx*ny, L]
+  nx, ny = dec.n
+  w = w.reshape(dec.ch, nx, ny, -1).transpose(3, 1, 2, 0).reshape(
+      w.shape[1], -1)
+  b = b.reshape(dec.ch, nx, ny).transpose(1, 2, 0).reshape(-1)
+  return {"dense": {"kernel": w, "bias": b},
+          "kernel": to_np(dec.convT.weight).transpose(2, 3, 0, 1),
+          "bias": to_np(dec.convT.bias)}

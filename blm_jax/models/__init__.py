@@ -15,7 +15,7 @@ from __future__ import annotations
 import ml_collections
 
 from blm_jax.models import (cnn, cnn_seq, ffnn, registry, relnet,
-                            sentence_vae, two_level_vae)
+                            sentence_vae, seq_vae, two_level_vae)
 from blm_jax.models.cnn import CNN
 from blm_jax.models.common import SolverOutput, sentence_grid_shape
 from blm_jax.models.ffnn import FFNN
@@ -24,7 +24,7 @@ from blm_jax.models.sentence_vae import SentenceVAE, SentenceVAESolver
 from blm_jax.models.two_level_vae import TwoLevelVAE
 
 for _spec in (ffnn.SPEC, cnn.SPEC, sentence_vae.SPEC, two_level_vae.SPEC,
-              relnet.SPEC, cnn_seq.SPEC):
+              relnet.SPEC, cnn_seq.SPEC, seq_vae.SPEC):
   registry.register(_spec)
 del _spec
 
