@@ -159,3 +159,51 @@ def decoder_params(dec: StridedDecoder2D) -> dict:
   return {"dense": {"kernel": w, "bias": b},
           "kernel": to_np(dec.convT.weight).transpose(2, 3, 0, 1),
           "bias": to_np(dec.convT.bias)}
+
+
+class TwoLevel1D(nn.Module):
+  """Their VariationalAutoencoder_1D_2level: Encoder_1D_sent /
+  Decoder_1D_sent, a 4x4 Encoder_2D over the [C, latent] sentence latents,
+  Decoder_2D (dense, strided ConvTranspose2d, ReLU output) for the answer.
+  `forward` decodes the means (their samplers' mean path)."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, ch=32,
+               task_k=4, ans_k=15, ans_s=15):
+    super().__init__()
+    self.latent, self.task_latent, self.seq = latent, task_latent, seq
+    self.e1, self.e2 = nn.Linear(dim, dim // 2), nn.Linear(dim // 2,
+                                                           2 * latent)
+    self.d1, self.d2 = nn.Linear(latent, dim // 2), nn.Linear(dim // 2, dim)
+    pads, n, _ = sizes((seq, latent), (task_k, task_k), (1, 1))
+    self.task_windows = n
+    self.seq_conv = nn.Conv2d(1, ch, (task_k, task_k), padding=tuple(pads))
+    self.seq_lin = nn.Linear(n[0] * n[1] * ch, 2 * task_latent)
+    self.answer = StridedDecoder2D(task_latent, (x_dim, dim // x_dim),
+                                   (ans_k, ans_k), (ans_s, ans_s), ch,
+                                   hidden_relu=False, output_relu=True)
+
+  def forward(self, x):
+    b, c, d = x.shape
+    mean, logvar = self.e2(torch.relu(self.e1(x.reshape(b * c, d)))).view(
+        -1, self.latent, 2).unbind(-1)
+    recon = self.d2(self.d1(mean)).view(b, c, d)
+    h = torch.relu(self.seq_conv(mean.view(b, 1, c, self.latent)))
+    t_mean, t_logvar = self.seq_lin(h.reshape(b, -1)).view(
+        -1, self.task_latent, 2).unbind(-1)
+    return self.answer(t_mean), t_mean, t_logvar, recon, mean, logvar
+
+
+def sentence_margin(recon, x):
+  """Their reconstruction_loss_sent: each decoded sentence against itself
+  and the next three sentences of the flattened batch, dot scores divided
+  by their L2 norm, [1 - s_pos + mean s_neg]^+, averaged."""
+  d = x.shape[-1]
+  recon, sents = recon.reshape(-1, d), x.reshape(-1, d)
+  n = sents.shape[0]
+  total = 0.0
+  for i in range(n):
+    cands = torch.stack([sents[i]] + [sents[(i + k) % n] for k in (1, 2, 3)])
+    s = cands @ recon[i]
+    s = s / torch.linalg.norm(s)
+    total = total + torch.clamp(1 - s[0] + s[1:].mean(), min=0)
+  return total / n

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ml_collections
 
 from blm_jax.models import (cnn, cnn_seq, ffnn, registry, relnet,
-                            sentence_vae, seq_vae, two_level_vae)
+                            sentence_vae, seq_vae, two_level_vae,
+                            two_level_vae_1d)
 from blm_jax.models.cnn import CNN
 from blm_jax.models.common import SolverOutput, sentence_grid_shape
 from blm_jax.models.ffnn import FFNN
@@ -24,7 +25,8 @@ from blm_jax.models.sentence_vae import SentenceVAE, SentenceVAESolver
 from blm_jax.models.two_level_vae import TwoLevelVAE
 
 for _spec in (ffnn.SPEC, cnn.SPEC, sentence_vae.SPEC, two_level_vae.SPEC,
-              relnet.SPEC, cnn_seq.SPEC, seq_vae.SPEC):
+              relnet.SPEC, cnn_seq.SPEC, seq_vae.SPEC,
+              two_level_vae_1d.SPEC):
   registry.register(_spec)
 del _spec
 
