@@ -17,9 +17,7 @@ def get_config(arg=None):
   a = common.parse_arg(arg, dataset="spray_load", cpu=False, reference=False)
   c = common.base("cnn_seq", a.dataset)
   if a.reference:
-    c.loss.answer_reduction = "mean_hinge"
-    c.train.predict_score = "cosine"
-    c.train.select_by = "loss"
+    common.apply_authors_training(c)
   if a.cpu:
     common.apply_cpu_schedule(c, epochs=20)
   return c

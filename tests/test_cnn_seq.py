@@ -1,14 +1,12 @@
 """cnn_seq against a torch re-implementation of the authors'
 BaselineCNN_1DxSeq with the same weights: forward and loss."""
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from blm_jax import models
 from blm_jax.training import config_check
-from blm_jax.training.solver import Batch, Solver
 from configs import cnn_seq as cnn_seq_config
 from tests import synthetic
 
@@ -34,26 +32,14 @@ def _flax_params(tm, seq: int, dim: int) -> dict:
 
 @pytest.mark.parametrize("seq", [7, 8])
 def test_forward_and_loss_match_the_authors_module(seq):
-  dim, b, a = 10, 3, 5
+  dim, a = 10, 5
   torch.manual_seed(0)
   tm = ref.CNNSeq(dim, seq)
   c = cnn_seq_config.get_config("reference")
-  solver = Solver(
-      model=models.create_model(c.model, embed_dim=dim, num_context=seq,
-                                score=c.train.score, loss_cfg=c.loss),
-      tx=None, score=c.train.score, predict_score=c.train.predict_score,
-      answer_reduction=c.loss.answer_reduction)
-  rng = np.random.default_rng(0)
-  ctx = rng.normal(size=(b, seq, dim)).astype(np.float32)
-  ans = rng.normal(size=(b, a, dim)).astype(np.float32)
   correct = np.array([0, 3, 2])
-  batch = Batch(ctx=jnp.asarray(ctx), ctx_mask=jnp.ones((b, seq), bool),
-                ans=jnp.asarray(ans), ans_mask=jnp.ones((b, a), bool),
-                correct=jnp.asarray(correct))
+  solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a)
   params = _flax_params(tm, seq, dim)
-  ours = jax.tree.map(lambda x: x.shape, solver.model.init(
-      jax.random.key(0), batch.ctx, batch.ctx_mask, False))
-  assert jax.tree.map(np.shape, params) == ours
+  ref.assert_same_shapes(solver, params, batch)
   total, terms, out, _ = solver.objective(params, batch, False)
   want_pred = tm(torch.tensor(ctx))
   np.testing.assert_allclose(out.pred, ref.to_np(want_pred), rtol=1e-5,

@@ -11,8 +11,6 @@ import pytest
 from blm_jax import models
 from blm_jax.models import strided_conv
 from blm_jax.training import config_check
-from blm_jax.training import trainer as train
-from blm_jax.training.solver import Batch, Solver
 from configs import vae as vae_config
 from tests import synthetic
 
@@ -43,7 +41,7 @@ def _params(tm, latent):
 ])
 def test_forward_and_loss_match_the_authors_module(dim, x_dim, kernel,
                                                    stride):
-  seq, b, a, latent = 7, 2, 4, 5
+  seq, a, latent = 7, 4, 5
   torch.manual_seed(0)
   tm = ref.SeqVAE(dim, seq, x_dim, latent, ch=3, kernel=kernel,
                   stride=stride)
@@ -51,22 +49,11 @@ def test_forward_and_loss_match_the_authors_module(dim, x_dim, kernel,
   c.model.grid_shape, c.model.conv_kernel, c.model.conv_stride = (
       (x_dim, dim // x_dim), kernel, stride)
   c.model.hidden_channels = 3
-  model = models.create_model(c.model, embed_dim=dim, num_context=seq,
-                              score=c.train.score, loss_cfg=c.loss)
-  solver = Solver(model=model, tx=None, score=c.train.score,
-                  answer_reduction=c.loss.answer_reduction,
-                  loss_weights=train.loss_weights(c, dim))
-  rng = np.random.default_rng(0)
-  ctx = rng.normal(size=(b, seq, dim)).astype(np.float32)
-  ans = rng.normal(size=(b, a, dim)).astype(np.float32)
   correct = np.array([1, 3])
-  batch = Batch(ctx=jnp.asarray(ctx), ctx_mask=jnp.ones((b, seq), bool),
-                ans=jnp.asarray(ans), ans_mask=jnp.ones((b, a), bool),
-                correct=jnp.asarray(correct))
+  solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a)
+  model = solver.model
   params = _params(tm, latent)
-  shapes = jax.tree.map(np.shape, model.init(
-      jax.random.key(0), batch.ctx, batch.ctx_mask, False))
-  assert jax.tree.map(np.shape, params) == shapes
+  ref.assert_same_shapes(solver, params, batch)
   total, terms, out, _ = solver.objective(params, batch, False)
   with torch.no_grad():
     pred, mean, logvar = tm(torch.tensor(ctx))  # z = the mean

@@ -1,15 +1,11 @@
 """vae_1d_2level against a torch re-implementation of the authors'
 VariationalAutoencoder_1D_2level with the same weights."""
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from blm_jax import models
 from blm_jax.training import config_check
-from blm_jax.training import trainer as train
-from blm_jax.training.solver import Batch, Solver
 from configs import vae_1d_2level as config_file
 from tests import synthetic
 
@@ -45,30 +41,17 @@ def _params(tm):
 def test_forward_and_loss_match_the_authors_module(dim, x_dim, ans_k):
   # One instance of 4 sentences: their negatives (the next three of the
   # flattened batch) are then exactly the instance's other sentences.
-  seq, b, a = 4, 1, 5
+  seq, a = 4, 5
   torch.manual_seed(0)
   tm = ref.TwoLevel1D(dim, seq, x_dim, ch=3, ans_k=ans_k, ans_s=ans_k)
   c = config_file.get_config("reference")
   c.model.grid_shape = (x_dim, dim // x_dim)
   c.model.answer_kernel = c.model.answer_stride = ans_k
   c.model.task_channels = 3
-  model = models.create_model(c.model, embed_dim=dim, num_context=seq,
-                              score=c.train.score, loss_cfg=c.loss)
-  solver = Solver(model=model, tx=None, score=c.train.score,
-                  answer_reduction=c.loss.answer_reduction,
-                  loss_weights=train.loss_weights(c, dim))
-  rng = np.random.default_rng(1)
-  ctx = rng.normal(size=(b, seq, dim)).astype(np.float32)
-  ans = rng.normal(size=(b, a, dim)).astype(np.float32)
   correct = np.array([2])
-  batch = Batch(ctx=jnp.asarray(ctx), ctx_mask=jnp.ones((b, seq), bool),
-                ans=jnp.asarray(ans), ans_mask=jnp.ones((b, a), bool),
-                correct=jnp.asarray(correct))
+  solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a, seed=1)
   params = _params(tm)
-  shapes = jax.tree.map(np.shape, model.init(
-      {"params": jax.random.key(0), "sample": jax.random.key(1)},
-      batch.ctx, batch.ctx_mask, False))
-  assert jax.tree.map(np.shape, params) == shapes
+  ref.assert_same_shapes(solver, params, batch)
   total, terms, out, _ = solver.objective(params, batch, False)
   x = torch.tensor(ctx)
   with torch.no_grad():

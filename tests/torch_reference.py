@@ -9,9 +9,15 @@ importing this module skip without it.
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import torch
 from torch import nn
+
+from blm_jax import models
+from blm_jax.training import trainer
+from blm_jax.training.solver import Batch, Solver
 
 
 class CNNSeq(nn.Module):
@@ -207,3 +213,32 @@ def sentence_margin(recon, x):
     s = s / torch.linalg.norm(s)
     total = total + torch.clamp(1 - s[0] + s[1:].mean(), min=0)
   return total / n
+
+
+def ours(config, dim: int, seq: int, correct, num_answers: int, seed=0):
+  """Our solver for `config` (its model, scores, reduction and loss
+  weights) and a random batch: (solver, batch, ctx, ans), ctx and ans as
+  numpy arrays for the torch side."""
+  model = models.create_model(config.model, embed_dim=dim, num_context=seq,
+                              score=config.train.score, loss_cfg=config.loss)
+  solver = Solver(model=model, tx=None, score=config.train.score,
+                  predict_score=config.train.predict_score,
+                  answer_reduction=config.loss.answer_reduction,
+                  loss_weights=trainer.loss_weights(config, dim))
+  rng = np.random.default_rng(seed)
+  b = len(correct)
+  ctx = rng.normal(size=(b, seq, dim)).astype(np.float32)
+  ans = rng.normal(size=(b, num_answers, dim)).astype(np.float32)
+  batch = Batch(ctx=jnp.asarray(ctx), ctx_mask=jnp.ones((b, seq), bool),
+                ans=jnp.asarray(ans),
+                ans_mask=jnp.ones((b, num_answers), bool),
+                correct=jnp.asarray(np.asarray(correct)))
+  return solver, batch, ctx, ans
+
+
+def assert_same_shapes(solver, params, batch) -> None:
+  """`params` (mapped from torch) has exactly our model's parameters."""
+  want = jax.tree.map(np.shape, solver.model.init(
+      {"params": jax.random.key(0), "sample": jax.random.key(1)},
+      batch.ctx, batch.ctx_mask, False))
+  assert jax.tree.map(np.shape, params) == want
