@@ -168,5 +168,6 @@ SPEC = registry.SolverSpec(
     check_data=_check_data,
     choices={"loss.kl_scale": sentence_vae.KL_SCALES},
     decodes_latent=True,
-    # A vmapped 3-D convolution runs as a grouped convolution on a CPU.
+    # Vmapped, its 3-D convolution is a grouped convolution on a CPU: 3x
+    # slower than the scanned cells (benchmarks/README.md).
     scan_on=frozenset({"cpu"}))
