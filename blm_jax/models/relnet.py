@@ -16,7 +16,7 @@ g's upper layers. The scores go straight into the margin loss every solver
 uses (`losses.max_margin`, `loss.answer_reduction`); `train.score` and
 `train.predict_score` do not apply (the solver is the scorer).
 
-Where we differ from WReN (Barrett et al. 2018, sec. 4): its panels are
+Where we differ from WReN (Barrett et al. 2018): its panels are
 images through a CNN, ours are fixed embeddings through one dense layer;
 it sums over every ordered pair of the nine panels, we over unordered
 pairs (i < j for the context, (c_i, a_k) for a candidate: the tags already
