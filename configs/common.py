@@ -175,6 +175,17 @@ def apply_authors_code(c: ml_collections.ConfigDict) -> None:
   c.loss.kl_scale = "latent_over_dim"
 
 
+def apply_authors_training(c: ml_collections.ConfigDict) -> None:
+  """The authors' training and test loop (utils/losses.py, train.py,
+  test.py), the `reference` variants of the solvers that exist only in
+  their code (cnn_seq, vae, vae_1d_2level): the mean of the per-candidate
+  hinges of the dot scores, the cosine to predict, the epoch of lowest dev
+  loss."""
+  c.loss.answer_reduction = "mean_hinge"
+  c.train.predict_score = "cosine"
+  c.train.select_by = "loss"
+
+
 def apply_cpu_schedule(c: ml_collections.ConfigDict, epochs: int) -> None:
   """The short schedule for a 2-core CPU (README main job).
 

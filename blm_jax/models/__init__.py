@@ -1,7 +1,8 @@
 """BLM solvers, one module each, chosen by name from `registry`.
 
 Every solver maps a batch of context embeddings [B, C, D] (with a mask) to a
-`SolverOutput`: the predicted answer embedding plus the named loss terms its
+`SolverOutput`: the predicted answer embedding (or, for a solver that scores
+the candidates itself, relnet, their scores) plus the named loss terms its
 objective adds (its spec's `loss_terms`). The answer loss itself
 (max-margin against the candidates) is computed by the trainer, identically
 for every solver, and `config.loss` weights every term. Each solver module
@@ -13,14 +14,19 @@ from __future__ import annotations
 
 import ml_collections
 
-from blm_jax.models import cnn, ffnn, registry, sentence_vae, two_level_vae
+from blm_jax.models import (cnn, cnn_seq, ffnn, registry, relnet,
+                            sentence_vae, seq_vae, two_level_vae,
+                            two_level_vae_1d)
 from blm_jax.models.cnn import CNN
 from blm_jax.models.common import SolverOutput, sentence_grid_shape
 from blm_jax.models.ffnn import FFNN
+from blm_jax.models.relnet import RelNet
 from blm_jax.models.sentence_vae import SentenceVAE, SentenceVAESolver
 from blm_jax.models.two_level_vae import TwoLevelVAE
 
-for _spec in (ffnn.SPEC, cnn.SPEC, sentence_vae.SPEC, two_level_vae.SPEC):
+for _spec in (ffnn.SPEC, cnn.SPEC, sentence_vae.SPEC, two_level_vae.SPEC,
+              relnet.SPEC, cnn_seq.SPEC, seq_vae.SPEC,
+              two_level_vae_1d.SPEC):
   registry.register(_spec)
 del _spec
 
@@ -40,6 +46,6 @@ def create_model(model_cfg, *, embed_dim: int, num_context: int,
                     num_context=num_context, score=score)
 
 
-__all__ = ["create_model", "registry", "SolverOutput", "FFNN", "CNN",
+__all__ = ["create_model", "registry", "SolverOutput", "FFNN", "CNN", "RelNet",
            "SentenceVAE", "SentenceVAESolver", "TwoLevelVAE",
            "sentence_grid_shape"]

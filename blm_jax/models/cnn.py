@@ -38,6 +38,7 @@ def check_context(channels: Sequence[int], num_context: int) -> None:
 class CNN(nn.Module):
   embed_dim: int
   channels: Sequence[int] = DEFAULTS["channels"]
+  output_relu: bool = False  # ReLU on the prediction (the authors' cnn_seq)
 
   @nn.compact
   def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
@@ -48,6 +49,8 @@ class CNN(nn.Module):
       x = nn.relu(banded_conv.Conv(ch, (3, 3), name=f"conv{i + 1}")(x))
     x = x.swapaxes(1, 2).reshape(x.shape[0], -1)  # (row, column, channel)
     pred = nn.Dense(self.embed_dim, name="out")(x)
+    if self.output_relu:
+      pred = nn.relu(pred)
     return SolverOutput(pred=pred, latent=x)
 
 

@@ -13,17 +13,22 @@ import jax.numpy as jnp
 class SolverOutput:
   """What a solver returns for a batch.
 
-  pred: [B, D] the answer embedding, scored against the candidates.
   latent: [B, L] the representation probing reads (task latent for VAEs).
+  pred: [B, D] the answer embedding, scored against the candidates
+    (`train.score`); None for a solver that scores them itself.
   terms: {name: [B]} unweighted loss terms, named in the solver's spec
     (`registry.SolverSpec.loss_terms`); the trainer adds the answer margin
     and weights each term by `config.loss.<name>`, logs each per epoch and
     keeps them in results.json.
+  scores: [B, A] the candidates' scores, from a solver that scores them
+    itself (its module has `scores_candidates = True` and is called with
+    the candidates: relnet); None otherwise.
   """
 
-  pred: jax.Array
   latent: jax.Array
+  pred: jax.Array | None = None
   terms: dict = flax.struct.field(default_factory=dict)
+  scores: jax.Array | None = None
 
 
 def sentence_grid_shape(embed_dim: int,

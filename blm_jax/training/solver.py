@@ -118,10 +118,18 @@ class Solver:
   select_by: str = "accuracy"
   eval_chunk: int = 256
 
+  @property
+  def scores_candidates(self) -> bool:
+    """The model scores the candidates itself (relnet): it is called with
+    them and returns `SolverOutput.scores`; `score` does not apply."""
+    return bool(getattr(self.model, "scores_candidates", False))
+
   def init(self, key: jax.Array, example: Batch) -> CellState:
     params_key, sample_key = jax.random.split(jax.random.fold_in(key, 0))
+    cands = ((example.ans, example.ans_mask) if self.scores_candidates
+             else ())
     params = self.model.init({"params": params_key, "sample": sample_key},
-                             example.ctx, example.ctx_mask, False)
+                             example.ctx, example.ctx_mask, False, *cands)
     return CellState(params=params, opt_state=self.tx.init(params),
                      best_params=params, best_dev_accuracy=jnp.float32(-1.0),
                      best_dev_loss=jnp.float32(jnp.inf),
@@ -131,9 +139,14 @@ class Solver:
                 rng: jax.Array | None = None):
     """Weighted total [B], named unweighted terms {name: [B]}, model output."""
     rngs = {"sample": rng} if train else None
-    out = self.model.apply(params, batch.ctx, batch.ctx_mask, train,
-                           rngs=rngs)
-    scores = losses.score(out.pred, batch.ans, self.score, batch.ans_mask)
+    if self.scores_candidates:
+      out = self.model.apply(params, batch.ctx, batch.ctx_mask, train,
+                             batch.ans, batch.ans_mask, rngs=rngs)
+      scores = out.scores
+    else:
+      out = self.model.apply(params, batch.ctx, batch.ctx_mask, train,
+                             rngs=rngs)
+      scores = losses.score(out.pred, batch.ans, self.score, batch.ans_mask)
     terms = {"answer_margin": losses.max_margin(
         scores, batch.correct, batch.ans_mask, self.answer_reduction),
              **out.terms}
@@ -226,7 +239,8 @@ class Solver:
     def one(start):
       batch = gather(emb, split, start + jnp.arange(chunk))
       total, _, out, scores = self.objective(params, batch, False)
-      if self.predict_score and self.predict_score != self.score:
+      if (self.predict_score and self.predict_score != self.score
+          and not self.scores_candidates):
         scores = losses.score(out.pred, batch.ans, self.predict_score,
                               batch.ans_mask)
       scores = jnp.where(batch.ans_mask, scores, -jnp.inf)

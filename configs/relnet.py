@@ -1,0 +1,22 @@
+"""The relation-network solver (WReN-style, blm_jax/models/relnet.py) on a BLM dataset.
+
+  python launch.py --config=configs/relnet.py:cpu --workdir=workdirs/relnet
+  python launch.py --config=configs/relnet.py:dataset=spray_load_ctx --workdir=...
+
+It scores each candidate from learned relations between every pair of
+context sentences and every (context sentence, candidate) pair, with the
+margin loss of the other solvers (000 eq. 1) and the paper's training
+settings (000 sec. 6.1: Adam 1e-3, batch 100, 120 epochs). The sizes are
+the library defaults; the dev tuning budget the other solvers had has not
+been spent on it yet.
+"""
+
+from configs import common
+
+
+def get_config(arg=None):
+  a = common.parse_arg(arg, dataset="spray_load", cpu=False)
+  c = common.base("relnet", a.dataset)
+  if a.cpu:
+    common.apply_cpu_schedule(c, epochs=20)
+  return c

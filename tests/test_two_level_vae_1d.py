@@ -1,0 +1,91 @@
+"""vae_1d_2level against a torch re-implementation of the authors'
+VariationalAutoencoder_1D_2level with the same weights."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from blm_jax.training import config_check
+from configs import vae_1d_2level as config_file
+from tests import synthetic
+
+torch = pytest.importorskip("torch")
+from tests import torch_reference as ref  # noqa: E402
+
+
+def _dense(lin, cols=None):
+  w, b = ref.to_np(lin.weight).T, ref.to_np(lin.bias)
+  if cols is not None:
+    w, b = w[:, cols], b[cols]
+  return {"kernel": w, "bias": b}
+
+
+def _params(tm):
+  ch = tm.seq_conv.out_channels
+  k = tm.seq_conv.kernel_size[0]
+  return {"params": {
+      "sentence": {
+          "enc_hidden": _dense(tm.e1),
+          "enc_stats": _dense(tm.e2, ref.interleaved_columns(tm.latent)),
+          "dec_hidden": _dense(tm.d1), "dec_out": _dense(tm.d2)},
+      "task_enc": {
+          "kernel": ref.to_np(tm.seq_conv.weight).reshape(ch, k * k).T,
+          "bias": ref.to_np(tm.seq_conv.bias),
+          "stats": ref.dense_from_channels_first(
+              tm.seq_lin, ch, tm.task_windows,
+              ref.interleaved_columns(tm.task_latent))},
+      "task_dec": ref.decoder_params(tm.answer)}}
+
+
+@pytest.mark.parametrize("dim,x_dim,ans_k", [(60, 6, 4), (768, 32, 15)])
+def test_forward_and_loss_match_the_authors_module(dim, x_dim, ans_k):
+  # One instance of 4 sentences: their negatives (the next three of the
+  # flattened batch) are then exactly the instance's other sentences.
+  seq, a = 4, 5
+  torch.manual_seed(0)
+  tm = ref.TwoLevel1D(dim, seq, x_dim, ch=3, ans_k=ans_k, ans_s=ans_k)
+  c = config_file.get_config("reference")
+  c.model.grid_shape = (x_dim, dim // x_dim)
+  c.model.answer_kernel = c.model.answer_stride = ans_k
+  c.model.task_channels = 3
+  correct = np.array([2])
+  solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a, seed=1)
+  params = _params(tm)
+  ref.assert_same_shapes(solver, params, batch)
+  total, terms, out, _ = solver.objective(params, batch, False)
+  x = torch.tensor(ctx)
+  with torch.no_grad():
+    pred, t_mean, t_logvar, recon, mean, logvar = tm(x)
+    want = (ref.answer_margin(pred, torch.tensor(ans), torch.tensor(correct))
+            + ref.sentence_margin(recon, x)
+            + ref.kl(t_mean, t_logvar) * 5 / dim
+            + ref.kl(mean, logvar) * 5 / dim)
+  np.testing.assert_allclose(out.pred, ref.to_np(pred), rtol=1e-4,
+                             atol=1e-5)
+  np.testing.assert_allclose(
+      terms["sentence_margin"], float(ref.sentence_margin(recon, x)),
+      rtol=1e-4)
+  np.testing.assert_allclose(float(jnp.mean(total)), float(want), rtol=1e-4)
+
+
+def test_a_tiny_grid_trains(tmp_path):
+  from blm_jax.results.experiment import run_experiment
+  cfg = synthetic.config("vae_1d_2level", epochs=2, seeds=(0, 1),
+                         types=("I",))
+  cfg.model.answer_kernel = cfg.model.answer_stride = 2
+  cfg.model.task_channels, cfg.model.task_kernel = 2, 2
+  data = synthetic.data(n_train=40, n_dev=20, n_test=20, types=("I",))
+  res = run_experiment(cfg, str(tmp_path), data=data)
+  assert res["config"]["model"] == "vae_1d_2level"
+  assert set(res["cells"][0]["history"]["train"]) >= {
+      "task_kl", "sentence_margin", "sentence_kl"}
+
+
+def test_foreign_keys_are_named():
+  c = config_file.get_config(None)
+  c.model.hidden_factor = 2.0
+  found = config_check.problems(c)
+  assert found == [
+      "config.model.hidden_factor is not a key of the 'vae_1d_2level' "
+      "solver; its config.model keys: answer_kernel, answer_stride, "
+      "grid_shape, latent, name, task_channels, task_kernel, task_latent"]

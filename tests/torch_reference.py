@@ -1,0 +1,244 @@
+"""Tiny torch re-implementations of the authors' modules, for parity tests.
+
+Written from the design of CLCL-Geneva/BLM-SNFDisentangling (baselines/,
+vaes/, utils/losses.py), not copied: the same layers, shapes, activations
+and losses, so that with the same weights our Flax solvers must compute
+the same numbers. torch (CPU) is a test-time dependency only; tests
+importing this module skip without it.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import torch
+from torch import nn
+
+from blm_jax import models
+from blm_jax.training import trainer
+from blm_jax.training.solver import Batch, Solver
+
+
+class CNNSeq(nn.Module):
+  """BaselineCNN_1DxSeq: [B, C, D] -> 3 x (3x3 conv + ReLU) -> dense + ReLU."""
+
+  def __init__(self, embed_dim: int, seq: int, channels=(4, 8, 16)):
+    super().__init__()
+    chans = (1, *channels)
+    self.convs = nn.ModuleList(
+        nn.Conv2d(chans[i], chans[i + 1], (3, 3)) for i in range(3))
+    rows, cols = seq - 6, embed_dim - 6
+    self.fc = nn.Linear(rows * cols * channels[-1], embed_dim)
+
+  def forward(self, x):
+    b, c, d = x.shape
+    x = x.view(b, 1, c, d)
+    for conv in self.convs:
+      x = torch.relu(conv(x))
+    return torch.relu(self.fc(x.reshape(b, -1)))
+
+
+def answer_margin(pred, answers, correct):
+  """Their answer loss: MarginRankingLoss(margin=1) of the correct
+  candidate's dot score against each wrong one's, averaged over the batch,
+  then over the wrong candidates."""
+  scores = torch.einsum("bad,bd->ba", answers, pred)
+  b, a = scores.shape
+  pos = scores[torch.arange(b), correct]
+  total = 0.0
+  for j in range(a):
+    wrong = correct != j
+    hinge = torch.clamp(1 - pos + scores[:, j], min=0)
+    total = total + torch.sum(torch.where(wrong, hinge, 0.0))
+  return total / b / (a - 1)
+
+
+def kl(mean, logvar):
+  """Their KL: summed over the latent, averaged over the batch."""
+  return torch.mean(-0.5 * torch.sum(1 + logvar - mean**2 - logvar.exp(), 1))
+
+
+def to_np(t) -> np.ndarray:
+  return t.detach().numpy()
+
+
+def padding(dim: int, k: int, s: int) -> int:
+  """How their code pads a convolution (utils/misc.py get_padd)."""
+  if dim % k == 0:
+    return 0
+  if s == 1:
+    return max(0, k - dim)
+  return k - (dim - s * (dim // s))
+
+
+def sizes(dims, ks, ss):
+  """(padding, windows, output padding) per axis, their formulas."""
+  pads = [padding(d, k, s) for d, k, s in zip(dims, ks, ss)]
+  n = [(d + 2 * p - k) // s + 1 for d, k, s, p in zip(dims, ks, ss, pads)]
+  ops = [d - (m - 1) * s + 2 * p - k
+         for d, m, k, s, p in zip(dims, n, ks, ss, pads)]
+  return pads, n, ops
+
+
+class StridedDecoder2D(nn.Module):
+  """Decoder_2D / the image part of Decoder_answer_3D: dense, view
+  (channels, nx, ny), padded strided ConvTranspose2d to x_dim x y_dim."""
+
+  def __init__(self, latent, image, kernel, stride, ch, hidden_relu,
+               output_relu):
+    super().__init__()
+    pads, n, ops = sizes(image, kernel, stride)
+    self.n, self.ch = n, ch
+    self.hidden_relu, self.output_relu = hidden_relu, output_relu
+    self.lin = nn.Linear(latent, n[0] * n[1] * ch)
+    self.convT = nn.ConvTranspose2d(ch, 1, tuple(kernel), tuple(stride),
+                                    padding=tuple(pads),
+                                    output_padding=tuple(ops))
+
+  def forward(self, z):
+    y = self.lin(z)
+    if self.hidden_relu:
+      y = torch.relu(y)
+    out = self.convT(y.view(z.shape[0], self.ch, *self.n))
+    out = torch.relu(out) if self.output_relu else out
+    return out.reshape(z.shape[0], -1)
+
+
+class SeqVAE(nn.Module):
+  """Their one-level VAE: Encoder_3D (Conv3d + ReLU + dense to interleaved
+  mean / logvar), the simple sampler, Decoder_answer_3D (dense + ReLU,
+  ConvTranspose over the sentence array, no output activation). The
+  decoder's sentence axis has size 1 and kernel 1, so it is 2-D here."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, ch=32, kernel=(3, 15, 15),
+               stride=(1, 15, 15)):
+    super().__init__()
+    image = (x_dim, dim // x_dim)
+    pads, n, _ = sizes((seq, *image), kernel, stride)
+    self.shape, self.latent = (seq, *image), latent
+    self.conv = nn.Conv3d(1, ch, tuple(kernel), tuple(stride),
+                          padding=tuple(pads))
+    self.lin = nn.Linear(int(np.prod(n)) * ch, 2 * latent)
+    self.decoder = StridedDecoder2D(latent, image, kernel[1:], stride[1:],
+                                    ch, hidden_relu=True, output_relu=False)
+
+  def encode(self, x):
+    b = x.shape[0]
+    h = torch.relu(self.conv(x.view(b, 1, *self.shape))).reshape(b, -1)
+    return self.lin(h).view(-1, self.latent, 2).unbind(-1)
+
+  def forward(self, x, eps=None):
+    mean, logvar = self.encode(x)
+    z = mean if eps is None else mean + torch.exp(0.5 * logvar) * eps
+    return self.decoder(z), mean, logvar
+
+
+def interleaved_columns(latent: int) -> np.ndarray:
+  """Their (mean_0, logvar_0, mean_1, ...) outputs in our order (means,
+  then log-variances)."""
+  return np.concatenate([np.arange(0, 2 * latent, 2),
+                         np.arange(1, 2 * latent, 2)])
+
+
+def dense_from_channels_first(lin, ch: int, windows, order_out=None) -> dict:
+  """A torch Linear reading a (channel, *windows) flattening, as our Dense
+  reading (*windows, channel); `order_out` permutes its outputs."""
+  w = to_np(lin.weight)  # [out, ch * prod(windows)]
+  nd = len(windows)
+  w = w.reshape(w.shape[0], ch, *windows)
+  w = w.transpose(*range(2, 2 + nd), 1, 0).reshape(-1, w.shape[0])
+  b = to_np(lin.bias)
+  if order_out is not None:
+    w, b = w[:, order_out], b[order_out]
+  return {"kernel": w, "bias": b}
+
+
+def decoder_params(dec: StridedDecoder2D) -> dict:
+  """Our StridedDecoder's parameters from theirs: the dense outputs in
+  (nx, ny, channel) order, the kernel [kx, ky, ch, 1]."""
+  w, b = to_np(dec.lin.weight), to_np(dec.lin.bias)  # [ch*nx*ny, L]
+  nx, ny = dec.n
+  w = w.reshape(dec.ch, nx, ny, -1).transpose(3, 1, 2, 0).reshape(
+      w.shape[1], -1)
+  b = b.reshape(dec.ch, nx, ny).transpose(1, 2, 0).reshape(-1)
+  return {"dense": {"kernel": w, "bias": b},
+          "kernel": to_np(dec.convT.weight).transpose(2, 3, 0, 1),
+          "bias": to_np(dec.convT.bias)}
+
+
+class TwoLevel1D(nn.Module):
+  """Their VariationalAutoencoder_1D_2level: Encoder_1D_sent /
+  Decoder_1D_sent, a 4x4 Encoder_2D over the [C, latent] sentence latents,
+  Decoder_2D (dense, strided ConvTranspose2d, ReLU output) for the answer.
+  `forward` decodes the means (their samplers' mean path)."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, ch=32,
+               task_k=4, ans_k=15, ans_s=15):
+    super().__init__()
+    self.latent, self.task_latent, self.seq = latent, task_latent, seq
+    self.e1, self.e2 = nn.Linear(dim, dim // 2), nn.Linear(dim // 2,
+                                                           2 * latent)
+    self.d1, self.d2 = nn.Linear(latent, dim // 2), nn.Linear(dim // 2, dim)
+    pads, n, _ = sizes((seq, latent), (task_k, task_k), (1, 1))
+    self.task_windows = n
+    self.seq_conv = nn.Conv2d(1, ch, (task_k, task_k), padding=tuple(pads))
+    self.seq_lin = nn.Linear(n[0] * n[1] * ch, 2 * task_latent)
+    self.answer = StridedDecoder2D(task_latent, (x_dim, dim // x_dim),
+                                   (ans_k, ans_k), (ans_s, ans_s), ch,
+                                   hidden_relu=False, output_relu=True)
+
+  def forward(self, x):
+    b, c, d = x.shape
+    mean, logvar = self.e2(torch.relu(self.e1(x.reshape(b * c, d)))).view(
+        -1, self.latent, 2).unbind(-1)
+    recon = self.d2(self.d1(mean)).view(b, c, d)
+    h = torch.relu(self.seq_conv(mean.view(b, 1, c, self.latent)))
+    t_mean, t_logvar = self.seq_lin(h.reshape(b, -1)).view(
+        -1, self.task_latent, 2).unbind(-1)
+    return self.answer(t_mean), t_mean, t_logvar, recon, mean, logvar
+
+
+def sentence_margin(recon, x):
+  """Their reconstruction_loss_sent: each decoded sentence against itself
+  and the next three sentences of the flattened batch, dot scores divided
+  by their L2 norm, [1 - s_pos + mean s_neg]^+, averaged."""
+  d = x.shape[-1]
+  recon, sents = recon.reshape(-1, d), x.reshape(-1, d)
+  n = sents.shape[0]
+  total = 0.0
+  for i in range(n):
+    cands = torch.stack([sents[i]] + [sents[(i + k) % n] for k in (1, 2, 3)])
+    s = cands @ recon[i]
+    s = s / torch.linalg.norm(s)
+    total = total + torch.clamp(1 - s[0] + s[1:].mean(), min=0)
+  return total / n
+
+
+def ours(config, dim: int, seq: int, correct, num_answers: int, seed=0):
+  """Our solver for `config` (its model, scores, reduction and loss
+  weights) and a random batch: (solver, batch, ctx, ans), ctx and ans as
+  numpy arrays for the torch side."""
+  model = models.create_model(config.model, embed_dim=dim, num_context=seq,
+                              score=config.train.score, loss_cfg=config.loss)
+  solver = Solver(model=model, tx=None, score=config.train.score,
+                  predict_score=config.train.predict_score,
+                  answer_reduction=config.loss.answer_reduction,
+                  loss_weights=trainer.loss_weights(config, dim))
+  rng = np.random.default_rng(seed)
+  b = len(correct)
+  ctx = rng.normal(size=(b, seq, dim)).astype(np.float32)
+  ans = rng.normal(size=(b, num_answers, dim)).astype(np.float32)
+  batch = Batch(ctx=jnp.asarray(ctx), ctx_mask=jnp.ones((b, seq), bool),
+                ans=jnp.asarray(ans),
+                ans_mask=jnp.ones((b, num_answers), bool),
+                correct=jnp.asarray(np.asarray(correct)))
+  return solver, batch, ctx, ans
+
+
+def assert_same_shapes(solver, params, batch) -> None:
+  """`params` (mapped from torch) has exactly our model's parameters."""
+  want = jax.tree.map(np.shape, solver.model.init(
+      {"params": jax.random.key(0), "sample": jax.random.key(1)},
+      batch.ctx, batch.ctx_mask, False))
+  assert jax.tree.map(np.shape, params) == want
