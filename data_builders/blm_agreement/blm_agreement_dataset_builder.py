@@ -168,8 +168,13 @@ def agrf6_ctx_config(language: str, lexical_type: str) -> AgreementConfig:
 class Builder(builder.GeneratedBLMBuilder):
   """Subject-verb agreement BLMs (BLM-Agr), four languages, three clause types."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "Generated agreement BLMs (en, fr, it, ro)."}
+  VERSION = tfds.core.Version("1.1.0")
+  RELEASE_NOTES = {
+      "1.0.0": "Generated agreement BLMs (en, fr, it, ro).",
+      "1.1.0": "Italian lexicon: parco -> parchi (was parci); the Italian "
+               "configs change, en/fr/ro are byte-identical (digests in "
+               "tests/test_agreement_ctx.py).",
+  }
   BUILDER_CONFIGS = [AgreementConfig.from_name(n) for n in CONFIG_NAMES] + [
       agrf6_config(lang, t) for lang in AGRF6_LANGUAGES
       for t in LEXICAL_TYPES] + [
