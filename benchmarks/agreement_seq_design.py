@@ -20,9 +20,7 @@ clauses, the builder's own generator, seed 0):
 from __future__ import annotations
 
 import argparse
-import collections
 import datetime
-import itertools
 import os
 import subprocess
 import sys
@@ -32,39 +30,8 @@ sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
 from data_builders.blm_agreement import generate_seq, templates  # noqa: E402
+from data_builders.blm_agreement.seq_checks import positions  # noqa: E402
 from data_builders.common import instances as inst_lib  # noqa: E402
-
-
-def majority(keys, ys) -> float:
-  """Two-fold cross-fitted accuracy of the majority answer per key."""
-  hit = 0
-  for fold in (0, 1):
-    votes = collections.defaultdict(collections.Counter)
-    for i, (k, y) in enumerate(zip(keys, ys)):
-      if i % 2 != fold:
-        votes[k][y] += 1
-    hit += sum(1 for i, (k, y) in enumerate(zip(keys, ys))
-               if i % 2 == fold and k in votes
-               and votes[k].most_common(1)[0][0] == y)
-  return hit / len(ys)
-
-
-def positions(xs) -> dict:
-  ys = [x.answers[x.correct].pattern for x in xs]
-
-  def acc(pos):
-    return majority([tuple(x.context[k].pattern for k in pos) for x in xs],
-                    ys)
-
-  single = {k + 1: acc((k,)) for k in range(7)}
-  pairs = {(j + 1, k + 1): acc((j, k))
-           for j, k in itertools.combinations(range(7), 2)}
-  whole = collections.defaultdict(set)
-  for x, y in zip(xs, ys):
-    whole[tuple(s.pattern for s in x.context)].add(y)
-  ambiguous = sum(len(whole[tuple(s.pattern for s in x.context)]) > 1
-                  for x in xs)
-  return {"single": single, "pairs": pairs, "ambiguous": ambiguous}
 
 
 def instances(lang: str, t: str, n: int):

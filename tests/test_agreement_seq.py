@@ -10,7 +10,8 @@ import pytest
 
 from blm_jax.data import answers_only, lint
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
-from data_builders.blm_agreement import generate_seq, lexicon, templates
+from data_builders.blm_agreement import generate, generate_seq, lexicon, templates
+from data_builders.blm_agreement import seq_checks
 from data_builders.blm_agreement import seq_templates as st
 from data_builders.common import labels
 from data_builders.common.template import answer_patterns
@@ -108,37 +109,16 @@ def _parse(pattern: str):
                                     p["VP"])
 
 
-def _majority(keys, ys):
-  """Two-fold cross-fitted accuracy of the majority answer per key."""
-  hit = 0
-  for fold in (0, 1):
-    votes = collections.defaultdict(collections.Counter)
-    for i, (k, y) in enumerate(zip(keys, ys)):
-      if i % 2 != fold:
-        votes[k][y] += 1
-    hit += sum(1 for i, (k, y) in enumerate(zip(keys, ys))
-               if i % 2 == fold and k in votes
-               and votes[k].most_common(1)[0][0] == y)
-  return hit / len(ys)
-
-
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("t", TYPES)
 def test_no_sentence_or_pair_decides_the_seven_do(seq, lang, t):
   """Grouping by one context sentence's pattern (or two), the majority
   answer pattern is right at most 0.6 of the time (about 0.2 here); the
   seven patterns give one answer pattern in every instance."""
-  xs = seq[(lang, t)]
-  ys = [x.answers[x.correct].pattern for x in xs]
-  for pos in itertools.chain(((k,) for k in range(7)),
-                             itertools.combinations(range(7), 2)):
-    acc = _majority([tuple(x.context[k].pattern for k in pos) for x in xs],
-                    ys)
-    assert acc <= 0.35, (pos, acc)
-  whole = collections.defaultdict(set)
-  for x, y in zip(xs, ys):
-    whole[tuple(s.pattern for s in x.context)].add(y)
-  assert all(len(v) == 1 for v in whole.values())
+  got = seq_checks.positions(seq[(lang, t)])
+  worst = max(list(got["single"].values()) + list(got["pairs"].values()))
+  assert worst <= 0.35, got
+  assert got["ambiguous"] == 0
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -152,3 +132,10 @@ def test_answers_alone_and_the_error_bases(seq, lang):
   for t in TYPES:
     s = answers_only.score(seq[(lang, t)])
     assert s.logit <= 0.2 and s.odd_one_in <= 0.2, (t, s)
+
+
+def test_the_check_finds_the_ctx_designs_deciding_sentence():
+  """The same check on the `_ctx` design (issue 33: one of sentences 5-7
+  decides it) finds a sentence that decides every instance."""
+  xs = generate.generate_ctx("en", templates.CLAUSE_TYPES, "II", 100, 0)
+  assert max(seq_checks.positions(xs)["single"].values()) == 1.0
