@@ -40,6 +40,13 @@ DATASETS = {
     "agreement_fr_ctx": "blm_agreement/fr_ctx_type_{}",
     "agreement_it_ctx": "blm_agreement/it_ctx_type_{}",
     "agreement_ro_ctx": "blm_agreement/ro_ctx_type_{}",
+    # --- agreement _seq (issue 33): the number progressions' rules drawn per
+    # instance (data_builders/blm_agreement/README.md).
+    "agreement_en_seq": "blm_agreement/en_seq_type_{}",
+    "agreement_fr_seq": "blm_agreement/fr_seq_type_{}",
+    "agreement_it_seq": "blm_agreement/it_seq_type_{}",
+    "agreement_ro_seq": "blm_agreement/ro_seq_type_{}",
+    # --- end agreement _seq.
     # --- blm_cos_plus (002 sec. 4.2): lexical types MinLex / MaxLex. -------
     "cos_plus_en_t2i": "blm_cos_plus/en_T2I_{}",
     "cos_plus_en_i2t": "blm_cos_plus/en_I2T_{}",

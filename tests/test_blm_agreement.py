@@ -42,8 +42,10 @@ def test_config_names():
          for t in ("I", "II", "III")} | {
              f"{lang}_agrf6_ctx_type_{t}" for lang in bab.AGRF6_LANGUAGES
              for t in ("I", "II", "III")}
+  seq = {f"{lang}_seq_type_{t}" for lang in lexicon.LANGUAGES
+         for t in ("I", "II", "III")}
   assert {c.name for c in bab.Builder.BUILDER_CONFIGS} == (
-      set(bab.CONFIG_NAMES) | agrf6 | ctx)
+      set(bab.CONFIG_NAMES) | agrf6 | ctx | seq)
 
 
 def test_figure_3_template():

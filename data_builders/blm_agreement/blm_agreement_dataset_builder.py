@@ -6,7 +6,9 @@ Configs are `<en|fr|it|ro>_<main|relative|completive|mixed>_type_<I|II|III>`;
 `mixed` holds the three clause types in equal numbers, as the papers' data.
 The context-necessary configs `<lang>_ctx_type_<T>` and
 `<fr|it>_agrf6_ctx_type_<T>` draw N1's phase per instance and build the
-answers around both phases' answers (README "Context-necessary configs").
+answers around both phases' answers (README "Context-necessary configs");
+the sequence-necessary `<lang>_seq_type_<T>` draw the rule of each number
+progression per instance (README "Sequence-necessary configs").
 The template and answer set are in `templates.py`, the lexical types in
 `generate.py`. Any other combination (for instance type I without the copy
 cue of the paper's template) is a run-time config:
@@ -23,6 +25,7 @@ import dataclasses
 import tensorflow_datasets as tfds
 
 from data_builders.blm_agreement import generate as generate_lib
+from data_builders.blm_agreement import generate_seq
 from data_builders.blm_agreement import lexicon
 from data_builders.blm_agreement import templates
 from data_builders.common import builder
@@ -165,24 +168,58 @@ def agrf6_ctx_config(language: str, lexical_type: str) -> AgreementConfig:
   return cfg
 
 
+# Sequence-necessary type I: seeds drawn with replacement, each with its own
+# number plan, so the size is free; enough for 2000 training instances.
+SEQ_TYPE_I_PER_CLAUSE = 1100
+
+
+def seq_config(language: str, lexical_type: str) -> AgreementConfig:
+  """`<lang>_seq_type_<T>`: sequence-necessary (README), mixed clauses; the
+  sizes of `<lang>_mixed_type_<T>` for types II and III."""
+  cfg = AgreementConfig(
+      name=f"{language}_seq_type_{lexical_type}", language=language,
+      clause="mixed", lexical_type=lexical_type, context_necessary=True,
+      sequence_necessary=True,
+      per_clause=SEQ_TYPE_I_PER_CLAUSE if lexical_type == "I" else 0,
+      description=f"Agreement BLM, {language}, mixed clauses, type "
+      f"{lexical_type}, sequence-necessary: the subject's, N1's and N2's "
+      "number progressions drawn per instance, the eight continuations and "
+      "000 Figure 3's errors on continuations drawn per instance.")
+  cfg.validate()
+  return cfg
+
+
 class Builder(builder.GeneratedBLMBuilder):
   """Subject-verb agreement BLMs (BLM-Agr), four languages, three clause types."""
 
-  VERSION = tfds.core.Version("1.0.0")
-  RELEASE_NOTES = {"1.0.0": "Generated agreement BLMs (en, fr, it, ro)."}
+  VERSION = tfds.core.Version("1.1.0")
+  RELEASE_NOTES = {
+      "1.0.0": "Generated agreement BLMs (en, fr, it, ro).",
+      "1.1.0": "Italian lexicon: parco -> parchi (was parci); the Italian "
+               "configs change, en/fr/ro are byte-identical (digests in "
+               "tests/test_agreement_ctx.py). New sequence-necessary configs "
+               "<lang>_seq_type_<T>.",
+  }
   BUILDER_CONFIGS = [AgreementConfig.from_name(n) for n in CONFIG_NAMES] + [
       agrf6_config(lang, t) for lang in AGRF6_LANGUAGES
       for t in LEXICAL_TYPES] + [
           ctx_config(lang, t) for lang in lexicon.LANGUAGES
           for t in LEXICAL_TYPES] + [
               agrf6_ctx_config(lang, t) for lang in AGRF6_LANGUAGES
-              for t in LEXICAL_TYPES]
+              for t in LEXICAL_TYPES] + [
+                  seq_config(lang, t) for lang in lexicon.LANGUAGES
+                  for t in LEXICAL_TYPES]
 
   # Type I instances of one frame share sentences: split by frame and clause.
   group_of = staticmethod(generate_lib.group_of)
 
   def generate(self, config):
     config.validate()
+    if config.sequence_necessary:
+      return generate_seq.generate_seq(
+          config.language, CLAUSE_CONFIGS[config.clause],
+          config.lexical_type, config.size_per_clause(), config.seed,
+          fractions=config.fractions)
     if config.context_necessary:
       return generate_lib.generate_ctx(
           config.language, CLAUSE_CONFIGS[config.clause],

@@ -29,6 +29,7 @@ from typing import Sequence
 
 from data_builders.blm_agreement import lexicon as lexicon_lib
 from data_builders.blm_agreement import realise
+from data_builders.blm_agreement import seq_templates
 from data_builders.blm_agreement import templates
 from data_builders.common import instances as inst_lib, splits
 from data_builders.common.schema import BLMInstance, Sentence
@@ -120,19 +121,31 @@ class AnswerSet:
 PAPER_SET = AnswerSet(templates.FAMILY, templates.ANSWERS)
 
 
+# An instance's number plan: a paper number variant, or the rules drawn for
+# a sequence-necessary instance (`seq_templates.Plan`, which carries its own
+# answer templates: `answer_templates` is then not used).
+NumberPlan = templates.NumberVariant | seq_templates.Plan
+
+
 @functools.lru_cache(maxsize=None)
-def _answers(clause: str, v: templates.NumberVariant,
+def _answers(clause: str, v: NumberPlan,
              answer_templates: tuple[AnswerTemplate, ...] = templates.ANSWERS):
   """(label, pattern, pattern string) of the answer set, memoised."""
+  if isinstance(v, seq_templates.Plan):
+    correct, answer_templates, rules = (v.correct_pattern(clause), v.answers,
+                                        seq_templates.RULES)
+  else:
+    correct, rules = templates.correct_pattern(clause, v), templates.RULES
   return tuple((lab, p, str(p)) for lab, p in answer_patterns(
-      templates.correct_pattern(clause, v), answer_templates,
-      templates.RULES).items())
+      correct, answer_templates, rules).items())
 
 
 @functools.lru_cache(maxsize=None)
-def _context(clause: str, v: templates.NumberVariant):
+def _context(clause: str, v: NumberPlan):
   """(pattern, pattern string) of the seven context sentences, memoised."""
-  return tuple((p, str(p)) for p in templates.context_patterns(clause, v))
+  pats = (v.context_patterns(clause) if isinstance(v, seq_templates.Plan)
+          else templates.context_patterns(clause, v))
+  return tuple((p, str(p)) for p in pats)
 
 
 def _rng(*parts) -> random.Random:
@@ -156,7 +169,7 @@ def _instance(r: Realiser, *, id: str, seed: Seed, lexical_type: str,
       correct_label=answer_set.templates[0].label, seed=config_seed)
 
 
-def type_i(r: Realiser, seed: Seed, v: templates.NumberVariant, config_seed,
+def type_i(r: Realiser, seed: Seed, v: NumberPlan, config_seed,
            keep_copy_cue: bool = True,
            answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   """A type I instance; without the copy cue the answer set uses the frame's
@@ -192,7 +205,7 @@ def type_ii_sentence(r: Realiser, rng, seed: Seed, pat: Pattern,
                                                         base)), pat_str)
 
 
-def type_ii_answers(r: Realiser, rng, seed: Seed, v: templates.NumberVariant,
+def type_ii_answers(r: Realiser, rng, seed: Seed, v: NumberPlan,
                     answer_set: AnswerSet = PAPER_SET
                     ) -> dict[str, Sentence]:
   """The answer set with one replacement shared by all candidates (never in
@@ -210,7 +223,7 @@ def _type_ii_id(language: str, seed: Seed, index: int) -> str:
   return f"{group_key(language, seed)}/II/{index:06d}"
 
 
-def type_ii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
+def type_ii(r: Realiser, seed: Seed, v: NumberPlan, index: int,
             config_seed, answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   id = _type_ii_id(r.lex.language, seed, index)
   rng = _rng("II", config_seed, id)
@@ -231,7 +244,7 @@ def type_ii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
                    answer_set=answer_set)
 
 
-def type_iii(r: Realiser, seed: Seed, v: templates.NumberVariant, index: int,
+def type_iii(r: Realiser, seed: Seed, v: NumberPlan, index: int,
              donors: dict[str, list[Seed]], config_seed,
              answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
   """The answer set of type II instance `index`; sentence i from a type II

@@ -23,6 +23,16 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # WN1-<label> that answer with <label>'s rule broken.
     "agreement_ctx": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1",
                       "AEN2", "WN1-Coord", "WN1-WNA", "WN1-WN2"),
+    # Sequence-necessary agreement (data_builders/blm_agreement/README.md):
+    # the eight well-formed continuations (WS, WN1, WN2: that number differs
+    # from Corr's, the verb agreeing), then Coord, WNA and the agreement
+    # errors, each on the continuation its prefix names.
+    "agreement_seq": (
+        "Corr", "WS", "WN1", "WN2", "WS-WN1", "WS-WN2", "WN1-WN2",
+        "WS-WN1-WN2", "Coord", "WS-Coord", "WN1-Coord", "WN2-Coord",
+        "WS-WN1-Coord", "WS-WN2-Coord", "WN1-WN2-Coord", "WS-WN1-WN2-Coord",
+        "WNA", "WS-WNA", "WN1-WNA", "WS-WN1-WNA", "AEV", "WS-AEV", "AEN1",
+        "WS-AEN1", "AEN2", "WS-AEN2"),
     # 000 Figures 5-7, 004.
     "spray_load": ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB",
                    "LEXPREP", "SSM-1", "SSM-2", "AASSM"),

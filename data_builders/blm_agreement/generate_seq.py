@@ -1,0 +1,76 @@
+"""Building the sequence-necessary agreement instances (`<lang>_seq_type_<T>`,
+README "Sequence-necessary configs"): the lexical types of `generate.py`,
+each instance with its own number plan (`seq_templates.draw_plan`), drawn
+from a random stream of its own seeded by the instance's id, apart from the
+lexical draws.
+
+- Type I: `per_clause` seeds per clause type drawn with replacement, each
+  with its plan; the answer set in the frame's other N1 and N2, so that no
+  candidate repeats a context sentence (as the `_ctx` type I).
+- Types II and III: the anchors of `generate._generate` (the same seeds and
+  ids), each with its plan in place of the paper's number variant.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from data_builders.blm_agreement import generate as gen
+from data_builders.blm_agreement import lexicon as lexicon_lib
+from data_builders.blm_agreement import seq_templates
+from data_builders.common import splits
+from data_builders.common.schema import BLMInstance
+
+SEQ_SET = gen.AnswerSet(seq_templates.FAMILY, seq_templates.ALL_TEMPLATES)
+
+
+def plan_for(config_seed, *id_parts) -> seq_templates.Plan:
+  return seq_templates.draw_plan(gen._rng("seq plan", config_seed, *id_parts))
+
+
+def generate_seq(language: str, clauses: Sequence[str], lexical_type: str,
+                 per_clause: int, config_seed, lexicon_root=None,
+                 fractions=splits.DEFAULT_FRACTIONS) -> list[BLMInstance]:
+  """`per_clause` instances of each clause type, of one lexical type."""
+  if lexical_type not in ("I", "II", "III"):
+    raise ValueError(f"unknown lexical type {lexical_type!r}; known: I, II, "
+                     "III")
+  lex = lexicon_lib.load(language, lexicon_root)
+  r = gen.Realiser(lex)
+  pools = {c: gen.seeds(lex, c) for c in clauses}
+  if lexical_type == "I":
+    out = []
+    for c in clauses:
+      rng = gen._rng("seq I", config_seed, language, c)
+      for j in range(per_clause):
+        s = pools[c][rng.randrange(len(pools[c]))]
+        plan = plan_for(config_seed, language, c, "I", j)
+        out.append(gen.type_i(r, s, plan, config_seed, False, SEQ_SET))
+    ids = [x.id for x in out]
+    if len(set(ids)) != len(ids):
+      raise ValueError(f"{language} seq type I: a seed and plan drawn twice")
+    return out
+  anchors = []
+  for c in clauses:
+    rng = gen._rng("II", config_seed, language, c)
+    for j in range(per_clause):
+      s = pools[c][rng.randrange(len(pools[c]))]
+      anchors.append((s, plan_for(config_seed,
+                                  gen._type_ii_id(language, s, j)), j))
+  if lexical_type == "II":
+    return [gen.type_ii(r, s, p, j, config_seed, SEQ_SET)
+            for s, p, j in anchors]
+  # Type III: donors (any seed of the clause type can realise any pattern)
+  # from the anchor's own split, as in `generate._generate`.
+  parts = splits.assign_splits(
+      sorted({gen.group_key(language, s) for s, _, _ in anchors}),
+      config_seed, group_of=lambda k: k, fractions=fractions)
+  split_of = {k: name for name, keys in parts.items() for k in keys}
+  donors: dict = {}
+  for c in clauses:
+    for s in pools[c]:
+      key = (split_of.get(gen.group_key(language, s)), c)
+      donors.setdefault(key, {}).setdefault(s.frame.id, []).append(s)
+  return [gen.type_iii(
+      r, s, p, j, donors[(split_of[gen.group_key(language, s)], s.clause)],
+      config_seed, SEQ_SET) for s, p, j in anchors]
