@@ -35,7 +35,8 @@ from data_builders.common import loading  # noqa: E402
 
 COLUMNS = ["dataset", "population", "n", "chance", "context-free top-1",
            "top-2", "effective chance", "plausible", "best single position",
-           "best pair", "smallest deciding set", "whole context decides",
+           "best pair", "smallest deciding set",
+           "whole context decides (distinct context patterns)",
            "second answer / pattern twins"]
 # Short names read from the published release (--published) or a corpus
 # the tool cannot build: not analysed by --names=all.
@@ -59,7 +60,9 @@ def _row(target: str, a: dict) -> list:
       ("+".join(map(str, a["smallest_deciding"]))
        if a["smallest_deciding"] else ("none" if single else "-")),
       ("-" if a["determined"] is None else
-       "yes" if a["determined"] else f"no ({a['n_ambiguous']} of {a['n']})"),
+       ("yes" if a["determined"] else f"no ({a['n_ambiguous']} of {a['n']})")
+       + (f", {a['n_context_patterns']} contexts"
+          if a.get("n_context_patterns") else "")),
       ("-" if a["determined"] is None else
        f"{a['n_second_answer']} / {a['n_pattern_twins']}"),
   ]
@@ -104,6 +107,9 @@ def main(argv=None):
   parser.add_argument("--sample", type=int, default=2000)
   parser.add_argument("--data_dir", default=None)
   parser.add_argument("--redo", action="store_true")
+  parser.add_argument("--refresh_determinacy", action="store_true",
+                      help="recompute only the determinacy of entries "
+                      "recorded without the distinct context count")
   parser.add_argument("--out", required=True, help="record to write")
   args = parser.parse_args(argv)
   record = {}
@@ -112,6 +118,18 @@ def main(argv=None):
       record = json.load(f)
   analyses = record.get("analyses", {})
   for key, load in _targets(args):
+    if key in analyses and args.refresh_determinacy and any(
+        "n_context_patterns" not in a for a in analyses[key]):
+      # Determinacy only (no fitting): entries made before it was counted.
+      fresh = {r.population: r for r in design.analyze(
+          load(), context_free=False, positions=False)}
+      for a in analyses[key]:
+        r = fresh[a["population"]]
+        a.update({k: v for k, v in r.as_dict().items() if k in (
+            "determined", "n_ambiguous", "n_second_answer",
+            "n_pattern_twins", "n_context_patterns")})
+      _write(args, analyses, argv)
+      continue
     if key in analyses and not args.redo:
       continue
     start = time.time()

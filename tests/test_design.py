@@ -46,6 +46,7 @@ def test_one_position_decides():
   assert r.singles[1] == 1.0 and max(r.singles[2], r.singles[3]) < 0.7
   assert r.smallest_deciding == (1,)
   assert r.determined and r.n_ambiguous == 0
+  assert r.n_context_patterns == 8  # 2 ** 3 pattern sequences
   assert "position 1's pattern decides 1.000" in " ".join(
       r.sequence_violations())
 

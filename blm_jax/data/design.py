@@ -21,7 +21,9 @@ trained on a config sees as one dataset) it measures:
   reaches DECIDES;
 - determinacy (pattern level only): whether the whole context's patterns
   determine one answer pattern over the population (instances with the same
-  context patterns never have different correct answer patterns), how many
+  context patterns never have different correct answer patterns; tested
+  only where instances share a context pattern sequence, so the number of
+  distinct sequences is reported beside it), how many
   instances have a second defensible answer (a wrong candidate whose
   pattern is the correct answer pattern of another instance with the same
   context patterns), and how many have a wrong candidate with the correct
@@ -105,6 +107,9 @@ class DesignReport:
   n_ambiguous: int | None = None
   n_second_answer: int | None = None
   n_pattern_twins: int | None = None
+  # Distinct context-pattern sequences: determinacy is tested only where
+  # instances share one (n_context_patterns near n: little tested).
+  n_context_patterns: int | None = None
   notes: list[str] = dataclasses.field(default_factory=list)
 
   @property
@@ -164,7 +169,9 @@ class DesignReport:
         "whole_context": r(self.whole_context),
         "determined": self.determined, "n_ambiguous": self.n_ambiguous,
         "n_second_answer": self.n_second_answer,
-        "n_pattern_twins": self.n_pattern_twins, "notes": list(self.notes)}
+        "n_pattern_twins": self.n_pattern_twins,
+        "n_context_patterns": self.n_context_patterns,
+        "notes": list(self.notes)}
 
   def format(self) -> str:
     lines = [f"  design of {self.population} ({self.n} instances, chance "
@@ -193,7 +200,8 @@ class DesignReport:
              f"leaves {self.n_ambiguous} instance(s) undetermined")
           + (f" (cross-fitted {self.whole_context:.3f})"
              if self.whole_context is not None else "")
-          + "; second defensible "
+          + f"; {self.n_context_patterns} distinct context pattern "
+          f"sequences; second defensible "
           f"answer in {self.n_second_answer}; a wrong candidate with the "
           f"correct pattern in {self.n_pattern_twins}")
     for note in self.notes:
@@ -250,6 +258,7 @@ def _determinacy(report: DesignReport, xs: Sequence[BLMInstance]):
   report.determined = ambiguous == 0
   report.n_ambiguous, report.n_second_answer = ambiguous, second
   report.n_pattern_twins = twins
+  report.n_context_patterns = len(by_context)
 
 
 def _distinctive(texts: Sequence[str]) -> list[set[str]]:
