@@ -139,3 +139,15 @@ def test_the_check_finds_the_ctx_designs_deciding_sentence():
   decides it) finds a sentence that decides every instance."""
   xs = generate.generate_ctx("en", templates.CLAUSE_TYPES, "II", 100, 0)
   assert max(seq_checks.positions(xs)["single"].values()) == 1.0
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_type_i_at_full_size_has_distinct_instances(lang):
+  """Romanian's small seed pool draws some (seed, plan) pairs twice at the
+  builder's size; those are drawn again, so every language builds."""
+  from data_builders.blm_agreement import blm_agreement_dataset_builder as b
+
+  out = generate_seq.generate_seq(lang, templates.CLAUSE_TYPES, "I",
+                                  b.SEQ_TYPE_I_PER_CLAUSE, 0)
+  assert len({x.id for x in out}) == len(out) == (
+      b.SEQ_TYPE_I_PER_CLAUSE * len(templates.CLAUSE_TYPES))

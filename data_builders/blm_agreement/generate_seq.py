@@ -22,6 +22,7 @@ from data_builders.common import splits
 from data_builders.common.schema import BLMInstance
 
 SEQ_SET = gen.AnswerSet(seq_templates.FAMILY, seq_templates.ALL_TEMPLATES)
+_MAX_REDRAWS = 50
 
 
 def plan_for(config_seed, *id_parts) -> seq_templates.Plan:
@@ -39,16 +40,25 @@ def generate_seq(language: str, clauses: Sequence[str], lexical_type: str,
   r = gen.Realiser(lex)
   pools = {c: gen.seeds(lex, c) for c in clauses}
   if lexical_type == "I":
-    out = []
+    out, seen = [], set()
     for c in clauses:
       rng = gen._rng("seq I", config_seed, language, c)
       for j in range(per_clause):
-        s = pools[c][rng.randrange(len(pools[c]))]
-        plan = plan_for(config_seed, language, c, "I", j)
-        out.append(gen.type_i(r, s, plan, config_seed, False, SEQ_SET))
-    ids = [x.id for x in out]
-    if len(set(ids)) != len(ids):
-      raise ValueError(f"{language} seq type I: a seed and plan drawn twice")
+        # A (seed, plan) pair drawn twice (a small seed pool, as Romanian's)
+        # is drawn again, with the attempt in the plan's stream; the first
+        # attempt is what every pair that is not repeated keeps.
+        for attempt in range(_MAX_REDRAWS):
+          s = pools[c][rng.randrange(len(pools[c]))]
+          plan = plan_for(config_seed, language, c, "I", j,
+                          *((attempt,) if attempt else ()))
+          inst = gen.type_i(r, s, plan, config_seed, False, SEQ_SET)
+          if inst.id not in seen:
+            break
+        else:
+          raise ValueError(f"{language} seq type I, {c}: {_MAX_REDRAWS} "
+                           f"draws of instance {j} repeat earlier ones")
+        seen.add(inst.id)
+        out.append(inst)
     return out
   anchors = []
   for c in clauses:
