@@ -132,6 +132,10 @@ def parse_flags(argv):
     sys.exit("\n".join(unknown_key_line(k, valid) for k in unknown))
 
 
+REPORT_NOTICE = ("trained; evaluating and writing the report (context-free "
+                 "baselines, metrics, figures)")
+
+
 class Console(progress.Progress):
   """The trainer's events on the terminal, and what a Ctrl-C message needs.
 
@@ -143,6 +147,7 @@ class Console(progress.Progress):
     self.started = False  # The workdir is made and the epochs run.
     self.epochs_done = 0
     self.epochs_saved = None  # None: no checkpoint holds this run yet.
+    self.epochs = None  # The run's epochs, once training starts.
 
   def on_resume(self, epoch):
     self.epochs_done = self.epochs_saved = epoch + 1
@@ -150,11 +155,16 @@ class Console(progress.Progress):
 
   def on_train_start(self, first_epoch, epochs):
     self.started = True
+    self.epochs = epochs
     if first_epoch >= epochs:
       print("already trained: evaluating only", file=sys.stderr, flush=True)
 
   def on_epoch_end(self, epoch, measurements):
     self.epochs_done = epoch + 1
+    if self.epochs_done == self.epochs and sys.stderr.isatty():
+      # Tens of seconds follow with nothing else on a terminal (logs and
+      # pipes get only the lines a run's outcome needs).
+      print(REPORT_NOTICE, file=sys.stderr, flush=True)
 
   def on_checkpoint(self, epoch):
     self.epochs_saved = epoch + 1

@@ -214,8 +214,8 @@ def test_unknown_source_is_an_error(tmp_path, source, message):
 
 def test_manual_dir_reaches_the_source(tmp_path):
   with pytest.raises(ValueError, match=(
-      r"blm_chunks/toy: cannot build source 'toy_manual_source/only' "
-      r"\(manual_dir None\): Manual directory .* does not exist or is empty")):
+      r"toy_manual_source/only: Manual directory .* does not exist or is "
+      r"empty; it must hold the released BLM files")):
     _build(tmp_path / "a", "toy_manual_source/only")
   manual = tmp_path / "release"
   manual.mkdir()

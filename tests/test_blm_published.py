@@ -126,4 +126,4 @@ def test_config_names():
       "spray_load_en_ALT-ATL_type_I", "spray_load_en_ALT-ATL_type_II",
       "spray_load_en_ALT-ATL_type_III", "spray_load_en_ATL-ALT_type_I",
       "spray_load_en_ATL-ALT_type_II", "spray_load_en_ATL-ALT_type_III",
-      "folder"]
+      "folder", "type_I", "type_II", "type_III"]

@@ -227,16 +227,24 @@ def test_results_keys_are_checked_and_left_out_of_the_run_identity():
   assert cfg.results.context_free is True and cfg.results.heatmap == "f1"
   # Type-safe fields refuse a str for a bool: a config.json could hold one.
   # (Types are checked first, alone: a later check may rely on them.)
-  cfg.results = {"heatmap": "f1", "context_free": "yes"}
+  cfg.results = {"heatmap": "f1", "context_free": "yes",
+                 "figure_formats": "png"}
   assert "config.results.context_free='yes'" in "\n".join(
       config_check.problems(cfg))
-  cfg.results = {"heatmap": "gain", "context_free": True}
+  cfg.results = {"heatmap": "gain", "context_free": True,
+                 "figure_formats": "png"}
   assert "config.results.heatmap='gain' is not known" in "\n".join(
       config_check.problems(cfg))
-  cfg.results = {"heatmap": "context_gain", "context_free": False}
+  cfg.results = {"heatmap": "context_gain", "context_free": False,
+                 "figure_formats": "png"}
   assert config_check.problems(cfg) == [
       "config.results.heatmap='context_gain' needs the context-free "
       "baselines: config.results.context_free=True"]
+  cfg.results = {"heatmap": "f1", "context_free": True,
+                 "figure_formats": "png,gif"}
+  assert config_check.problems(cfg) == [
+      "config.results.figure_formats='gif' is not known; expected one of "
+      "'png', 'svg', 'pdf'"]
   data = synthetic.data(n_train=10, n_dev=4, n_test=4)
   a = synthetic.config("ffnn")
   b = a.copy_and_resolve_references()

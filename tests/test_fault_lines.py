@@ -1,6 +1,7 @@
 """Minor faults of issue 37: each is fixed or one clear line."""
 
 import os
+import re
 import types
 
 from blm_jax.training import trainer as train
@@ -26,9 +27,10 @@ def test_export_refuses_a_path_traversal_name_in_one_line(tmp_path):
                             manual_dir=None)
   with pytest.raises(SystemExit) as e:
     export.run(f)
-  assert str(e.value).startswith(
-      "error: --dataset=blm_spray_load/../../evil: 'blm_spray_load' has no "
-      "config '../../evil'; its 9 configs: ALT-ATL_type_I, ")
+  assert re.match(
+      r"error: --dataset=blm_spray_load/\.\./\.\./evil: 'blm_spray_load' has "
+      r"no config '\.\./\.\./evil'; its \d+ configs: ALT-ATL_type_I, ",
+      str(e.value)), str(e.value)
   assert not (tmp_path / "out").exists() and not (tmp_path / "d").exists()
 
 

@@ -162,7 +162,7 @@ def test_run_that_does_not_fit_stops_before_making_its_workdir(tmp_path):
   cfg = synthetic.config("ffnn", seeds=(0,), types=("I",))
   cfg.grid.memory_limit_gb = 1e-6
   workdir = tmp_path / "run"
-  with pytest.raises(MemoryError, match="set config.grid.memory_limit_gb"):
+  with pytest.raises(MemoryError, match="set by config.grid.memory_limit_gb"):
     train.train_and_evaluate(cfg, str(workdir), data=data)
   assert not workdir.exists()
   cfg.grid.memory_limit_gb = -1.0

@@ -164,3 +164,22 @@ def test_resume_news_is_printed_from_the_trainer_events(tmp_path, capsys):
   # The console counts completed epochs; the trainer's events, 0-based ones.
   assert news() == ["resumed from epoch 2", "already trained: evaluating only"]
   assert (console.epochs_done, console.epochs_saved) == (2, 2)
+
+
+def test_a_terminal_hears_when_training_ends_and_the_report_starts(
+    monkeypatch, capsys):
+  """The tens of seconds after the last epoch are announced on a terminal
+  only (pipes and logs keep their one-line outcomes)."""
+  sys.path.insert(0, ROOT)
+  import launch
+
+  console = launch.Console()
+  console.on_train_start(0, 2)
+  monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+  console.on_epoch_end(0, {})
+  assert capsys.readouterr().err == ""
+  console.on_epoch_end(1, {})
+  assert capsys.readouterr().err == launch.REPORT_NOTICE + "\n"
+  monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+  console.on_epoch_end(1, {})
+  assert capsys.readouterr().err == ""

@@ -102,8 +102,9 @@ def test_two_processes_equal_one_and_resume_after_both_are_killed(
   # One writer: process 0's files only (and its workdir lock), and log.txt
   # holds each epoch once.
   assert sorted(p.name for p in workdir.iterdir()) == [
-      ".lock", "checkpoints", "config.json", "errors.png", "heatmap.png", "log.txt",
-      "predictions.npz", "results.json"]
+      ".lock", "checkpoints", "config.json", "errors.png", "errors.svg",
+      "heatmap.png", "heatmap.svg", "log.txt", "predictions.npz",
+      "results.csv", "results.json"]
   log = (workdir / "log.txt").read_text()
   assert log.count("epoch 2 loss") == 1, log
   assert log.count("epoch 0 loss") == 1, log  # from the killed run

@@ -34,11 +34,6 @@ def run_experiment(config: ml_collections.ConfigDict, workdir: str,
                                          progress=progress)
     if not distributed.is_writer():
       return None
-    if progress is not None:  # Tens of seconds with nothing else printed.
-      progress.on_notice(
-          "writing the report: "
-          + ("context-free baselines, " if config.results.context_free
-             else "") + "metrics and figures")
     return report.write_report(config, workdir, outcome)
   finally:
     workdir_lock.release(workdir)
