@@ -85,15 +85,9 @@ def reuse_problem(workdir: str, config) -> str | None:
 
 def known_datasets(configs_dir: str) -> tuple[str, ...]:
   """The short dataset names of `<configs_dir>/common.py`."""
-  path = os.path.join(configs_dir, "common.py")
-  spec = importlib.util.spec_from_file_location("_blm_config_common", path)
-  module = importlib.util.module_from_spec(spec)
-  sys.path.insert(0, os.path.dirname(configs_dir))
-  try:
-    spec.loader.exec_module(module)
-  finally:
-    sys.path.pop(0)
-  return tuple(module.DATASETS)
+  from blm_jax.cli import usage
+
+  return tuple(usage.load_common(configs_dir).DATASETS)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,20 +18,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 CONFIGS = os.path.join(ROOT, "configs")
 
 
-def datasets_text(configs_dir: str = CONFIGS) -> str:
-  """The dataset short names (`dataset=<name>` in a config variant) and the
-  config files, as lines for --help; empty when configs/ is not there."""
-  common = os.path.join(configs_dir, "common.py")
-  if not os.path.isfile(common):
-    return ""
-  spec = importlib.util.spec_from_file_location("_blm_configs_common", common)
+def load_common(configs_dir: str = CONFIGS):
+  """`<configs_dir>/common.py` as a module, loaded from its file."""
+  path = os.path.join(configs_dir, "common.py")
+  spec = importlib.util.spec_from_file_location("_blm_configs_common", path)
   module = importlib.util.module_from_spec(spec)
   sys.path.insert(0, os.path.dirname(configs_dir))
   try:
     spec.loader.exec_module(module)
   finally:
     sys.path.pop(0)
-  names = ", ".join(sorted(module.DATASETS))
+  return module
+
+
+def datasets_text(configs_dir: str = CONFIGS) -> str:
+  """The dataset short names (`dataset=<name>` in a config variant) and the
+  config files, as lines for --help; empty when configs/ is not there."""
+  if not os.path.isfile(os.path.join(configs_dir, "common.py")):
+    return ""
+  names = ", ".join(sorted(load_common(configs_dir).DATASETS))
   files = ", ".join(sorted(
       f"configs/{f}" for f in os.listdir(configs_dir)
       if f.endswith(".py") and f not in ("__init__.py", "common.py")))
