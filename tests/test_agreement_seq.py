@@ -141,6 +141,7 @@ def test_the_check_finds_the_ctx_designs_deciding_sentence():
   assert max(seq_checks.positions(xs)["single"].values()) == 1.0
 
 
+@pytest.mark.full_scan
 @pytest.mark.parametrize("lang", LANGS)
 def test_type_i_at_full_size_has_distinct_instances(lang):
   """Romanian's small seed pool draws some (seed, plan) pairs twice at the

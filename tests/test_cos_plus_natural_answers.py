@@ -46,6 +46,7 @@ def _lemmas_by_form(language):
   return out
 
 
+@pytest.mark.full_scan  # every config at full size
 def test_every_role_error_has_a_verb_that_refuses_it(configs):
   flags = {lang: {v.lemma: v.role_error
                   for v in lexicon.load(lang).verbs}
@@ -68,6 +69,7 @@ def test_every_role_error_has_a_verb_that_refuses_it(configs):
   assert not bad, f"{len(bad)}, e.g. {bad[:5]}"
 
 
+@pytest.mark.full_scan  # every config at full size
 def test_no_german_intransitive_takes_haben(configs):
   bad = [f"{x.id}: {s.text}" for name, xs in configs.items()
          if name.startswith("de") for x in xs
@@ -76,6 +78,7 @@ def test_no_german_intransitive_takes_haben(configs):
   assert not bad, f"{len(bad)}, e.g. {bad[:5]}"
 
 
+@pytest.mark.full_scan  # every config at full size
 def test_every_grammar_label_is_a_role_error(configs):
   bad = [f"{x.id}: {s.text} ({s.pattern})" for xs in configs.values()
          for x in xs for lab, s in zip(x.labels, x.answers)
