@@ -137,8 +137,7 @@ SPEC = registry.SolverSpec(
     loss=LOSS_DEFAULTS,
     build=_build,
     loss_terms=two_level_vae.SPEC.loss_terms,
-    term_scales=lambda config, dim: sentence_vae.kl_scales(
-        config, dim, {"task_kl": "task_latent", "sentence_kl": "latent"}),
+    term_scales=two_level_vae.SPEC.term_scales,  # the same two KL terms
     check_data=_check_data,
     choices={k: v for k, v in two_level_vae.SPEC.choices.items()
              if k.startswith("loss.")},
