@@ -30,7 +30,7 @@ from __future__ import annotations
 import flax.linen as nn
 import jax.numpy as jnp
 
-from blm_jax.models import (registry, sentence_vae, seq_vae, strided_conv,
+from blm_jax.models import (registry, seq_vae, strided_conv,
                             two_level_vae)
 from blm_jax.models.common import sentence_grid_shape
 from blm_jax.models.sentence_vae import sample
