@@ -1,24 +1,10 @@
 """The figures: dataset named without the '{}' placeholder, encoder and chance
 shown, nothing clipped for one cell, legends only of labels that occur."""
 
-import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 from blm_jax.results import plots
-
-
-@pytest.fixture
-def figures(monkeypatch):
-  """The figures the plot functions saved, for inspection."""
-  made, save = [], plots.Figure.savefig
-
-  def saving(fig, *args, **kwargs):
-    made.append(fig)
-    return save(fig, *args, **kwargs)
-
-  monkeypatch.setattr(plots.Figure, "savefig", saving)
-  return made
 
 
 def _summary(types, chosen):
@@ -40,12 +26,13 @@ def _texts_inside(fig):
                 f"{text.get_text()!r} is clipped: {ext} outside {box}")
 
 
-def test_heatmap_title_encoder_chance_and_one_cell_fits(tmp_path, figures):
+def test_heatmap_title_encoder_chance_and_one_cell_fits(
+    tmp_path, saved_figures):
   plots.heatmap(_summary(("I",), {"Corr": 5}), ("I",), ("I",),
                 str(tmp_path / "h.png"),
                 title="vae2 on blm_spray_load/ALT-ATL_type_{}",
                 encoder="google/electra-base-discriminator", num_answers=9)
-  (fig,) = figures
+  (fig,) = saved_figures
   title = " ".join(fig.axes[0].get_title().split())
   assert "{}" not in title
   assert "vae2 on blm_spray_load/ALT-ATL" in title
@@ -57,7 +44,7 @@ def test_heatmap_title_encoder_chance_and_one_cell_fits(tmp_path, figures):
   assert (tmp_path / "h.png").stat().st_size > 0
 
 
-def test_error_bars_list_only_occurring_labels(tmp_path, figures):
+def test_error_bars_list_only_occurring_labels(tmp_path, saved_figures):
   cos_labels = ("Corr", "WrongAux", "WrongPass", "SI-1", "SI-2", "WrongNoArg")
   chosen = {"Corr": 40, "WrongAux": 7, "WrongPass": 3, "SI-1": 0,
             "WrongNoArg": 2}
@@ -65,7 +52,7 @@ def test_error_bars_list_only_occurring_labels(tmp_path, figures):
                    str(tmp_path / "e.png"),
                    title="ffnn on blm_cos_od/cos_en_type_{}", encoder="minilm",
                    num_answers=7)
-  (fig,) = figures
+  (fig,) = saved_figures
   ax = fig.axes[0]
   legend = [t.get_text() for t in ax.get_legend().get_texts()]
   assert legend == ["chance for Corr (1/7)", "Corr", "WrongAux", "WrongPass",

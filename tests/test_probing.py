@@ -289,20 +289,9 @@ def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
     probing.table5([vae2_run[0]])
 
 
-def _saved_figures(monkeypatch):
-  made, save = [], probing.Figure.savefig
-
-  def saving(fig, *args, **kwargs):
-    made.append(fig)
-    return save(fig, *args, **kwargs)
-
-  monkeypatch.setattr(probing.Figure, "savefig", saving)
-  return made
-
-
-def test_confusion_cells_carry_their_fraction_and_count(tmp_path,
-                                                        monkeypatch):
-  made = _saved_figures(monkeypatch)
+def test_confusion_cells_carry_their_fraction_and_count(
+    tmp_path, saved_figures):
+  made = saved_figures
   m = np.array([[6, 2, 0], [0, 0, 0], [1, 0, 3]])
   probing.plot_confusions([("train I", ["Corr", "WNA", "WN1"], m)],
                           str(tmp_path / "c.png"), "t")
@@ -311,9 +300,9 @@ def test_confusion_cells_carry_their_fraction_and_count(tmp_path,
   assert made[0].axes[0].get_ylabel() == "true"
 
 
-def test_projection_colours_are_the_same_in_every_panel(tmp_path,
-                                                        monkeypatch):
-  made = _saved_figures(monkeypatch)
+def test_projection_colours_are_the_same_in_every_panel(
+    tmp_path, saved_figures):
+  made = saved_figures
   rng = np.random.default_rng(0)
   panel = lambda groups: {
       "groups": groups, "points": rng.normal(size=(len(groups), 2)),
