@@ -18,7 +18,7 @@ import random
 from data_builders.blm_cos_od import generate, lexicon as lexicon_lib
 from data_builders.blm_cos_od import realise, templates
 from data_builders.common import instances
-from data_builders.common.instances import make_instance, stable_seed
+from data_builders.common.instances import make_instance
 from data_builders.common.schema import BLMInstance
 
 MAX_REDRAWS = 200
@@ -32,12 +32,9 @@ def generate_ctx(verb_class: str, language: str, lexical_type: str,
                  num_instances: int = generate.INSTANCES_PER_CONFIG,
                  seed: int = 0,
                  lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
-  if lexical_type not in generate.LEXICAL_TYPES:
-    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
-                     f"{generate.LEXICAL_TYPES}")
-  lex = lex or lexicon_lib.load(verb_class, language)
   name = config_name(verb_class, language, lexical_type)
-  rng = random.Random(stable_seed("blm_cos_od", name, seed))
+  lex, rng = generate.start(verb_class, language, lexical_type, name, seed,
+                            lex)
   forms = templates.FORMS
   ctx_pats = {f: [realise.compiled(p) for p in
                   templates.ctx_context_patterns(verb_class, language, f)]

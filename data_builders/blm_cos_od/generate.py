@@ -34,15 +34,23 @@ def config_name(verb_class: str, language: str, lexical_type: str) -> str:
   return f"{verb_class}_{language}_type_{lexical_type}"
 
 
-def generate(verb_class: str, language: str, lexical_type: str,
-             num_instances: int = INSTANCES_PER_CONFIG, seed: int = 0,
-             lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+def start(verb_class: str, language: str, lexical_type: str, name: str,
+          seed: int, lex: lexicon_lib.Lexicon | None
+          ) -> tuple[lexicon_lib.Lexicon, random.Random]:
+  """What every design of the family starts from: a checked lexical type,
+  the lexicon and the generator seeded by (config name, seed)."""
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
   lex = lex or lexicon_lib.load(verb_class, language)
+  return lex, random.Random(stable_seed("blm_cos_od", name, seed))
+
+
+def generate(verb_class: str, language: str, lexical_type: str,
+             num_instances: int = INSTANCES_PER_CONFIG, seed: int = 0,
+             lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
   name = config_name(verb_class, language, lexical_type)
-  rng = random.Random(stable_seed("blm_cos_od", name, seed))
+  lex, rng = start(verb_class, language, lexical_type, name, seed, lex)
   ctx_pats = [realise.compiled(p)
               for p in templates.context_patterns(verb_class, language)]
   ans_pats = {label: realise.compiled(p) for label, p in answer_patterns(

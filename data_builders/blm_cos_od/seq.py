@@ -29,12 +29,9 @@ def generate_seq(verb_class: str, language: str, lexical_type: str,
                  num_instances: int = generate.INSTANCES_PER_CONFIG,
                  seed: int = 0,
                  lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
-  if lexical_type not in generate.LEXICAL_TYPES:
-    raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
-                     f"{generate.LEXICAL_TYPES}")
-  lex = lex or lexicon_lib.load(verb_class, language)
   name = config_name(verb_class, language, lexical_type)
-  rng = random.Random(stable_seed("blm_cos_od", name, seed))
+  lex, rng = generate.start(verb_class, language, lexical_type, name, seed,
+                            lex)
   rules = rule_order()
   per_verb = generate._spread(num_instances, len(lex.verbs))
   drawn = ctx._balanced_phases(per_verb, len(rules), rng)
