@@ -102,13 +102,47 @@ def _tiny(epochs=2, seeds=(0, 1)):
   return cfg
 
 
-def test_a_tiny_grid_trains(tmp_path):
+def test_a_tiny_grid_trains_and_probe_maps_its_regions(tmp_path):
+  import json
+  import os
+
+  from blm_jax.analysis import probing
   from blm_jax.results.experiment import run_experiment
   data = synthetic.data(n_train=40, n_dev=20, n_test=20, types=("I",))
   res = run_experiment(_tiny(), str(tmp_path), data=data)
   assert res["config"]["model"] == "two_level_vae_subnets"
   assert set(res["cells"][0]["history"]["train"]) >= {
       "task_kl", "sentence_margin", "sentence_kl"}
+  assert "regions" in probing.default_analyses("two_level_vae_subnets")
+  assert "regions" not in probing.default_analyses("vae2")
+  result = probing.analyze(str(tmp_path), ("regions",), data=data)
+  cells = result["regions"]["cells"]
+  assert set(cells) == {"seed=0,train=I", "seed=1,train=I"}
+  for c in cells.values():
+    assert [s["rows"] for s in c["regions"]] == [[0, 2], [2, 4]]
+    frac = np.asarray(c["weight_fraction"])  # [regions, units]
+    assert frac.shape == (2, 5)
+    np.testing.assert_allclose(frac.sum(axis=0), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(np.sum(c["mask_share"], axis=1), 1.0,
+                               rtol=1e-5)
+    assert sum(c["outputs_per_unit"]) == 6  # 2 windows x 3 channels
+    assert len(c["pattern_eta2"]) == 5
+    assert c["property_unit"] == int(np.argmax(c["pattern_eta2"]))
+  out = os.path.join(tmp_path, "probe")
+  assert json.load(open(os.path.join(out, "probe.json")))["regions"]
+  with open(os.path.join(out, "regions.png"), "rb") as f:
+    assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+  assert "the sentence pattern lives in unit" in probing.summary_text(result)
+
+
+def test_regions_refuses_models_without_a_map(tmp_path):
+  from blm_jax.analysis import probing
+  with open(tmp_path / "config.json", "w") as f:
+    f.write(synthetic.config("vae2").to_json())
+  with pytest.raises(ValueError, match=(
+      r"--analysis=regions needs a run of \['two_level_vae_subnets'\]; "
+      r".* holds a 'vae2' run")):
+    probing.analyze(str(tmp_path), ("regions",))
 
 
 def test_masks_are_one_hot_and_frozen_weights_get_no_gradient():
@@ -122,6 +156,7 @@ def test_masks_are_one_hot_and_frozen_weights_get_no_gradient():
   masks = m.apply(params, method="region_masks")["mask"]
   assert masks.shape == (2, 1, 3, 5)  # windows 2 x 1, channels, units
   np.testing.assert_array_equal(masks.max(-1), 1.0)  # one unit each
+  assert (masks.sum(axis=(0, 1, 2)) >= 1).all()  # every unit is fed
   grads = jax.grad(lambda p: jnp.sum(m.apply(p, x)[0] ** 2))(params)
   for layer in ("enc_masked", "dec_masked"):
     for k in ("kernel", "scale", "logits"):

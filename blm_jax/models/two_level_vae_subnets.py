@@ -43,6 +43,10 @@ training.md has the table):
   (`model.mask_temperature`, constant). Their `prune` would set every
   logit, which starts in [0, 1), to 0: uniform masks, every region feeding
   every unit, the opposite of sparsification; it is left out.
+- Their mask logits start uniform in [0, 1), which can leave a unit fed by
+  no region when the region outputs are few; ours start in [0, 1) too but
+  with a random balanced assignment (`balanced_logits`), so every unit is
+  fed whenever there are at least as many outputs as units (checked).
 - As in their other VAEs we decode the latent means at test time.
 """
 
@@ -98,13 +102,25 @@ def highest_temperature(units: int) -> float:
   return 1.0 / math.log((units - 1) * FED_SHARE / (1 - FED_SHARE))
 
 
+def balanced_logits(key, shape, dtype=jnp.float32) -> jax.Array:
+  """Mask logits [N, U] in [0, 1) whose argmax gives every unit N // U or
+  N // U + 1 region outputs, drawn at random: (uniform + one-hot of a
+  random balanced assignment) / 2. Their uniform logits can leave a unit
+  with no region when N is small (6 outputs, 5 units: most draws)."""
+  n, u = shape
+  k_noise, k_assign = jax.random.split(key)
+  noise = jax.random.uniform(k_noise, shape, dtype)
+  assign = jax.random.permutation(k_assign, jnp.arange(n) % u)
+  return (noise + jax.nn.one_hot(assign, u, dtype=dtype)) / 2
+
+
 class SubnetDense(nn.Module):
   """A dense layer between N region outputs and U units whose every region
   output is connected to the units through a softmax mask (their
   MaskedLinear with Mask; RevMaskedLinear with RevMask when `to_regions`).
 
   Parameters, all [N, U]: `kernel` (w), `scale` (s, their Mask.weight,
-  sqrt(U)), `logits` (m, their mask_weight, uniform in [0, 1)).
+  sqrt(U)), `logits` (m, their mask_weight, in [0, 1): `balanced_logits`).
   `to_regions=False`: [..., N] -> [..., U] plus a bias; True: [..., U] ->
   [..., N], no bias (their RevMaskedLinear drops it).
   """
@@ -130,7 +146,7 @@ class SubnetDense(nn.Module):
     kernel = self.param("kernel", init, (n, u))
     scale = self.param("scale", nn.initializers.constant(math.sqrt(u)),
                        (n, u))
-    logits = self.param("logits", nn.initializers.uniform(1.0), (n, u))
+    logits = self.param("logits", balanced_logits, (n, u))
     eff = kernel * scale * jax.nn.softmax(logits / self.temperature, axis=-1)
     if not self.trainable:
       eff = jax.lax.stop_gradient(eff)
@@ -237,6 +253,11 @@ class TwoLevelVAESubnets(two_level_vae.TwoLevelVAE):
   def region_masks(self) -> dict:
     """Probing entry point: `sentence.region_masks()`."""
     return self.sentence.region_masks()
+
+  def region_spans(self) -> list[dict]:
+    """The regions of `region_masks`, in its order (needs no parameters)."""
+    s = self.sentence
+    return region_spans(s.grid_shape, s.kernel, s.stride)
 
 
 def region_spans(grid_shape, kernel: int, stride: int) -> list[dict]:
