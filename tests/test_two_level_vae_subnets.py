@@ -157,6 +157,12 @@ def test_masks_are_one_hot_and_frozen_weights_get_no_gradient():
   assert masks.shape == (2, 1, 3, 5)  # windows 2 x 1, channels, units
   np.testing.assert_array_equal(masks.max(-1), 1.0)  # one unit each
   assert (masks.sum(axis=(0, 1, 2)) >= 1).all()  # every unit is fed
+  assert m.apply(params, method="region_masks")["units"].tolist() == [
+      0, 1, 2, 3, 4]
+  theirs = m.clone(latent_layout="interleaved")
+  got = theirs.apply(params, method="region_masks")
+  assert got["units"].tolist() == [0, 1, 2]  # masked outputs 0, 2, 4
+  np.testing.assert_array_equal(got["mask"], masks[..., 0::2])
   grads = jax.grad(lambda p: jnp.sum(m.apply(p, x)[0] ** 2))(params)
   for layer in ("enc_masked", "dec_masked"):
     for k in ("kernel", "scale", "logits"):

@@ -579,11 +579,12 @@ def summary_text(result: dict) -> str:
                  f"{v['explained'][1]:.2f}")
   for cell, c in result.get("regions", {}).get("cells", {}).items():
     u = c["property_unit"]
+    k = c["units"].index(u)
     where = "; ".join(region_map.region_label(c["regions"][r]) + f" "
-                      f"{c['weight_fraction'][r][u]:.2f}"
+                      f"{c['weight_fraction'][r][k]:.2f}"
                       for r in c["property_regions"][:2])
     lines.append(f"regions {cell}: the sentence pattern lives in unit u{u} "
-                 f"(eta2 {c['pattern_eta2'][u]:.2f}), read from {where}")
+                 f"(eta2 {c['pattern_eta2'][k]:.2f}), read from {where}")
   for k, v in result.get("tsne", {}).items():
     lines.append(f"t-SNE {k}: nearest-centroid "
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "

@@ -4,7 +4,9 @@
 
 The model's `region_masks` gives, per (window, channel) output of its
 sentence convolution and per latent unit, the mask share and the effective
-weight. Per cell this reports:
+weight, for the latent units whose means the masked layer gives
+(`units`: every unit, or under `latent_layout='interleaved'` units 0-2 of
+5). Per cell this reports:
 - `weight_fraction[r][u]`: the fraction of unit u's absolute input weight
   that comes from region r (summed over the channels; each column sums
   to 1): where unit u reads the embedding.
@@ -39,21 +41,22 @@ def cell_map(masks: dict, spans: list[dict], latents: np.ndarray,
   """One cell's map from its `region_masks` (arrays [wh, ww, C, U]), the
   regions' spans and its sentence latents [N, U] with their patterns."""
   mask = np.asarray(masks["mask"])
-  units = mask.shape[-1]
-  mask = mask.reshape(-1, mask.shape[-2], units)  # [R, C, U]
+  units = [int(u) for u in masks["units"]]
+  mask = mask.reshape(-1, mask.shape[-2], len(units))  # [R, C, K]
   weight = np.abs(np.asarray(masks["weight"])).reshape(mask.shape)
-  per_region = weight.sum(axis=1)  # [R, U]
+  per_region = weight.sum(axis=1)  # [R, K]
   fraction = per_region / np.maximum(per_region.sum(axis=0), 1e-30)
-  eta = eta_squared(latents, patterns)
+  eta = eta_squared(latents, patterns)[units]
+  best = int(np.argmax(eta))
   return {
       "regions": spans,
+      "units": units,
       "weight_fraction": fraction.tolist(),
       "mask_share": mask.mean(axis=1).tolist(),
       "outputs_per_unit": mask.round().sum(axis=(0, 1)).astype(int).tolist(),
       "pattern_eta2": eta.tolist(),
-      "property_unit": int(np.argmax(eta)),
-      "property_regions": [int(r) for r in np.argsort(
-          -fraction[:, int(np.argmax(eta))])],
+      "property_unit": units[best],
+      "property_regions": [int(r) for r in np.argsort(-fraction[:, best])],
   }
 
 
@@ -75,7 +78,7 @@ def plot(cells: dict, grid_shape, path: str, title: str) -> None:
                   [region_label(s) for s in c["regions"]], fontsize=5)
     ax.set_xticks(np.arange(frac.shape[1]),
                   [f"u{u}\neta2 {e:.2f}" for u, e in
-                   enumerate(c["pattern_eta2"])], fontsize=5)
+                   zip(c["units"], c["pattern_eta2"])], fontsize=5)
     for i in range(frac.shape[0]):
       for j in range(frac.shape[1]):
         ax.text(j, i, f"{frac[i, j]:.2f}", ha="center", va="center",
@@ -84,11 +87,11 @@ def plot(cells: dict, grid_shape, path: str, title: str) -> None:
                  fontsize=6)
     img = np.full(grid_shape, np.nan)
     for s, row in zip(c["regions"], np.asarray(c["mask_share"])):
-      img[s["rows"][0]:s["rows"][1], s["cols"][0]:s["cols"][1]] = int(
-          np.argmax(row))
+      img[s["rows"][0]:s["rows"][1], s["cols"][0]:s["cols"][1]] = c[
+          "units"][int(np.argmax(row))]
     shown = ax_img.imshow(img, cmap="tab10", vmin=0, vmax=9, aspect="auto")
     ax_img.set_title("sentence array: the unit most of each region's "
                      "outputs feed (colour = unit)", fontsize=6)
-    fig.colorbar(shown, ax=ax_img, ticks=range(frac.shape[1]))
+    fig.colorbar(shown, ax=ax_img, ticks=c["units"])
   fig.suptitle(title, fontsize=8)
   fig.savefig(path, dpi=120)

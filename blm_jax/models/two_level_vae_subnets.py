@@ -225,13 +225,22 @@ class SubnetSentenceVAE(nn.Module):
 
   def region_masks(self) -> dict:
     """The encoder's masks and effective weights, each [windows_h,
-    windows_w, channels, latent] (probing's region map)."""
-    shape = (*self.plan["windows"], self.channels, self.latent)
+    windows_w, channels, K], for the K latent means the masked layer gives
+    (probing's region map); `units` [K]: which means they are (all under
+    'split'; under 'interleaved' the masked outputs 0, 2, 4, ... are means
+    0, 1, 2, ...)."""
     m = self.enc_masked
     mask = m.mask()
     p = m.variables["params"]
-    return {"mask": mask.reshape(shape),
-            "weight": (p["kernel"] * p["scale"] * mask).reshape(shape)}
+    weight = p["kernel"] * p["scale"] * mask
+    cols = np.arange(self.latent)
+    if self.latent_layout == "interleaved":
+      cols = cols[0::2]
+    shape = (*self.plan["windows"], self.channels, len(cols))
+    return {"mask": mask[:, cols].reshape(shape),
+            "weight": weight[:, cols].reshape(shape),
+            "units": jnp.asarray(cols // (2 if len(cols) < self.latent
+                                          else 1))}
 
 
 class TwoLevelVAESubnets(two_level_vae.TwoLevelVAE):
