@@ -204,17 +204,25 @@ def nearest_centroid_accuracy(points: np.ndarray, groups: Sequence[str]) -> floa
   return float(np.mean(d.argmin(axis=1) == own))
 
 
+def distinct_sentence_latents(out: dict, table: SentenceTable,
+                              cell: int) -> tuple[np.ndarray, list[str]]:
+  """One cell's sentence latents [S, L] of the table's distinct context
+  sentences (first occurrence), with their patterns."""
+  mask = table.context_mask
+  idx = table.context[mask]
+  _, first = np.unique(idx, return_index=True)
+  return (out["sentence_latent"][cell][mask][first],
+          [table.patterns[i] for i in idx[first]])
+
+
 def projections(run: probe.Restored, out: dict, table: SentenceTable,
                 cell: int) -> list[dict]:
   """The latent sets of one cell to project, each with its colouring."""
   sets = []
   if registry.get(run.model_name).sentence_latents:
-    mask = table.context_mask
-    idx = table.context[mask]
-    _, first = np.unique(idx, return_index=True)
-    lat = out["sentence_latent"][cell][mask][first]
+    lat, patterns = distinct_sentence_latents(out, table, cell)
     sets.append({"latent": "sentence_latent", "colour": "sentence pattern",
-                 "x": lat, "groups": [table.patterns[i] for i in idx[first]]})
+                 "x": lat, "groups": patterns})
   true, chosen = confusion_keys(run.model_name, table, out["pred"][cell])
   if _by_pattern(run.model_name):
     sets.append({"latent": "latent", "colour": "input pattern",
@@ -530,18 +538,11 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
     cells_map = {}
     spans = run.model.region_spans()
     masks = run.region_masks()
-    for t in types:
+    for i, t in enumerate(cell_type):
       own = _own_set(t, sets)
-      table = sets[own][1]
-      mask = table.context_mask
-      idx = table.context[mask]
-      _, first = np.unique(idx, return_index=True)
-      patterns = [table.patterns[j] for j in idx[first]]
-      for i, ct in enumerate(cell_type):
-        if ct == t:
-          lat = outputs[own]["sentence_latent"][i][mask][first]
-          cells_map[cells[i]] = {"probe_set": own, **region_map.cell_map(
-              {k: v[i] for k, v in masks.items()}, spans, lat, patterns)}
+      lat, patterns = distinct_sentence_latents(outputs[own], sets[own][1], i)
+      cells_map[cells[i]] = {"probe_set": own, **region_map.cell_map(
+          {k: v[i] for k, v in masks.items()}, spans, lat, patterns)}
     path = os.path.join(out_dir, "regions.png")
     region_map.plot(cells_map, run.model.sentence.grid_shape, path,
                     f"Embedding regions -> sentence latent units: {title}")
@@ -578,13 +579,7 @@ def summary_text(result: dict) -> str:
                  f"groups), PCA variance {v['explained'][0]:.2f}+"
                  f"{v['explained'][1]:.2f}")
   for cell, c in result.get("regions", {}).get("cells", {}).items():
-    u = c["property_unit"]
-    k = c["units"].index(u)
-    where = "; ".join(region_map.region_label(c["regions"][r]) + f" "
-                      f"{c['weight_fraction'][r][k]:.2f}"
-                      for r in c["property_regions"][:2])
-    lines.append(f"regions {cell}: the sentence pattern lives in unit u{u} "
-                 f"(eta2 {c['pattern_eta2'][k]:.2f}), read from {where}")
+    lines.append(f"regions {cell}: {region_map.summary(c)}")
   for k, v in result.get("tsne", {}).items():
     lines.append(f"t-SNE {k}: nearest-centroid "
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "

@@ -60,6 +60,17 @@ def cell_map(masks: dict, spans: list[dict], latents: np.ndarray,
   }
 
 
+def summary(c: dict) -> str:
+  """One cell's map in a line: the property's unit and its two regions."""
+  u = c["property_unit"]
+  k = c["units"].index(u)
+  where = "; ".join(f"{region_label(c['regions'][r])} "
+                    f"{c['weight_fraction'][r][k]:.2f}"
+                    for r in c["property_regions"][:2])
+  return (f"the sentence pattern lives in unit u{u} (eta2 "
+          f"{c['pattern_eta2'][k]:.2f}), read from {where}")
+
+
 def region_label(span: dict) -> str:
   return (f"rows {span['rows'][0]}-{span['rows'][1] - 1}, "
           f"cols {span['cols'][0]}-{span['cols'][1] - 1}")
