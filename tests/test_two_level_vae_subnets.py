@@ -49,7 +49,11 @@ def _params(tm):
           "stats": ref.dense_from_channels_first(
               tm.seq_lin, tch, tm.task_windows,
               ref.interleaved_columns(tm.task_latent))},
-      "task_dec": ref.decoder_params(tm.answer)}}
+      "task_dec": {  # vae2's banded 'VALID' transposed convolution
+          "dense": ref.decoder_params(tm.answer)["dense"],
+          "kernel": ref.to_np(tm.answer.convT.weight).reshape(
+              tm.answer.ch, -1),
+          "bias": ref.to_np(tm.answer.convT.bias)}}}
 
 
 @pytest.mark.parametrize("dim,x_dim,k,temperature",

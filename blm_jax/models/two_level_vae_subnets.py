@@ -1,6 +1,7 @@
 """The authors' `two_level_vae_subnets` (VariationalAutoencoder_2level_subnets
 in their vaes/VAE.py): the two-level VAE whose sentence encoder is sparsified
-so that each region of the embedding feeds one latent unit.
+so that each reading of a region of the embedding (one convolution window,
+one channel) feeds one latent unit.
 
 Nastase and Merlo (RepL4NLP 2024, "Tracking linguistic information in
 transformer-based sentence embeddings through targeted sparsification";
@@ -59,8 +60,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blm_jax.models import registry, seq_vae, strided_conv, two_level_vae
-from blm_jax.models import two_level_vae_1d
+from blm_jax.models import (registry, strided_conv, two_level_vae,
+                            two_level_vae_1d)
 from blm_jax.models.common import sentence_grid_shape
 from blm_jax.models.sentence_vae import sample
 
@@ -255,8 +256,11 @@ class TwoLevelVAESubnets(two_level_vae.TwoLevelVAE):
     self.task_enc = two_level_vae.ConvTaskEncoder(
         self.task_latent, self.task_channels, self.task_kernel)
     s = self.sentence
-    self.task_dec = seq_vae.StridedDecoder(
-        s.grid_shape, (s.kernel, s.kernel), (1, 1), self.answer_channels,
+    # Their Decoder_2D with stride 1 is vae2's 'VALID' transposed
+    # convolution (no padding while the kernel fits the array), whose
+    # banded matmuls train 10x faster on a CPU than lax's convolution.
+    self.task_dec = two_level_vae.ConvAnswerDecoder(
+        s.embed_dim, s.grid_shape, self.answer_channels, s.kernel,
         hidden_relu=False, output_relu=True)
 
   def region_masks(self) -> dict:
