@@ -2,6 +2,8 @@
 VariationalAutoencoder_2level_subnets with the same weights; its mask
 checks; a tiny grid."""
 
+import types
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -80,11 +82,10 @@ def test_forward_and_loss_match_the_authors_module(dim, x_dim, k,
   total, terms, out, _ = solver.objective(params, batch, False)
   x = torch.tensor(ctx)
   with torch.no_grad():
-    pred, t_mean, t_logvar, recon, mean, logvar = tm(x)
-    want = (ref.answer_margin(pred, torch.tensor(ans), torch.tensor(correct))
-            + ref.sentence_margin(recon, x)
-            + ref.kl(t_mean, t_logvar) * 5 / dim
-            + ref.kl(mean, logvar) * 5 / dim)
+    outputs = tm(x)
+    want = ref.two_level_loss(outputs, x, torch.tensor(ans),
+                              torch.tensor(correct))
+  pred, _, _, recon, mean, _ = outputs
   sent = solver.model.apply(params, batch.ctx, batch.ctx_mask,
                             method="sentence_latent")
   np.testing.assert_allclose(sent[0], ref.to_np(mean), rtol=1e-4, atol=1e-5)
@@ -196,7 +197,7 @@ def test_a_schedule_that_feeds_no_unit_is_refused():
       "softmax(mask logits / temperature))"]
 
 
-def test_more_units_than_region_outputs_is_refused():
+def test_too_few_region_outputs_or_sentences_are_refused():
   from blm_jax.models import registry
   c = _tiny()
   c.model.hidden_channels = 2  # 2 windows x 2 channels < 5 units
@@ -206,6 +207,12 @@ def test_more_units_than_region_outputs_is_refused():
       r"only 4 region outputs \(2 windows x config\.model\.hidden_channels=2\): "
       r"some unit would be fed by no region$")):
     registry.get("two_level_vae_subnets").check_data(c, data)
+  c.model.hidden_channels = 3
+  one = types.SimpleNamespace(embed_dim=8, num_context=1)
+  with pytest.raises(ValueError, match=(
+      r"^config\.model\.name='two_level_vae_subnets' needs at least 2 "
+      r"context sentences")):
+    registry.get("two_level_vae_subnets").check_data(c, one)
 
 
 def test_foreign_keys_are_named():

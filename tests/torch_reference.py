@@ -59,6 +59,17 @@ def kl(mean, logvar):
   return torch.mean(-0.5 * torch.sum(1 + logvar - mean**2 - logvar.exp(), 1))
 
 
+def two_level_loss(outputs, x, ans, correct):
+  """Their two-level objective at the latent means, per instance of one
+  batch: the answer margin, the sentence margin and both KL terms times
+  latent / D. `outputs` is a TwoLevel1D / TwoLevelSubnets forward."""
+  pred, t_mean, t_logvar, recon, mean, logvar = outputs
+  d = x.shape[-1]
+  return (answer_margin(pred, ans, correct) + sentence_margin(recon, x)
+          + kl(t_mean, t_logvar) * t_mean.shape[-1] / d
+          + kl(mean, logvar) * mean.shape[-1] / d)
+
+
 def to_np(t) -> np.ndarray:
   return t.detach().numpy()
 

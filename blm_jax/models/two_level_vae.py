@@ -224,11 +224,17 @@ def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
       sentence_reduction=loss_cfg.sentence_reduction)
 
 
+def check_context(config, data) -> None:
+  """The sentence level needs negatives: at least 2 context sentences."""
+  if data.num_context < 2:
+    raise ValueError(f"config.model.name={config.model.name!r} needs at "
+                     "least 2 context sentences (the others are each "
+                     "sentence's negatives)")
+
+
 def _check_data(config, data) -> None:
   sentence_vae.check_grid_shape(config, data)
-  if data.num_context < 2:
-    raise ValueError("config.model.name='vae2' needs at least 2 context "
-                     "sentences (the others are each sentence's negatives)")
+  check_context(config, data)
 
 
 SPEC = registry.SolverSpec(

@@ -352,10 +352,7 @@ def _check_data(config, data) -> None:
         f"encoder has only {inputs} region outputs ({p['size']} windows x "
         f"config.model.hidden_channels={m.hidden_channels}): some unit "
         "would be fed by no region")
-  if data.num_context < 2:
-    raise ValueError("config.model.name='two_level_vae_subnets' needs at "
-                     "least 2 context sentences (the others are each "
-                     "sentence's negatives)")
+  two_level_vae.check_context(config, data)
 
 
 SPEC = registry.SolverSpec(
