@@ -258,10 +258,15 @@ class TwoLevelVAESubnets(two_level_vae.TwoLevelVAE):
     s = self.sentence
     # Their Decoder_2D with stride 1 is vae2's 'VALID' transposed
     # convolution (no padding while the kernel fits the array), whose
-    # banded matmuls train 10x faster on a CPU than lax's convolution.
+    # banded matmuls train 2x faster here than lax's convolution
+    # (benchmarks/README.md); its kernel's fan-in is channels x k x k, as
+    # for the sentence decoder's.
     self.task_dec = two_level_vae.ConvAnswerDecoder(
         s.embed_dim, s.grid_shape, self.answer_channels, s.kernel,
-        hidden_relu=False, output_relu=True)
+        hidden_relu=False, output_relu=True,
+        kernel_init=nn.initializers.variance_scaling(
+            1.0, "fan_in", "truncated_normal", in_axis=(-2, -1),
+            out_axis=()))
 
   def region_masks(self) -> dict:
     """Probing entry point: `sentence.region_masks()`."""
