@@ -204,8 +204,9 @@ def test_too_few_region_outputs_or_sentences_are_refused():
   data = synthetic.data(n_train=4, n_dev=2, n_test=2, types=("I",))
   with pytest.raises(ValueError, match=(
       r"^config\.model\.latent=5 masked units but the sentence encoder has "
-      r"only 4 region outputs \(2 windows x config\.model\.hidden_channels=2\): "
-      r"some unit would be fed by no region$")):
+      r"only 4 region outputs \(2 windows x "
+      r"config\.model\.hidden_channels=2\): some unit would be fed by no "
+      r"region$")):
     registry.get("two_level_vae_subnets").check_data(c, data)
   c.model.hidden_channels = 3
   one = types.SimpleNamespace(embed_dim=8, num_context=1)

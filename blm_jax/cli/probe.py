@@ -2,7 +2,7 @@
 
   python -m blm_jax.cli.probe --workdir=W --analysis=confusion,traversal,projection
   python -m blm_jax.cli.probe --workdir=W --analysis=tsne   # needs the probe extra
-  python -m blm_jax.cli.probe --workdir=W   # + regions for two_level_vae_subnets
+  python -m blm_jax.cli.probe --workdir=W   # + regions: two_level_vae_subnets
   python -m blm_jax.cli.probe --table5=W1,W2,... --out=DIR    # 000 Table 5
 
 writes PNGs and probe.json into W/probe/ (see blm_jax.analysis.probing).
