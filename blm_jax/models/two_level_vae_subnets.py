@@ -66,8 +66,8 @@ from blm_jax.models.common import sentence_grid_shape
 from blm_jax.models.sentence_vae import sample
 
 LATENT_LAYOUTS = ("split", "interleaved")
-# A region "feeds" a unit when the unit has the largest share of its mask;
-# a temperature at which no share can pass half leaves no unit fed.
+# A region output "feeds" a unit when the unit gets at least this share of
+# its mask; a temperature at which no share can reach it leaves no unit fed.
 FED_SHARE = 0.5
 
 DEFAULTS = {
@@ -234,14 +234,14 @@ class SubnetSentenceVAE(nn.Module):
     mask = m.mask()
     p = m.variables["params"]
     weight = p["kernel"] * p["scale"] * mask
-    cols = np.arange(self.latent)
+    cols = units = np.arange(self.latent)
     if self.latent_layout == "interleaved":
       cols = cols[0::2]
+      units = cols // 2
     shape = (*self.plan["windows"], self.channels, len(cols))
     return {"mask": mask[:, cols].reshape(shape),
             "weight": weight[:, cols].reshape(shape),
-            "units": jnp.asarray(cols // (2 if len(cols) < self.latent
-                                          else 1))}
+            "units": jnp.asarray(units)}
 
 
 class TwoLevelVAESubnets(two_level_vae.TwoLevelVAE):
@@ -280,7 +280,8 @@ class TwoLevelVAESubnets(two_level_vae.TwoLevelVAE):
 
 def region_spans(grid_shape, kernel: int, stride: int) -> list[dict]:
   """Each window's rows and columns of the h x w sentence array (padding
-  cut off) and the embedding dimensions they hold (row-major reshape)."""
+  cut off; embedding dimension = row x w + column) and how many
+  dimensions it holds."""
   p = strided_conv.plan(grid_shape, (kernel,) * 2, (stride,) * 2)
   h, w = grid_shape
   spans = []
@@ -290,9 +291,8 @@ def region_spans(grid_shape, kernel: int, stride: int) -> list[dict]:
       r1 = min(h, i * stride - p["pads"][0] + kernel)
       c0 = max(0, j * stride - p["pads"][1])
       c1 = min(w, j * stride - p["pads"][1] + kernel)
-      dims = (np.arange(r0, r1)[:, None] * w + np.arange(c0, c1)).ravel()
       spans.append({"window": [i, j], "rows": [r0, r1], "cols": [c0, c1],
-                    "dims": int(dims.size)})
+                    "dims": (r1 - r0) * (c1 - c0)})
   return spans
 
 
