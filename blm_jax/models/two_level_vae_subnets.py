@@ -28,8 +28,9 @@ training.md has the table):
 - Their masked layers copy the masked weights into a tensor's `.data`, so
   no gradient reaches the weights, scales or mask logits: the sparse
   connections and their weights stay as initialised (only the encoder
-  layer's bias trains). Ours train them (`model.masked_weights_train`);
-  False gives theirs.
+  layer's bias trains). Ours train them (`model.masked_weights_train`;
+  False gives theirs), though at T = 1e-6 the one-hot softmax passes the
+  logits no gradient: which output feeds which unit stays as drawn.
 - Their encoder concatenates [masked outputs, unmasked outputs] and their
   sampler reads the result as interleaved (mean, log-variance) pairs, so
   latent means 0-2 are masked outputs 0, 2, 4 and means 3-4 come from the
