@@ -150,7 +150,7 @@ def test_regions_refuses_models_without_a_map(tmp_path):
     probing.analyze(str(tmp_path), ("regions",))
 
 
-def test_masks_are_one_hot_and_frozen_weights_get_no_gradient():
+def test_masks_are_one_hot_and_their_logits_get_no_gradient():
   import jax
   m = subnets.SubnetSentenceVAE(embed_dim=8, grid_shape=(4, 2), channels=3,
                                 kernel=2, stride=2, latent=5,
@@ -174,6 +174,12 @@ def test_masks_are_one_hot_and_frozen_weights_get_no_gradient():
       assert not jnp.any(grads["params"][layer][k]), (layer, k)
   assert jnp.any(grads["params"]["enc_masked"]["bias"])
   assert jnp.any(grads["params"]["enc_kernel"])
+  # Trained: the weights and scales move; at T = 1e-6 the logits do not.
+  trained = m.clone(masked_weights_train=True)
+  grads = jax.grad(lambda p: jnp.sum(trained.apply(p, x)[0] ** 2))(params)
+  for layer in ("enc_masked", "dec_masked"):
+    assert jnp.any(grads["params"][layer]["kernel"]), layer
+    assert not jnp.any(grads["params"][layer]["logits"]), layer
 
 
 def test_region_spans_cover_the_array_without_padding():
