@@ -59,6 +59,17 @@ def kl(mean, logvar):
   return torch.mean(-0.5 * torch.sum(1 + logvar - mean**2 - logvar.exp(), 1))
 
 
+def two_level_loss(outputs, x, ans, correct):
+  """Their two-level objective at the latent means, per instance of one
+  batch: the answer margin, the sentence margin and both KL terms times
+  latent / D. `outputs` is a TwoLevel1D / TwoLevelSubnets forward."""
+  pred, t_mean, t_logvar, recon, mean, logvar = outputs
+  d = x.shape[-1]
+  return (answer_margin(pred, ans, correct) + sentence_margin(recon, x)
+          + kl(t_mean, t_logvar) * t_mean.shape[-1] / d
+          + kl(mean, logvar) * mean.shape[-1] / d)
+
+
 def to_np(t) -> np.ndarray:
   return t.detach().numpy()
 
@@ -242,3 +253,77 @@ def assert_same_shapes(solver, params, batch) -> None:
       {"params": jax.random.key(0), "sample": jax.random.key(1)},
       batch.ctx, batch.ctx_mask, False))
   assert jax.tree.map(np.shape, params) == want
+
+
+class SubnetLinear(nn.Module):
+  """Their MaskedLinear (`to_regions=False`: N region outputs -> U units,
+  with a bias) or RevMaskedLinear (True: U units -> N outputs, no bias).
+  Per region output i: weights W[:, i] ([U, N], their layout in both),
+  scale s[i] (their Mask.weight) and mask logits m[i] (mask_weight), the
+  mask softmax(m[i] / T) over the U units. Their per-Mask loop, written as
+  one tensor expression."""
+
+  def __init__(self, n, u, to_regions, temperature=1e-6):
+    super().__init__()
+    self.to_regions, self.t = to_regions, temperature
+    self.weight = nn.Parameter(torch.randn(u, n) * 0.3)
+    self.scale = nn.Parameter(np.sqrt(u) * (1 + 0.1 * torch.randn(n, u)))
+    self.logits = nn.Parameter(torch.rand(n, u))
+    self.bias = None if to_regions else nn.Parameter(torch.randn(u) * 0.1)
+
+  def masked(self):
+    """[N, U]: what their forward writes into masked_weights."""
+    return self.weight.T * self.scale * torch.softmax(self.logits / self.t,
+                                                      dim=1)
+
+  def forward(self, x):
+    if self.to_regions:
+      return x @ self.masked().T
+    return x @ self.masked() + self.bias
+
+
+class TwoLevelSubnets(nn.Module):
+  """Their VariationalAutoencoder_2level_subnets: Encoder_2D_subnets
+  (strided Conv2d + ReLU, MaskedLinear and an unmasked Linear,
+  concatenated and read as interleaved (mean, logvar) pairs by their
+  simple sampler), Decoder_2D_subnets (RevMaskedLinear, ReLU, strided
+  ConvTranspose2d, no output activation), a 4x4 Encoder_2D over the
+  [C, latent] sentence latents, Decoder_2D of stride 1 (ReLU output) for
+  the answer. `forward` decodes the means."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, ch=40,
+               k=15, task_ch=32, task_k=4, ans_ch=40, temperature=1e-6):
+    super().__init__()
+    self.latent, self.task_latent = latent, task_latent
+    self.image = (x_dim, dim // x_dim)
+    pads, n, ops = sizes(self.image, (k, k), (k, k))
+    self.windows, self.ch = n, ch
+    regions = n[0] * n[1] * ch
+    self.conv = nn.Conv2d(1, ch, (k, k), (k, k), padding=tuple(pads))
+    self.lin_mask = SubnetLinear(regions, latent, False, temperature)
+    self.lin_sd = nn.Linear(regions, latent)
+    self.dec_mask = SubnetLinear(regions, latent, True, temperature)
+    self.convT = nn.ConvTranspose2d(ch, 1, (k, k), (k, k),
+                                    padding=tuple(pads),
+                                    output_padding=tuple(ops))
+    tpads, tn, _ = sizes((seq, latent), (task_k, task_k), (1, 1))
+    self.task_windows = tn
+    self.seq_conv = nn.Conv2d(1, task_ch, (task_k, task_k),
+                              padding=tuple(tpads))
+    self.seq_lin = nn.Linear(tn[0] * tn[1] * task_ch, 2 * task_latent)
+    self.answer = StridedDecoder2D(task_latent, self.image, (k, k), (1, 1),
+                                   ans_ch, hidden_relu=False,
+                                   output_relu=True)
+
+  def forward(self, x):
+    b, c, d = x.shape
+    h = torch.relu(self.conv(x.reshape(b * c, 1, *self.image)))
+    h = h.reshape(b * c, -1)
+    vec = torch.cat([self.lin_mask(h), self.lin_sd(h)], dim=1)
+    mean, logvar = vec.view(-1, self.latent, 2).unbind(-1)
+    y = torch.relu(self.dec_mask(mean)).view(b * c, self.ch, *self.windows)
+    recon = self.convT(y).reshape(b, c, d)
+    t = torch.relu(self.seq_conv(mean.view(b, 1, c, self.latent)))
+    t_mean, t_logvar = self.seq_lin(t.reshape(b, -1)).view(
+        -1, self.task_latent, 2).unbind(-1)
+    return self.answer(t_mean), t_mean, t_logvar, recon, mean, logvar

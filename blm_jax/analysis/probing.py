@@ -18,10 +18,15 @@
   a number for how crisp the clusters are; 'tsne' does the same with
   scikit-learn's t-SNE (the `probe` extra), which keeps local neighbourhoods
   that a linear projection can flatten.
+- Region map (solvers with a sparsified sentence encoder,
+  two_level_vae_subnets): which embedding regions feed which sentence
+  latent unit, and which unit carries the sentence pattern
+  (`blm_jax.analysis.regions`); run by default for those solvers.
 - Table 5: the sent_vae F1 per blm_chunks dataset from finished runs.
 
 `analyze(workdir, ...)` runs them and writes W/probe/{confusion,traversal,
-projection,tsne}.png and probe.json; nothing else in the workdir is touched.
+projection,tsne,regions}.png and probe.json; nothing else in the workdir is
+touched.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from blm_jax.analysis import regions as region_map
 from blm_jax.analysis import restore as probe
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
@@ -45,7 +51,10 @@ from blm_jax.results.plots import dataset_title
 from blm_jax.training import trainer as train
 from data_builders.common import loading as data_lib
 
-ANALYSES = ("confusion", "traversal", "projection", "tsne")
+ANALYSES = ("confusion", "traversal", "projection", "tsne", "regions")
+# What the probe command runs without --analysis ('regions' is added for
+# the solvers that have a region map).
+DEFAULT_ANALYSES = ("confusion", "traversal", "projection")
 TRAVERSAL_STEPS = 10
 TSNE_MAX_POINTS = 2000  # t-SNE is quadratic-ish: a fixed subsample beyond
 
@@ -195,17 +204,25 @@ def nearest_centroid_accuracy(points: np.ndarray, groups: Sequence[str]) -> floa
   return float(np.mean(d.argmin(axis=1) == own))
 
 
+def distinct_sentence_latents(out: dict, table: SentenceTable,
+                              cell: int) -> tuple[np.ndarray, list[str]]:
+  """One cell's sentence latents [S, L] of the table's distinct context
+  sentences (first occurrence), with their patterns."""
+  mask = table.context_mask
+  idx = table.context[mask]
+  _, first = np.unique(idx, return_index=True)
+  return (out["sentence_latent"][cell][mask][first],
+          [table.patterns[i] for i in idx[first]])
+
+
 def projections(run: probe.Restored, out: dict, table: SentenceTable,
                 cell: int) -> list[dict]:
   """The latent sets of one cell to project, each with its colouring."""
   sets = []
   if registry.get(run.model_name).sentence_latents:
-    mask = table.context_mask
-    idx = table.context[mask]
-    _, first = np.unique(idx, return_index=True)
-    lat = out["sentence_latent"][cell][mask][first]
+    lat, patterns = distinct_sentence_latents(out, table, cell)
     sets.append({"latent": "sentence_latent", "colour": "sentence pattern",
-                 "x": lat, "groups": [table.patterns[i] for i in idx[first]]})
+                 "x": lat, "groups": patterns})
   true, chosen = confusion_keys(run.model_name, table, out["pred"][cell])
   if _by_pattern(run.model_name):
     sets.append({"latent": "latent", "colour": "input pattern",
@@ -373,7 +390,13 @@ def _own_set(train_type: str, sets: dict) -> str:
   return train_type if train_type in sets else next(iter(sets))
 
 
-def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
+def default_analyses(model_name: str) -> tuple[str, ...]:
+  """The probe command's analyses for a run of `model_name`."""
+  extra = ("regions",) if registry.get(model_name).region_map else ()
+  return DEFAULT_ANALYSES + extra
+
+
+def analyze(workdir: str, analyses: Sequence[str] | None = None,
             dataset: str | None = None, split: str = "test",
             embed_fn: input_pipeline.EmbedFn | None = None,
             data: input_pipeline.BLMData | None = None,
@@ -384,13 +407,20 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
   `data` is the run's data (default: loaded as training loaded it, from
   config.json); its training tables give the traversal ranges and, unless
   `dataset` or another `split` is asked for, its test tables are probed.
+  `analyses` None = `default_analyses` of the run's solver.
   """
-  unknown = sorted(set(analyses) - set(ANALYSES))
+  unknown = sorted(set(analyses or ()) - set(ANALYSES))
   if unknown:
     raise ValueError(f"unknown --analysis {unknown}; expected some of "
                      f"{list(ANALYSES)}")
   config = probe.load_config(workdir)
   model = config.model.name
+  if analyses is None:
+    analyses = default_analyses(model)
+  if "regions" in analyses and not registry.get(model).region_map:
+    have = [n for n in registry.names() if registry.get(n).region_map]
+    raise ValueError(f"--analysis=regions needs a run of {have}; "
+                     f"{workdir} holds a {model!r} run")
   if "traversal" in analyses and not registry.get(model).decodes_latent:
     raise ValueError(f"--analysis=traversal needs a run of "
                      f"{probe.decodable()}; {workdir} holds a {model!r} run")
@@ -504,6 +534,22 @@ def analyze(workdir: str, analyses: Sequence[str] = ANALYSES,
     result[analysis] = proj
     result["files"][analysis] = f"{analysis}.png"
 
+  if "regions" in analyses:
+    cells_map = {}
+    spans = run.model.region_spans()
+    masks = run.region_masks()
+    for i, t in enumerate(cell_type):
+      own = _own_set(t, sets)
+      lat, patterns = distinct_sentence_latents(outputs[own], sets[own][1], i)
+      cells_map[cells[i]] = {"probe_set": own, **region_map.cell_map(
+          {k: v[i] for k, v in masks.items()}, spans, lat, patterns)}
+    path = os.path.join(out_dir, "regions.png")
+    region_map.plot(cells_map, run.model.sentence.grid_shape, path,
+                    f"Embedding regions -> sentence latent units: {title}")
+    result["regions"] = {"grid_shape": list(run.model.sentence.grid_shape),
+                         "cells": cells_map}
+    result["files"]["regions"] = "regions.png"
+
   files.write_json(os.path.join(out_dir, "probe.json"), result, indent=1,
                    sort_keys=False)
   result["files"]["json"] = "probe.json"
@@ -532,6 +578,8 @@ def summary_text(result: dict) -> str:
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "
                  f"groups), PCA variance {v['explained'][0]:.2f}+"
                  f"{v['explained'][1]:.2f}")
+  for cell, c in result.get("regions", {}).get("cells", {}).items():
+    lines.append(f"regions {cell}: {region_map.summary(c)}")
   for k, v in result.get("tsne", {}).items():
     lines.append(f"t-SNE {k}: nearest-centroid "
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "

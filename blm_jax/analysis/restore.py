@@ -123,6 +123,11 @@ class Restored:
 
     return jax.jit(jax.vmap(cell, in_axes=(0, 0, None, None)))
 
+  def region_masks(self) -> dict:
+    """The model's `region_masks` per cell: {name: [cells, ...]}."""
+    fn = jax.vmap(lambda p: self.solver.model.apply(p, method="region_masks"))
+    return jax.tree.map(np.asarray, fn(self.params))
+
   def apply(self, emb: np.ndarray, table: SentenceTable) -> dict:
     """{'pred' [cells, N], 'scores' [cells, N, A], 'latent' [cells, N, L],
     and, for solvers with sentence latents (vae2), 'sentence_latent'

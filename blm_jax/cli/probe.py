@@ -2,6 +2,7 @@
 
   python -m blm_jax.cli.probe --workdir=W --analysis=confusion,traversal,projection
   python -m blm_jax.cli.probe --workdir=W --analysis=tsne   # needs the probe extra
+  python -m blm_jax.cli.probe --workdir=W   # + regions: two_level_vae_subnets
   python -m blm_jax.cli.probe --table5=W1,W2,... --out=DIR    # 000 Table 5
 
 writes PNGs and probe.json into W/probe/ (see blm_jax.analysis.probing).
@@ -20,9 +21,10 @@ def define_flags(flag_values=None):
   fv = flag_values if flag_values is not None else flags.FLAGS
   flags.DEFINE_string("workdir", None, "a run's workdir (launch.py)",
                       flag_values=fv)
-  flags.DEFINE_list("analysis", ["confusion", "traversal", "projection"],
-                    "analyses to run (blm_jax.analysis.probing.ANALYSES)",
-                    flag_values=fv)
+  flags.DEFINE_list("analysis", None,
+                    "analyses to run (blm_jax.analysis.probing.ANALYSES); "
+                    "default: confusion,traversal,projection, plus regions "
+                    "for a sparsified solver", flag_values=fv)
   flags.DEFINE_string("dataset", None, "TFDS name to probe on; default: the "
                       "run's own test data", flag_values=fv)
   flags.DEFINE_string("split", "test", "split of --dataset (or of the run's "

@@ -16,7 +16,7 @@ import ml_collections
 
 from blm_jax.models import (cnn, cnn_seq, ffnn, registry, relnet,
                             sentence_vae, seq_vae, two_level_vae,
-                            two_level_vae_1d)
+                            two_level_vae_1d, two_level_vae_subnets)
 from blm_jax.models.cnn import CNN
 from blm_jax.models.common import SolverOutput, sentence_grid_shape
 from blm_jax.models.ffnn import FFNN
@@ -26,7 +26,7 @@ from blm_jax.models.two_level_vae import TwoLevelVAE
 
 for _spec in (ffnn.SPEC, cnn.SPEC, sentence_vae.SPEC, two_level_vae.SPEC,
               relnet.SPEC, cnn_seq.SPEC, seq_vae.SPEC,
-              two_level_vae_1d.SPEC):
+              two_level_vae_1d.SPEC, two_level_vae_subnets.SPEC):
   registry.register(_spec)
 del _spec
 

@@ -45,6 +45,8 @@ class SolverSpec:
       (latent traversal).
     sentence_latents: its module has `sentence_latent` (one latent per
       context sentence, projected by probing).
+    region_map: its module has `region_masks` (which embedding regions
+      feed which sentence latent unit; probing's 'regions').
     confusion: what probing's confusion matrices count: 'label' (the
       answers' labels) or 'pattern' (the input sentence's pattern).
     scan_on: platforms where `grid.mode='auto'` runs the cells one after
@@ -62,6 +64,7 @@ class SolverSpec:
   choices: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
   decodes_latent: bool = False
   sentence_latents: bool = False
+  region_map: bool = False
   confusion: str = "label"
   scan_on: frozenset[str] = frozenset()
 

@@ -23,6 +23,8 @@ Task level, two architectures:
 
 from __future__ import annotations
 
+from typing import Callable
+
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -93,6 +95,10 @@ class ConvAnswerDecoder(nn.Module):
   kernel: int = 15
   hidden_relu: bool = False
   output_relu: bool = True
+  # The kernel [channels, k*k]: lecun_normal reads its fan-in as the
+  # channels; nn.initializers.variance_scaling(..., in_axis=(-2, -1))
+  # counts channels x k x k, as lax's convolution kernels do.
+  kernel_init: Callable = nn.initializers.lecun_normal()
 
   @nn.compact
   def __call__(self, z: jax.Array) -> jax.Array:
@@ -103,8 +109,7 @@ class ConvAnswerDecoder(nn.Module):
     if self.hidden_relu:
       y = nn.relu(y)
     y = y.reshape(*z.shape[:-1], oh * ow, self.channels)
-    kernel = self.param("kernel", nn.initializers.lecun_normal(),
-                        (self.channels, k * k))
+    kernel = self.param("kernel", self.kernel_init, (self.channels, k * k))
     bias = self.param("bias", nn.initializers.zeros, (1,))
     out = patch_conv.conv_transpose_valid(y, kernel, self.grid_shape) + bias
     return nn.relu(out) if self.output_relu else out
@@ -224,11 +229,17 @@ def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
       sentence_reduction=loss_cfg.sentence_reduction)
 
 
+def check_context(config, data) -> None:
+  """The sentence level needs negatives: at least 2 context sentences."""
+  if data.num_context < 2:
+    raise ValueError(f"config.model.name={config.model.name!r} needs at "
+                     "least 2 context sentences (the others are each "
+                     "sentence's negatives)")
+
+
 def _check_data(config, data) -> None:
   sentence_vae.check_grid_shape(config, data)
-  if data.num_context < 2:
-    raise ValueError("config.model.name='vae2' needs at least 2 context "
-                     "sentences (the others are each sentence's negatives)")
+  check_context(config, data)
 
 
 SPEC = registry.SolverSpec(

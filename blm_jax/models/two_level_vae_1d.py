@@ -125,10 +125,7 @@ def _check_data(config, data) -> None:
     raise ValueError(f"config.model.answer_kernel={k}, "
                      f"config.model.answer_stride={s} on the answer array "
                      f"{grid}: {e}") from None
-  if data.num_context < 2:
-    raise ValueError("config.model.name='vae_1d_2level' needs at least 2 "
-                     "context sentences (the others are each sentence's "
-                     "negatives)")
+  two_level_vae.check_context(config, data)
 
 
 SPEC = registry.SolverSpec(
