@@ -92,8 +92,9 @@ def test_bad_kernels_and_foreign_keys_are_named():
   c.model.task_latent = 5
   assert config_check.problems(c) == [
       "config.model.task_latent is not a key of the 'vae' solver; its "
-      "config.model keys: conv_kernel, conv_stride, grid_shape, "
-      "hidden_channels, latent, name"]
+      "config.model keys: categorical_vars, categories, conv_kernel, "
+      "conv_stride, grid_shape, gumbel_input, hidden_channels, latent, "
+      "latent_kind, name, temperature"]
   c = vae_config.get_config(None)
   c.model.conv_kernel = (15, 15)
   with pytest.raises(ValueError, match=r"config.model.conv_kernel=\(15, "

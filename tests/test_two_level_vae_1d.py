@@ -88,4 +88,7 @@ def test_foreign_keys_are_named():
   assert found == [
       "config.model.hidden_factor is not a key of the 'vae_1d_2level' "
       "solver; its config.model keys: answer_kernel, answer_stride, "
-      "grid_shape, latent, name, task_channels, task_kernel, task_latent"]
+      "categorical_vars, categories, grid_shape, gumbel_input, latent, "
+      "latent_kind, name, task_categorical_vars, task_categories, "
+      "task_channels, task_kernel, task_latent, task_latent_kind, "
+      "temperature"]
