@@ -169,7 +169,7 @@ def _categorical(cfg, kind="categorical", task=True):
 @pytest.mark.parametrize("model", ["sent_vae", "vae", "vae_1d_2level"])
 def test_a_tiny_grid_with_categorical_latents_trains(model, tmp_path):
   types = ("chunks",) if model == "sent_vae" else ("I",)
-  cfg = _categorical(synthetic.config(model, epochs=2, seeds=(0, 1),
+  cfg = _categorical(synthetic.config(model, epochs=1, seeds=(0,),
                                       types=types))
   if model == "vae":
     cfg.model.grid_shape, cfg.model.conv_kernel, cfg.model.conv_stride = (
@@ -198,7 +198,7 @@ def test_a_tiny_grid_with_categorical_latents_trains(model, tmp_path):
 def vae2_joint_run(tmp_path_factory):
   workdir = str(tmp_path_factory.mktemp("vae2_joint"))
   d = synthetic.data(n_train=60, n_dev=20, n_test=30)
-  cfg = _categorical(synthetic.config("vae2", epochs=2, seeds=(0, 1)),
+  cfg = _categorical(synthetic.config("vae2", epochs=2, seeds=(0,)),
                      kind="joint")
   cfg.model.latent = 3
   res = run_experiment(cfg, workdir, data=d)
@@ -213,9 +213,9 @@ def test_vae2_joint_run_probes(vae2_joint_run):
   run = restore.restore(workdir, d)
   out = run.apply(d.embeddings, d.test["II"])
   # Latents: categorical probabilities, then the Gaussian means.
-  assert out["latent"].shape == (4, 30, 2 * 2 + 5)
-  assert out["sentence_latent"].shape == (4, 30, 4, 2 * 3 + 3)
-  probs = out["sentence_latent"][..., :6].reshape(4, 30, 4, 2, 3)
+  assert out["latent"].shape == (2, 30, 2 * 2 + 5)
+  assert out["sentence_latent"].shape == (2, 30, 4, 2 * 3 + 3)
+  probs = out["sentence_latent"][..., :6].reshape(2, 30, 4, 2, 3)
   np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=1e-5)
   for i, c in enumerate(res["cells"]):
     if c["train_type"] == "II":
@@ -236,16 +236,12 @@ def test_a_cell_with_categorical_latents_equals_it_trained_alone():
                        kind="joint")
     cfg.grid.mode = "vmap"
     grid = train.build_grid(cfg, data)
-    state = grid.init()
-    for e in range(2):
-      state, _ = grid.run_epoch(state, e)
+    state, _ = grid.run_epoch(grid.init(), 0)
     return state.params
 
-  both = trained((3, 7))
-  for i, seed in enumerate((3, 7)):
-    alone = trained((seed,))
-    jax.tree.map(lambda a, b: np.testing.assert_allclose(
-        np.asarray(a)[i], np.asarray(b)[0], atol=2e-5), both, alone)
+  both, alone = trained((3, 7)), trained((7,))
+  jax.tree.map(lambda a, b: np.testing.assert_allclose(
+      np.asarray(a)[1], np.asarray(b)[0], atol=2e-5), both, alone)
 
 
 def _problems(model="vae2", **keys):

@@ -83,7 +83,6 @@ class ConvTaskEncoder(nn.Module):
   kernel: int = 4
   categorical: latents.Categorical | None = None
 
-
   @nn.compact
   def __call__(self, z: jax.Array) -> jax.Array:
     c, l = z.shape[-2:]
@@ -93,9 +92,9 @@ class ConvTaskEncoder(nn.Module):
     bias = self.param("bias", nn.initializers.zeros, (self.channels,))
     x = z.reshape(*z.shape[:-2], c * l)
     y = nn.relu(patch_conv.conv_valid(x, kernel, (c, l)) + bias)  # [B, P, C]
-    return nn.Dense(latents.stats_size(self.latent, self.categorical),
-                    name="stats")(
-        y.reshape(*y.shape[:-2], -1))
+    stats = nn.Dense(latents.stats_size(self.latent, self.categorical),
+                     name="stats")
+    return stats(y.reshape(*y.shape[:-2], -1))
 
 
 class ConvAnswerDecoder(nn.Module):
