@@ -12,11 +12,13 @@ from blm_jax.analysis import probing, restore
 from blm_jax.models import latents
 from blm_jax.results.experiment import run_experiment
 from blm_jax.training import config_check, trainer as train
-from configs import common
-from configs import vae as vae_config
-from configs import vae_1d_2level as vae_1d_config
+from configs import sent_vae, vae, vae2, vae_1d_2level
 from tests import synthetic
+from tests.test_config_check import _problems as problems_of
 from tests.test_probing import chunk_data
+
+CONFIGS = {"sent_vae": sent_vae, "vae": vae, "vae2": vae2,
+           "vae_1d_2level": vae_1d_2level}
 
 
 def _post(seed=0, shape=(4,), n=2, k=3, cont=5):
@@ -78,7 +80,7 @@ def test_vae_matches_the_authors_joint_sampler_and_loss(kind):
   torch.manual_seed(0)
   tm = ref.SeqVAE(dim, seq, x_dim, cont, ch=3, kernel=(3, 4, 4),
                   stride=(1, 4, 4), n=n, k=k, tau=0.5)
-  c = vae_config.get_config("reference")
+  c = vae.get_config("reference")
   c.model.grid_shape, c.model.conv_kernel, c.model.conv_stride = (
       (x_dim, dim // x_dim), (3, 4, 4), (1, 4, 4))
   c.model.hidden_channels = 3
@@ -118,7 +120,7 @@ def test_vae_1d_2level_matches_the_authors_with_both_levels_joint():
   torch.manual_seed(0)
   tm = ref.TwoLevel1D(dim, seq, x_dim, ch=3, ans_k=4, ans_s=4, sent=(2, 3),
                       task=(3, 2))
-  c = vae_1d_config.get_config("reference")
+  c = vae_1d_2level.get_config("reference")
   c.model.grid_shape = (x_dim, dim // x_dim)
   c.model.answer_kernel = c.model.answer_stride = 4
   c.model.task_channels = 3
@@ -245,11 +247,7 @@ def test_a_cell_with_categorical_latents_equals_it_trained_alone():
 
 
 def _problems(model="vae2", **keys):
-  c = common.base(model)
-  for key, value in keys.items():
-    section, field = key.split("__")
-    c[section][field] = value
-  return config_check.problems(c)
+  return problems_of(CONFIGS[model], **keys)
 
 
 def test_bad_latent_settings_are_named():

@@ -35,6 +35,10 @@ LEVEL = latents.Level("", "latent", "sentence_kl", "sentence_categorical_kl")
 # Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
 # (the authors' code: 5/768, without which, they note, nothing is learnt).
 KL_SCALES = ("none", "latent_over_dim")
+# Its config.loss keys: sentence_kl completes eq. (2); the categorical KL
+# (latents.py) replaces or joins it under latent_kind.
+LOSS_DEFAULTS = {"sentence_kl": 1.0, "sentence_categorical_kl": 1.0,
+                 "kl_scale": "none", **latents.LOSS_DEFAULTS}
 
 
 class SentenceVAE(nn.Module):
@@ -164,10 +168,6 @@ def check_grid_shape(config, data) -> None:
   sentence_grid_shape(data.embed_dim, tuple(config.model.grid_shape))
 
 
-LOSS_DEFAULTS = {"sentence_kl": 1.0, "sentence_categorical_kl": 1.0,
-                 "kl_scale": "none", **latents.LOSS_DEFAULTS}
-
-
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
   del num_context, score
   return SentenceVAESolver(sentence=build_sentence(model_cfg, embed_dim),
@@ -186,8 +186,6 @@ def _check_data(config, data) -> None:
 SPEC = registry.SolverSpec(
     name="sent_vae",
     model=DEFAULTS,
-    # sentence_kl completes eq. (2); kl_scale as KL_SCALES says; the
-    # categorical KL (latents.py) replaces or joins it under latent_kind.
     loss=LOSS_DEFAULTS,
     build=_build,
     loss_terms=("sentence_kl", "sentence_categorical_kl"),
