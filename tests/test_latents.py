@@ -298,3 +298,19 @@ def test_keys_of_the_other_latent_kind_are_refused():
   # One categorical level is enough for the shared keys.
   assert _problems(model__task_latent_kind="joint",
                    model__temperature=1.0) == []
+
+
+def test_runs_saved_before_these_keys_keep_their_identity():
+  """At their defaults the latent keys stay out of a run's identity, so a
+  workdir saved before they existed resumes; set, they count."""
+  from blm_jax.training import run_identity
+
+  def keys(c):
+    return set(run_identity.identity_keys(
+        run_identity.flatten(c.to_dict())))
+
+  c = vae2.get_config(None)
+  assert not {k for k in keys(c) if "categor" in k or "latent_kind" in k
+              or k in ("model.temperature", "model.gumbel_input")}
+  c.model.task_latent_kind = "joint"
+  assert "model.task_latent_kind" in keys(c)
