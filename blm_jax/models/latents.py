@@ -84,20 +84,24 @@ def _flat(x: jax.Array) -> jax.Array:
   return x.reshape(*x.shape[:-2], -1)
 
 
+def _gumbel_input(post: Posterior, cat: Categorical) -> jax.Array:
+  """[..., V, K] what the Gumbel noise is added to: the logits, or their
+  softmax (their code)."""
+  if cat.gumbel_input == "probabilities":
+    return jax.nn.softmax(post.logits, axis=-1)
+  return post.logits
+
+
 def probabilities(post: Posterior, cat: Categorical) -> jax.Array:
   """[..., V, K] the categorical distribution the Gumbel trick samples
-  from: softmax of its input (the logits, or their softmax)."""
-  q = jax.nn.softmax(post.logits, axis=-1)
-  return jax.nn.softmax(q if cat.gumbel_input == "probabilities"
-                        else post.logits, axis=-1)
+  from: the softmax of its input."""
+  return jax.nn.softmax(_gumbel_input(post, cat), axis=-1)
 
 
 def relaxed(post: Posterior, cat: Categorical, gumbel: jax.Array):
   """[..., V, K] Gumbel-softmax sample for the noise `gumbel`."""
-  x = post.logits
-  if cat.gumbel_input == "probabilities":
-    x = jax.nn.softmax(x, axis=-1)
-  return jax.nn.softmax((x + gumbel) / cat.temperature, axis=-1)
+  return jax.nn.softmax((_gumbel_input(post, cat) + gumbel)
+                        / cat.temperature, axis=-1)
 
 
 def evaluation_latent(post: Posterior, cat: Categorical | None) -> jax.Array:
