@@ -71,12 +71,21 @@ def stats_size(size: int, cat: Categorical | None) -> int:
   return (cat.variables * cat.categories if cat else 0) + 2 * size
 
 
+def gaussian(mean: jax.Array, logvar: jax.Array) -> Posterior:
+  """The posterior of a Gaussian-only latent, for an encoder that gives
+  its means and log-variances itself."""
+  return Posterior(mean, logvar,
+                   jnp.zeros((*mean.shape[:-1], 0, 1), mean.dtype))
+
+
 def split(stats: jax.Array, size: int, cat: Categorical | None) -> Posterior:
   """[..., stats_size] encoder outputs -> Posterior."""
   n = cat.variables * cat.categories if cat else 0
-  shape = (cat.variables, cat.categories) if cat else (0, 1)
-  logits = stats[..., :n].reshape(*stats.shape[:-1], *shape)
   mean, logvar = jnp.split(stats[..., n:n + 2 * size], 2, axis=-1)
+  if cat is None:
+    return gaussian(mean, logvar)
+  logits = stats[..., :n].reshape(*stats.shape[:-1], cat.variables,
+                                  cat.categories)
   return Posterior(mean, logvar, logits)
 
 

@@ -23,6 +23,13 @@ Task level, two architectures:
 Either latent may be categorical or joint (`model.latent_kind`,
 `model.task_latent_kind`; latents.py), as the authors' `--latent_sent_categ`
 and `--categorical_dim` make them.
+
+A sentence VAE here is any module with `categorical` (its
+`latents.Categorical`, None for a Gaussian latent), `encode(x) ->
+latents.Posterior`, `decode(z)` and `__call__(x, train) -> (decoded,
+posterior, z)`, as `sentence_vae.SentenceVAE` (a Gaussian-only encoder
+returns `latents.gaussian(mean, logvar)` and samples with
+`latents.sample(module, posterior, None, train)`).
 """
 
 from __future__ import annotations
