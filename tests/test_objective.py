@@ -63,10 +63,10 @@ def test_sentence_terms_by_hand_sum_and_mean():
                             loss_cfg=_loss_cfg(sentence_reduction=reduction))
     params = m.init({"params": jax.random.key(1)}, ctx, mask, False)
     outs[reduction] = m.apply(params, ctx, mask, False).terms
-    decoded, mean, logvar, _ = m.apply(
+    decoded, post, _ = m.apply(
         params, ctx, False, method=lambda mod, x, t: mod.sentence(x, t))
   dec, ctx_np = np.asarray(decoded), np.asarray(ctx)
-  mean, logvar = np.asarray(mean), np.asarray(logvar)
+  mean, logvar = np.asarray(post.mean), np.asarray(post.logvar)
   want_margin, want_kl = np.zeros(2), np.zeros(2)
   for b in range(2):
     real = [i for i in range(3) if mask[b, i]]

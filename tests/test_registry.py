@@ -15,9 +15,11 @@ from tests import synthetic, toy_config, toy_solver
 
 def test_builtins_are_registered_in_order():
   assert registry.names()[:4] == ("ffnn", "cnn", "sent_vae", "vae2")
-  assert registry.get("vae2").loss_terms == ("task_kl", "sentence_margin",
-                                             "sentence_kl")
-  assert registry.get("sent_vae").loss_terms == ("sentence_kl",)
+  assert registry.get("vae2").loss_terms == (
+      "task_kl", "sentence_margin", "sentence_kl", "task_categorical_kl",
+      "sentence_categorical_kl")
+  assert registry.get("sent_vae").loss_terms == ("sentence_kl",
+                                                 "sentence_categorical_kl")
   assert registry.get("ffnn").loss_terms == ()
 
 

@@ -24,17 +24,6 @@ def test_their_padding_of_32_by_24_with_stride_15():
   assert p["out_pads"][1:] == (13, 6)
 
 
-def _params(tm, latent):
-  n = ref.sizes(tm.shape, tm.conv.kernel_size, tm.conv.stride)[1]
-  ch = tm.conv.out_channels
-  return {"params": {
-      "enc_kernel": ref.to_np(tm.conv.weight).transpose(2, 3, 4, 1, 0),
-      "enc_bias": ref.to_np(tm.conv.bias),
-      "enc_dense": ref.dense_from_channels_first(
-          tm.lin, ch, n, ref.interleaved_columns(latent)),
-      "decoder": ref.decoder_params(tm.decoder)}}
-
-
 @pytest.mark.parametrize("dim,x_dim,kernel,stride", [
     (60, 6, (3, 4, 4), (1, 4, 4)),  # padded on both sentence axes
     (768, 32, (3, 15, 15), (1, 15, 15)),  # their default
@@ -52,11 +41,11 @@ def test_forward_and_loss_match_the_authors_module(dim, x_dim, kernel,
   correct = np.array([1, 3])
   solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a)
   model = solver.model
-  params = _params(tm, latent)
+  params = ref.seq_vae_params(tm)
   ref.assert_same_shapes(solver, params, batch)
   total, terms, out, _ = solver.objective(params, batch, False)
   with torch.no_grad():
-    pred, mean, logvar = tm(torch.tensor(ctx))  # z = the mean
+    pred, mean, logvar, _ = tm(torch.tensor(ctx))  # z = the mean
     want = (ref.answer_margin(pred, torch.tensor(ans), torch.tensor(correct))
             + ref.kl(mean, logvar) * latent / dim)
   np.testing.assert_allclose(out.pred, ref.to_np(pred), rtol=1e-4,
@@ -92,8 +81,9 @@ def test_bad_kernels_and_foreign_keys_are_named():
   c.model.task_latent = 5
   assert config_check.problems(c) == [
       "config.model.task_latent is not a key of the 'vae' solver; its "
-      "config.model keys: conv_kernel, conv_stride, grid_shape, "
-      "hidden_channels, latent, name"]
+      "config.model keys: categorical_vars, categories, conv_kernel, "
+      "conv_stride, grid_shape, gumbel_input, hidden_channels, latent, "
+      "latent_kind, name, temperature"]
   c = vae_config.get_config(None)
   c.model.conv_kernel = (15, 15)
   with pytest.raises(ValueError, match=r"config.model.conv_kernel=\(15, "

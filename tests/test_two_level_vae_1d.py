@@ -13,30 +13,6 @@ torch = pytest.importorskip("torch")
 from tests import torch_reference as ref  # noqa: E402
 
 
-def _dense(lin, cols=None):
-  w, b = ref.to_np(lin.weight).T, ref.to_np(lin.bias)
-  if cols is not None:
-    w, b = w[:, cols], b[cols]
-  return {"kernel": w, "bias": b}
-
-
-def _params(tm):
-  ch = tm.seq_conv.out_channels
-  k = tm.seq_conv.kernel_size[0]
-  return {"params": {
-      "sentence": {
-          "enc_hidden": _dense(tm.e1),
-          "enc_stats": _dense(tm.e2, ref.interleaved_columns(tm.latent)),
-          "dec_hidden": _dense(tm.d1), "dec_out": _dense(tm.d2)},
-      "task_enc": {
-          "kernel": ref.to_np(tm.seq_conv.weight).reshape(ch, k * k).T,
-          "bias": ref.to_np(tm.seq_conv.bias),
-          "stats": ref.dense_from_channels_first(
-              tm.seq_lin, ch, tm.task_windows,
-              ref.interleaved_columns(tm.task_latent))},
-      "task_dec": ref.decoder_params(tm.answer)}}
-
-
 @pytest.mark.parametrize("dim,x_dim,ans_k", [(60, 6, 4), (768, 32, 15)])
 def test_forward_and_loss_match_the_authors_module(dim, x_dim, ans_k):
   # One instance of 4 sentences: their negatives (the next three of the
@@ -50,7 +26,7 @@ def test_forward_and_loss_match_the_authors_module(dim, x_dim, ans_k):
   c.model.task_channels = 3
   correct = np.array([2])
   solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a, seed=1)
-  params = _params(tm)
+  params = ref.two_level_1d_params(tm)
   ref.assert_same_shapes(solver, params, batch)
   total, terms, out, _ = solver.objective(params, batch, False)
   x = torch.tensor(ctx)
@@ -87,4 +63,7 @@ def test_foreign_keys_are_named():
   assert found == [
       "config.model.hidden_factor is not a key of the 'vae_1d_2level' "
       "solver; its config.model keys: answer_kernel, answer_stride, "
-      "grid_shape, latent, name, task_channels, task_kernel, task_latent"]
+      "categorical_vars, categories, grid_shape, gumbel_input, latent, "
+      "latent_kind, name, task_categorical_vars, task_categories, "
+      "task_channels, task_kernel, task_latent, task_latent_kind, "
+      "temperature"]

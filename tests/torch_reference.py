@@ -116,33 +116,83 @@ class StridedDecoder2D(nn.Module):
     return out.reshape(z.shape[0], -1)
 
 
+class JointSampler:
+  """Their JointSampling (vaes/sampling.py) with the noise given: the
+  encoder's vector is [categorical logits n x k, then (mean, logvar)
+  interleaved]; each categorical variable's sample is their
+  F.gumbel_softmax(softmax(logits), tau, hard=False), i.e.
+  softmax((softmax(logits) + g) / tau); the Gaussian part is reparameterised
+  (`eps`) or its mean (`eps` None: their eval mode); the sample is the
+  categorical part flattened, then the Gaussian part. Returns (z, mean,
+  logvar, logits [B, n * k])."""
+
+  def __init__(self, cont, n=0, k=3, tau=0.5):
+    self.cont, self.n, self.k, self.tau = cont, n, k, tau
+
+  @property
+  def width(self):
+    return self.n * self.k + self.cont
+
+  @property
+  def stats(self):
+    return self.n * self.k + 2 * self.cont
+
+  def __call__(self, vec, gumbel=None, eps=None):
+    b, nk = vec.shape[0], self.n * self.k
+    logits = vec[:, :nk]
+    parts = []
+    if self.n:
+      x = torch.softmax(logits.view(b, self.n, self.k), dim=-1)
+      parts.append(torch.softmax((x + gumbel) / self.tau, -1).view(b, -1))
+    mean = logvar = None
+    if self.cont:
+      mean, logvar = vec[:, nk:].reshape(-1, self.cont, 2).unbind(-1)
+      parts.append(mean if eps is None
+                   else mean + torch.exp(0.5 * logvar) * eps)
+    return torch.cat(parts, 1), mean, logvar, logits
+
+  def columns(self) -> np.ndarray:
+    """Their encoder outputs in our order (logits, means, log-variances)."""
+    nk = self.n * self.k
+    return np.concatenate([np.arange(nk),
+                           nk + interleaved_columns(self.cont)])
+
+
+def discrete_kl(logits, n, k):
+  """Their discrete_latent_loss_logit: q = softmax over the categories,
+  q log(q + 1e-12) summed over the variables (dim 1), averaged over the
+  rest, exponentiated."""
+  q = torch.softmax(logits.reshape(-1, n, k), dim=2)
+  return torch.exp(torch.mean(torch.sum(q * torch.log(q + 1e-12), dim=1)))
+
+
 class SeqVAE(nn.Module):
-  """Their one-level VAE: Encoder_3D (Conv3d + ReLU + dense to interleaved
-  mean / logvar), the simple sampler, Decoder_answer_3D (dense + ReLU,
-  ConvTranspose over the sentence array, no output activation). The
-  decoder's sentence axis has size 1 and kernel 1, so it is 2-D here."""
+  """Their one-level VAE: Encoder_3D (Conv3d + ReLU + dense to the
+  sampler's vector), the sampler (simple, or `JointSampler` with n
+  categorical variables), Decoder_answer_3D (dense + ReLU, ConvTranspose
+  over the sentence array, no output activation). The decoder's sentence
+  axis has size 1 and kernel 1, so it is 2-D here."""
 
   def __init__(self, dim, seq, x_dim, latent=5, ch=32, kernel=(3, 15, 15),
-               stride=(1, 15, 15)):
+               stride=(1, 15, 15), n=0, k=3, tau=0.5):
     super().__init__()
     image = (x_dim, dim // x_dim)
-    pads, n, _ = sizes((seq, *image), kernel, stride)
+    pads, windows, _ = sizes((seq, *image), kernel, stride)
     self.shape, self.latent = (seq, *image), latent
+    self.sampler = JointSampler(latent, n, k, tau)
     self.conv = nn.Conv3d(1, ch, tuple(kernel), tuple(stride),
                           padding=tuple(pads))
-    self.lin = nn.Linear(int(np.prod(n)) * ch, 2 * latent)
-    self.decoder = StridedDecoder2D(latent, image, kernel[1:], stride[1:],
-                                    ch, hidden_relu=True, output_relu=False)
+    self.lin = nn.Linear(int(np.prod(windows)) * ch, self.sampler.stats)
+    self.decoder = StridedDecoder2D(self.sampler.width, image, kernel[1:],
+                                    stride[1:], ch, hidden_relu=True,
+                                    output_relu=False)
 
-  def encode(self, x):
+  def forward(self, x, eps=None, gumbel=None):
+    """(answer, mean, logvar, logits)."""
     b = x.shape[0]
     h = torch.relu(self.conv(x.view(b, 1, *self.shape))).reshape(b, -1)
-    return self.lin(h).view(-1, self.latent, 2).unbind(-1)
-
-  def forward(self, x, eps=None):
-    mean, logvar = self.encode(x)
-    z = mean if eps is None else mean + torch.exp(0.5 * logvar) * eps
-    return self.decoder(z), mean, logvar
+    z, mean, logvar, logits = self.sampler(self.lin(h), gumbel, eps)
+    return self.decoder(z), mean, logvar, logits
 
 
 def interleaved_columns(latent: int) -> np.ndarray:
@@ -180,34 +230,84 @@ def decoder_params(dec: StridedDecoder2D) -> dict:
 
 class TwoLevel1D(nn.Module):
   """Their VariationalAutoencoder_1D_2level: Encoder_1D_sent /
-  Decoder_1D_sent, a 4x4 Encoder_2D over the [C, latent] sentence latents,
+  Decoder_1D_sent, a 4x4 Encoder_2D over the [C, width] sentence latents,
   Decoder_2D (dense, strided ConvTranspose2d, ReLU output) for the answer.
-  `forward` decodes the means (their samplers' mean path)."""
+  `sent` and `task` are (n, k) of a `JointSampler`'s categorical part at
+  each level ((0, 3): Gaussian only). `forward` decodes the means unless
+  it is given the noise (their samplers' training path):
+  {'sent_gumbel' [B*C, n, k], 'sent_eps' [B*C, latent], 'task_gumbel',
+  'task_eps'}."""
 
   def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, ch=32,
-               task_k=4, ans_k=15, ans_s=15):
+               task_k=4, ans_k=15, ans_s=15, sent=(0, 3), task=(0, 3),
+               tau=0.5):
     super().__init__()
+    self.sent = JointSampler(latent, *sent, tau)
+    self.task = JointSampler(task_latent, *task, tau)
     self.latent, self.task_latent, self.seq = latent, task_latent, seq
-    self.e1, self.e2 = nn.Linear(dim, dim // 2), nn.Linear(dim // 2,
-                                                           2 * latent)
-    self.d1, self.d2 = nn.Linear(latent, dim // 2), nn.Linear(dim // 2, dim)
-    pads, n, _ = sizes((seq, latent), (task_k, task_k), (1, 1))
+    width = self.sent.width
+    self.e1 = nn.Linear(dim, dim // 2)
+    self.e2 = nn.Linear(dim // 2, self.sent.stats)
+    self.d1, self.d2 = nn.Linear(width, dim // 2), nn.Linear(dim // 2, dim)
+    pads, n, _ = sizes((seq, width), (task_k, task_k), (1, 1))
     self.task_windows = n
     self.seq_conv = nn.Conv2d(1, ch, (task_k, task_k), padding=tuple(pads))
-    self.seq_lin = nn.Linear(n[0] * n[1] * ch, 2 * task_latent)
-    self.answer = StridedDecoder2D(task_latent, (x_dim, dim // x_dim),
+    self.seq_lin = nn.Linear(n[0] * n[1] * ch, self.task.stats)
+    self.answer = StridedDecoder2D(self.task.width, (x_dim, dim // x_dim),
                                    (ans_k, ans_k), (ans_s, ans_s), ch,
                                    hidden_relu=False, output_relu=True)
 
-  def forward(self, x):
+  def forward(self, x, noise=None):
+    """(answer, t_mean, t_logvar, recon, mean, logvar); with `noise`, also
+    the sentence and task logits."""
     b, c, d = x.shape
-    mean, logvar = self.e2(torch.relu(self.e1(x.reshape(b * c, d)))).view(
-        -1, self.latent, 2).unbind(-1)
-    recon = self.d2(self.d1(mean)).view(b, c, d)
-    h = torch.relu(self.seq_conv(mean.view(b, 1, c, self.latent)))
-    t_mean, t_logvar = self.seq_lin(h.reshape(b, -1)).view(
-        -1, self.task_latent, 2).unbind(-1)
-    return self.answer(t_mean), t_mean, t_logvar, recon, mean, logvar
+    nz = noise or {}
+    vec = self.e2(torch.relu(self.e1(x.reshape(b * c, d))))
+    z, mean, logvar, s_logits = self.sent(vec, nz.get("sent_gumbel"),
+                                          nz.get("sent_eps"))
+    recon = self.d2(self.d1(z)).view(b, c, d)
+    h = torch.relu(self.seq_conv(z.view(b, 1, c, self.sent.width)))
+    zt, t_mean, t_logvar, t_logits = self.task(
+        self.seq_lin(h.reshape(b, -1)), nz.get("task_gumbel"),
+        nz.get("task_eps"))
+    out = (self.answer(zt), t_mean, t_logvar, recon, mean, logvar)
+    return out + (s_logits, t_logits) if noise is not None else out
+
+
+def seq_vae_params(tm: SeqVAE) -> dict:
+  """Our SeqVAE's parameters from theirs."""
+  n = sizes(tm.shape, tm.conv.kernel_size, tm.conv.stride)[1]
+  ch = tm.conv.out_channels
+  return {"params": {
+      "enc_kernel": to_np(tm.conv.weight).transpose(2, 3, 4, 1, 0),
+      "enc_bias": to_np(tm.conv.bias),
+      "enc_dense": dense_from_channels_first(
+          tm.lin, ch, n, tm.sampler.columns()),
+      "decoder": decoder_params(tm.decoder)}}
+
+
+def _dense(lin, cols=None):
+  w, b = to_np(lin.weight).T, to_np(lin.bias)
+  if cols is not None:
+    w, b = w[:, cols], b[cols]
+  return {"kernel": w, "bias": b}
+
+
+def two_level_1d_params(tm: TwoLevel1D) -> dict:
+  """Our TwoLevelVAE1D's parameters from theirs."""
+  ch = tm.seq_conv.out_channels
+  k = tm.seq_conv.kernel_size[0]
+  return {"params": {
+      "sentence": {
+          "enc_hidden": _dense(tm.e1),
+          "enc_stats": _dense(tm.e2, tm.sent.columns()),
+          "dec_hidden": _dense(tm.d1), "dec_out": _dense(tm.d2)},
+      "task_enc": {
+          "kernel": to_np(tm.seq_conv.weight).reshape(ch, k * k).T,
+          "bias": to_np(tm.seq_conv.bias),
+          "stats": dense_from_channels_first(
+              tm.seq_lin, ch, tm.task_windows, tm.task.columns())},
+      "task_dec": decoder_params(tm.answer)}}
 
 
 def sentence_margin(recon, x):

@@ -36,6 +36,9 @@ class SolverSpec:
       `SolverOutput.terms`; each is weighted by `config.loss.<name>`.
     term_scales: (config, embed_dim) -> {term: factor} multiplying the
       configured weights (the VAEs' `kl_scale`); None = no scaling.
+    active_terms: config -> the loss terms the module built from it
+      returns (a VAE's latent kind decides its KL terms); None = all of
+      `loss_terms`.
     check_data: (config, data) -> None, raising a ValueError that names
       the config key when the data cannot feed this solver.
     check_config: config -> [problem, ...], messages naming the key, for
@@ -59,6 +62,7 @@ class SolverSpec:
   loss: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   loss_terms: tuple[str, ...] = ()
   term_scales: Callable[[Any, int], dict] | None = None
+  active_terms: Callable[[Any], tuple] | None = None
   check_data: Callable[[Any, Any], None] | None = None
   check_config: Callable[[Any], list] | None = None
   choices: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
@@ -81,10 +85,13 @@ class SolverSpec:
                        f"{self.confusion!r}; expected 'label' or 'pattern'")
 
   def weights(self, config, embed_dim: int) -> dict[str, float]:
-    """{term: weight} of its loss terms, scaled by `term_scales`."""
+    """{term: weight} of the loss terms a module built from `config`
+    returns, scaled by `term_scales`."""
     scales = self.term_scales(config, embed_dim) if self.term_scales else {}
+    active = (self.active_terms(config) if self.active_terms
+              else self.loss_terms)
     return {t: float(config.loss[t]) * scales.get(t, 1.0)
-            for t in self.loss_terms}
+            for t in self.loss_terms if t in active}
 
   def scans(self, platform: str) -> bool:
     return platform in self.scan_on

@@ -5,16 +5,16 @@ A sentence embedding is reshaped to a 2-D array (32 x 24 for D = 768), a
 latent (5), and a decoder mirroring the encoder unpacks a latent back to an
 embedding. It is an encoder-decoder, not an auto-encoder: the decoded vector
 is scored against candidates, not against its input. At test time the latent
-mean is decoded (deterministic evaluation).
+mean is decoded (deterministic evaluation). `model.latent_kind` makes the
+latent categorical, or both (`latents.py`).
 """
 
 from __future__ import annotations
 
 import flax.linen as nn
 import jax
-import jax.numpy as jnp
 
-from blm_jax.models import losses, patch_conv, registry
+from blm_jax.models import latents, patch_conv, registry
 from blm_jax.models.common import sentence_grid_shape, SolverOutput
 
 # config.model keys of the sentence VAE, shared by the two-level VAE.
@@ -25,10 +25,20 @@ DEFAULTS = {
     "latent": 5,
     "decoder_hidden_relu": True,  # ReLU after the decoder's dense layer
     "decoder_output_relu": False,  # ... and on its output (authors' code)
+    # 'gaussian', 'categorical' or 'joint' (latents.py): `latent` Gaussian
+    # units and/or `categorical_vars` variables of `categories` each.
+    **latents.model_defaults(),
+    **latents.SHARED_DEFAULTS,
 }
+# Its latent: size `latent`, KL terms `sentence_kl`, `sentence_categorical_kl`.
+LEVEL = latents.Level("", "latent", "sentence_kl", "sentence_categorical_kl")
 # Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
 # (the authors' code: 5/768, without which, they note, nothing is learnt).
 KL_SCALES = ("none", "latent_over_dim")
+# Its config.loss keys: sentence_kl completes eq. (2); the categorical KL
+# (latents.py) replaces or joins it under latent_kind.
+LOSS_DEFAULTS = {"sentence_kl": 1.0, "sentence_categorical_kl": 1.0,
+                 "kl_scale": "none", **latents.LOSS_DEFAULTS}
 
 
 class SentenceVAE(nn.Module):
@@ -51,6 +61,7 @@ class SentenceVAE(nn.Module):
   # The authors' Decoder_2D: linear dense layer, ReLU on the decoded output.
   decoder_hidden_relu: bool = DEFAULTS["decoder_hidden_relu"]
   decoder_output_relu: bool = DEFAULTS["decoder_output_relu"]
+  categorical: latents.Categorical | None = None  # None: Gaussian only
 
   def setup(self):
     h, w = self.grid_shape
@@ -61,18 +72,18 @@ class SentenceVAE(nn.Module):
     self.enc_kernel = self.param("enc_kernel", init, (k * k, self.channels))
     self.enc_bias = self.param("enc_bias", nn.initializers.zeros,
                                (self.channels,))
-    self.enc_dense = nn.Dense(2 * self.latent)
+    self.enc_dense = nn.Dense(latents.stats_size(self.latent,
+                                                 self.categorical))
     self.dec_dense = nn.Dense(n_pos * self.channels)
     self.dec_kernel = self.param("dec_kernel", init, (self.channels, k * k))
     self.dec_bias = self.param("dec_bias", nn.initializers.zeros, (1,))
 
-  def encode(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """[..., D] -> mean, logvar [..., latent]."""
+  def encode(self, x: jax.Array) -> latents.Posterior:
+    """[..., D] -> the latent's posterior (mean, logvar [..., latent])."""
     y = patch_conv.conv_valid(x, self.enc_kernel, self.grid_shape)
     y = nn.relu(y + self.enc_bias)  # [..., P, C]
     stats = self.enc_dense(y.reshape(*y.shape[:-2], -1))
-    mean, logvar = jnp.split(stats, 2, axis=-1)
-    return mean, logvar
+    return latents.split(stats, self.latent, self.categorical)
 
   def decode(self, z: jax.Array) -> jax.Array:
     """[..., latent] -> [..., D]."""
@@ -85,16 +96,10 @@ class SentenceVAE(nn.Module):
     return nn.relu(out) if self.decoder_output_relu else out
 
   def __call__(self, x: jax.Array, train: bool = False):
-    """Returns (decoded, mean, logvar, z) for embeddings x [..., D]."""
-    mean, logvar = self.encode(x)
-    z = sample(self, mean, logvar) if train else mean
-    return self.decode(z), mean, logvar, z
-
-
-def sample(module: nn.Module, mean: jax.Array, logvar: jax.Array) -> jax.Array:
-  """Reparameterised sample; the rng stream is 'sample'."""
-  eps = jax.random.normal(module.make_rng("sample"), mean.shape, mean.dtype)
-  return mean + jnp.exp(0.5 * logvar) * eps
+    """Returns (decoded, posterior, z) for embeddings x [..., D]."""
+    post = self.encode(x)
+    z = latents.sample(self, post, self.categorical, train)
+    return self.decode(z), post, z
 
 
 class SentenceVAESolver(nn.Module):
@@ -105,13 +110,16 @@ class SentenceVAESolver(nn.Module):
   """
 
   sentence: SentenceVAE
+  categorical_kl: str = latents.LOSS_DEFAULTS["categorical_kl"]
 
   def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
     del ctx_mask
-    decoded, mean, logvar, z = self.sentence(ctx[:, 0], train)
+    decoded, post, z = self.sentence(ctx[:, 0], train)
     return SolverOutput(
         pred=decoded, latent=z,
-        terms={"sentence_kl": losses.kl_to_standard_normal(mean, logvar)})
+        terms=latents.kl_terms(post, self.sentence.categorical,
+                               self.categorical_kl, LEVEL.gaussian_term,
+                               LEVEL.categorical_term))
 
   # Probing entry points (`model.apply(params, ..., method=...)`): the latent
   # the solver decodes at test time, and the decoder from any latent
@@ -119,7 +127,8 @@ class SentenceVAESolver(nn.Module):
   def encode_latent(self, ctx, ctx_mask):
     """[B, 1, D] -> [B, latent]: the latent mean (what evaluation decodes)."""
     del ctx_mask
-    return self.sentence.encode(ctx[:, 0])[0]
+    return latents.evaluation_latent(self.sentence.encode(ctx[:, 0]),
+                                     self.sentence.categorical)
 
   def decode_latent(self, z):
     """[B, latent] -> [B, D]: the answer embedding decoded from `z`."""
@@ -133,15 +142,17 @@ def build_sentence(model_cfg, embed_dim: int) -> SentenceVAE:
       grid_shape=sentence_grid_shape(embed_dim, tuple(model_cfg.grid_shape)),
       channels=model_cfg.channels[0] if model_cfg.channels else 1,
       kernel=model_cfg.kernel,
-      latent=model_cfg.latent,
+      latent=LEVEL.size(model_cfg),
       decoder_hidden_relu=model_cfg.decoder_hidden_relu,
-      decoder_output_relu=model_cfg.decoder_output_relu)
+      decoder_output_relu=model_cfg.decoder_output_relu,
+      categorical=LEVEL.categorical(model_cfg))
 
 
-def kl_scales(config, embed_dim: int, latents: dict) -> dict:
-  """{KL term: factor}: latent size / D per term under 'latent_over_dim'.
+def kl_scales(config, embed_dim: int, sizes: dict) -> dict:
+  """{KL term: factor}: latent size / D per Gaussian KL term under
+  'latent_over_dim' (a categorical KL is not scaled, as in their code).
 
-  `latents` maps each KL term to the config.model key of its latent size.
+  `sizes` maps each Gaussian KL term to the config.model key of its size.
   """
   kind = config.loss.kl_scale
   if kind not in KL_SCALES:
@@ -149,7 +160,7 @@ def kl_scales(config, embed_dim: int, latents: dict) -> dict:
                      f"{KL_SCALES}")
   if kind == "none":
     return {}
-  return {term: config.model[key] / embed_dim for term, key in latents.items()}
+  return {term: config.model[key] / embed_dim for term, key in sizes.items()}
 
 
 def check_grid_shape(config, data) -> None:
@@ -158,8 +169,9 @@ def check_grid_shape(config, data) -> None:
 
 
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
-  del loss_cfg, num_context, score
-  return SentenceVAESolver(sentence=build_sentence(model_cfg, embed_dim))
+  del num_context, score
+  return SentenceVAESolver(sentence=build_sentence(model_cfg, embed_dim),
+                           categorical_kl=loss_cfg.categorical_kl)
 
 
 def _check_data(config, data) -> None:
@@ -174,14 +186,16 @@ def _check_data(config, data) -> None:
 SPEC = registry.SolverSpec(
     name="sent_vae",
     model=DEFAULTS,
-    # sentence_kl completes eq. (2); kl_scale as KL_SCALES says.
-    loss={"sentence_kl": 1.0, "kl_scale": "none"},
+    loss=LOSS_DEFAULTS,
     build=_build,
-    loss_terms=("sentence_kl",),
+    loss_terms=("sentence_kl", "sentence_categorical_kl"),
     term_scales=lambda config, dim: kl_scales(config, dim,
                                               {"sentence_kl": "latent"}),
+    active_terms=latents.active_terms([LEVEL]),
     check_data=_check_data,
-    choices={"loss.kl_scale": KL_SCALES},
+    check_config=lambda config: latents.check_config(
+        config, [LEVEL], DEFAULTS, LOSS_DEFAULTS),
+    choices={"loss.kl_scale": KL_SCALES, **latents.choices([LEVEL])},
     decodes_latent=True,
     # Its input is one sentence: probing counts input x chosen patterns.
     confusion="pattern",

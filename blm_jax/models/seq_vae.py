@@ -22,6 +22,8 @@ Where their code and the paper differ, and which we follow:
   `model.grid_shape=(32, 12)` for theirs.
 - The papers describe the two-level VAE, not this one; it is in their code
   only, so its defaults are their code's.
+- `model.latent_kind` makes its latent categorical or joint, as their
+  `--categorical_dim` does (latents.py says where their sampler differs).
 """
 
 from __future__ import annotations
@@ -30,11 +32,9 @@ from typing import Sequence
 
 import flax.linen as nn
 import jax
-import jax.numpy as jnp
 
-from blm_jax.models import losses, registry, sentence_vae, strided_conv
+from blm_jax.models import latents, registry, sentence_vae, strided_conv
 from blm_jax.models.common import sentence_grid_shape, SolverOutput
-from blm_jax.models.sentence_vae import sample
 
 DEFAULTS = {
     "grid_shape": (),  # 2-D reshape of D; () = derived (32x24 for 768)
@@ -42,8 +42,12 @@ DEFAULTS = {
     "conv_stride": (1, 15, 15),
     "hidden_channels": 32,
     "latent": 5,
+    **latents.model_defaults(),  # its latent's kind (latents.py)
+    **latents.SHARED_DEFAULTS,
 }
-LOSS_DEFAULTS = {"task_kl": 1.0, "kl_scale": "latent_over_dim"}
+LEVEL = latents.Level("", "latent", "task_kl", "task_categorical_kl")
+LOSS_DEFAULTS = {"task_kl": 1.0, "task_categorical_kl": 1.0,
+                 "kl_scale": "latent_over_dim", **latents.LOSS_DEFAULTS}
 
 
 class StridedDecoder(nn.Module):
@@ -86,6 +90,8 @@ class SeqVAE(nn.Module):
   stride: Sequence[int] = DEFAULTS["conv_stride"]
   hidden_channels: int = DEFAULTS["hidden_channels"]
   latent: int = DEFAULTS["latent"]
+  categorical: latents.Categorical | None = None  # None: Gaussian only
+  categorical_kl: str = latents.LOSS_DEFAULTS["categorical_kl"]
 
   def setup(self):
     shape = (self.num_context, *self.grid_shape)
@@ -96,44 +102,49 @@ class SeqVAE(nn.Module):
         (*self.kernel, 1, self.hidden_channels))
     self.enc_bias = self.param("enc_bias", nn.initializers.zeros,
                                (self.hidden_channels,))
-    self.enc_dense = nn.Dense(2 * self.latent)
+    self.enc_dense = nn.Dense(latents.stats_size(self.latent,
+                                                 self.categorical))
     self.decoder = StridedDecoder(
         tuple(self.grid_shape), tuple(self.kernel[1:]),
         tuple(self.stride[1:]), self.hidden_channels)
 
-  def encode(self, ctx, ctx_mask):
-    """[B, C, D] -> mean, logvar [B, latent]."""
+  def encode(self, ctx, ctx_mask) -> latents.Posterior:
+    """[B, C, D] -> the latent's posterior (mean, logvar [B, latent])."""
     x = (ctx * ctx_mask[..., None]).reshape(
         ctx.shape[0], self.num_context, *self.grid_shape, 1)
     y = strided_conv.conv(x, self.enc_kernel, self.stride,
                           self._plan["pads"])
     y = nn.relu(y + self.enc_bias)
     stats = self.enc_dense(y.reshape(y.shape[0], -1))
-    return jnp.split(stats, 2, axis=-1)
+    return latents.split(stats, self.latent, self.categorical)
 
   # Probing entry points (latent traversal).
   def encode_latent(self, ctx, ctx_mask):
-    return self.encode(ctx, ctx_mask)[0]
+    return latents.evaluation_latent(self.encode(ctx, ctx_mask),
+                                     self.categorical)
 
   def decode_latent(self, z):
     return self.decoder(z)
 
   def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
-    mean, logvar = self.encode(ctx, ctx_mask)
-    z = sample(self, mean, logvar) if train else mean
+    post = self.encode(ctx, ctx_mask)
+    z = latents.sample(self, post, self.categorical, train)
     return SolverOutput(
         pred=self.decoder(z), latent=z,
-        terms={"task_kl": losses.kl_to_standard_normal(mean, logvar)})
+        terms=latents.kl_terms(post, self.categorical, self.categorical_kl,
+                               LEVEL.gaussian_term, LEVEL.categorical_term))
 
 
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
-  del loss_cfg, score
+  del score
   return SeqVAE(
       embed_dim=embed_dim, num_context=num_context,
       grid_shape=sentence_grid_shape(embed_dim, tuple(model_cfg.grid_shape)),
       kernel=tuple(model_cfg.conv_kernel),
       stride=tuple(model_cfg.conv_stride),
-      hidden_channels=model_cfg.hidden_channels, latent=model_cfg.latent)
+      hidden_channels=model_cfg.hidden_channels,
+      latent=LEVEL.size(model_cfg), categorical=LEVEL.categorical(model_cfg),
+      categorical_kl=loss_cfg.categorical_kl)
 
 
 def check_plan(config, shape) -> None:
@@ -162,11 +173,15 @@ SPEC = registry.SolverSpec(
     model=DEFAULTS,
     loss=LOSS_DEFAULTS,
     build=_build,
-    loss_terms=("task_kl",),
+    loss_terms=("task_kl", "task_categorical_kl"),
     term_scales=lambda config, dim: sentence_vae.kl_scales(
         config, dim, {"task_kl": "latent"}),
+    active_terms=latents.active_terms([LEVEL]),
     check_data=_check_data,
-    choices={"loss.kl_scale": sentence_vae.KL_SCALES},
+    check_config=lambda config: latents.check_config(
+        config, [LEVEL], DEFAULTS, LOSS_DEFAULTS),
+    choices={"loss.kl_scale": sentence_vae.KL_SCALES,
+             **latents.choices([LEVEL])},
     decodes_latent=True,
     # Vmapped, its 3-D convolution is a grouped convolution on a CPU: 3x
     # slower than the scanned cells (benchmarks/README.md).

@@ -19,6 +19,17 @@ Task level, two architectures:
   matrix is one image, a 4x4 'VALID' convolution (32 channels) and a dense
   layer give the task latent; the answer is decoded by the same 15x15
   transposed-convolution decoder family as the sentence level.
+
+Either latent may be categorical or joint (`model.latent_kind`,
+`model.task_latent_kind`; latents.py), as the authors' `--latent_sent_categ`
+and `--categorical_dim` make them.
+
+A sentence VAE here is any module with `categorical` (its
+`latents.Categorical`, None for a Gaussian latent), `encode(x) ->
+latents.Posterior`, `decode(z)` and `__call__(x, train) -> (decoded,
+posterior, z)`, as `sentence_vae.SentenceVAE` (a Gaussian-only encoder
+returns `latents.gaussian(mean, logvar)` and samples with
+`latents.sample(module, posterior, None, train)`).
 """
 
 from __future__ import annotations
@@ -29,9 +40,9 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from blm_jax.models import losses, patch_conv, registry, sentence_vae
+from blm_jax.models import latents, losses, patch_conv, registry, sentence_vae
 from blm_jax.models.common import SolverOutput
-from blm_jax.models.sentence_vae import sample, SentenceVAE
+from blm_jax.models.sentence_vae import SentenceVAE
 
 TASK_LEVELS = ("mlp", "conv")
 SENTENCE_SCORES = losses.SCORES
@@ -46,13 +57,20 @@ DEFAULTS = {
     "task_hidden": 64,  # 'mlp' task level
     "task_channels": 32,  # 'conv' task level: 4x4 encoder, 15x15 decoder
     "task_kernel": 4,
+    **latents.model_defaults("task_"),  # the task latent's kind
 }
+LEVELS = (sentence_vae.LEVEL, latents.Level("task_", "task_latent", "task_kl",
+                                            "task_categorical_kl"))
 # Its config.loss keys: eq. (6) of 000 is every weight 1 with
 # sentence_reduction='sum'.
 LOSS_DEFAULTS = {
     "task_kl": 1.0,  # KL_seq of eq. 5
     "sentence_margin": 1.0,  # maxM of eq. 4, per context sentence
     "sentence_kl": 1.0,  # KL of eq. 4
+    # KLs of categorical latents (latents.py; not scaled by kl_scale).
+    "task_categorical_kl": 1.0,
+    "sentence_categorical_kl": 1.0,
+    **latents.LOSS_DEFAULTS,
     # The sentence terms over the context, 'sum' (eq. 6) or 'mean'.
     "sentence_reduction": "sum",
     # Sentence-level score: '' = train.score; 'normalized' = dot scores
@@ -72,6 +90,7 @@ class ConvTaskEncoder(nn.Module):
   latent: int
   channels: int = 32
   kernel: int = 4
+  categorical: latents.Categorical | None = None
 
   @nn.compact
   def __call__(self, z: jax.Array) -> jax.Array:
@@ -82,8 +101,9 @@ class ConvTaskEncoder(nn.Module):
     bias = self.param("bias", nn.initializers.zeros, (self.channels,))
     x = z.reshape(*z.shape[:-2], c * l)
     y = nn.relu(patch_conv.conv_valid(x, kernel, (c, l)) + bias)  # [B, P, C]
-    return nn.Dense(2 * self.latent, name="stats")(
-        y.reshape(*y.shape[:-2], -1))
+    stats = nn.Dense(latents.stats_size(self.latent, self.categorical),
+                     name="stats")
+    return stats(y.reshape(*y.shape[:-2], -1))
 
 
 class ConvAnswerDecoder(nn.Module):
@@ -125,11 +145,14 @@ class TwoLevelVAE(nn.Module):
   task_kernel: int = DEFAULTS["task_kernel"]
   sentence_score: str = "cosine"
   sentence_reduction: str = LOSS_DEFAULTS["sentence_reduction"]
+  task_categorical: latents.Categorical | None = None  # None: Gaussian
+  categorical_kl: str = LOSS_DEFAULTS["categorical_kl"]
 
   def sentence_level(self, ctx, ctx_mask, train: bool):
-    """Eq. (4) per context sentence: margin and KL [B, C], latents z."""
+    """Eq. (4) per context sentence: margin [B, C], KL terms {name:
+    [B, C]}, latents z."""
     b, c, _ = ctx.shape
-    decoded, mean, logvar, z = self.sentence(ctx, train)  # [B, C, ...]
+    decoded, post, z = self.sentence(ctx, train)  # [B, C, ...]
     kind = "dot" if self.sentence_score == "normalized" else self.sentence_score
     scores = losses.pairwise_score(decoded, ctx, kind)  # [B, C, C]
     pair_mask = ctx_mask[:, None, :] & ctx_mask[:, :, None]
@@ -137,7 +160,10 @@ class TwoLevelVAE(nn.Module):
       scores = losses.normalize_scores(scores, pair_mask)
     margin = losses.max_margin(scores, jnp.broadcast_to(jnp.arange(c), (b, c)),
                                pair_mask, reduction="mean")
-    kl = losses.kl_to_standard_normal(mean, logvar)
+    level = sentence_vae.LEVEL
+    kl = latents.kl_terms(post, self.sentence.categorical,
+                          self.categorical_kl, level.gaussian_term,
+                          level.categorical_term, ctx_mask)
     return margin, kl, z
 
   def reduce_sentences(self, x, ctx_mask):
@@ -163,26 +189,28 @@ class TwoLevelVAE(nn.Module):
     s = self.sentence
     if self.task_level == "mlp":
       self.task_enc = nn.Dense(self.task_hidden)
-      self.task_stats = nn.Dense(2 * self.task_latent)
+      self.task_stats = nn.Dense(latents.stats_size(self.task_latent,
+                                                    self.task_categorical))
       self.task_dec = nn.Dense(self.task_hidden)
       self.task_out = nn.Dense(s.embed_dim)
     else:
       self.task_enc = ConvTaskEncoder(self.task_latent, self.task_channels,
-                                      self.task_kernel)
+                                      self.task_kernel, self.task_categorical)
       self.task_dec = ConvAnswerDecoder(
           s.embed_dim, s.grid_shape, self.task_channels, s.kernel,
           hidden_relu=s.decoder_hidden_relu,
           output_relu=s.decoder_output_relu)
 
-  def task_statistics(self, z, ctx_mask):
-    """Sentence latents [B, C, L] -> task mean, logvar [B, task_latent]."""
+  def task_statistics(self, z, ctx_mask) -> latents.Posterior:
+    """Sentence latents [B, C, L] -> the task latent's posterior (mean,
+    logvar [B, task_latent])."""
     seq = z * ctx_mask[..., None]  # [B, C, L]
     if self.task_level == "mlp":
       h = nn.relu(self.task_enc(seq.reshape(seq.shape[0], -1)))
       stats = self.task_stats(h)
     else:
       stats = self.task_enc(seq)
-    return jnp.split(stats, 2, axis=-1)
+    return latents.split(stats, self.task_latent, self.task_categorical)
 
   def decode_latent(self, zt):
     """[B, task_latent] -> [B, D]: the answer decoded from a task latent
@@ -195,38 +223,46 @@ class TwoLevelVAE(nn.Module):
   def sentence_latent(self, ctx, ctx_mask):
     """[B, C, D] -> [B, C, latent]: each context sentence's latent mean."""
     del ctx_mask
-    return self.sentence.encode(ctx)[0]
+    return latents.evaluation_latent(self.sentence.encode(ctx),
+                                     self.sentence.categorical)
 
   def encode_latent(self, ctx, ctx_mask):
     """[B, C, D] -> [B, task_latent]: the task latent mean (what evaluation
     decodes)."""
-    return self.task_statistics(self.sentence_latent(ctx, ctx_mask),
-                                ctx_mask)[0]
+    return latents.evaluation_latent(
+        self.task_statistics(self.sentence_latent(ctx, ctx_mask), ctx_mask),
+        self.task_categorical)
 
   def __call__(self, ctx, ctx_mask, train: bool = False) -> SolverOutput:
     margin, sent_kl, z = self.sentence_level(ctx, ctx_mask, train)
     # Task level, eq. (5): the latent sequence -> task latent -> answer.
-    t_mean, t_logvar = self.task_statistics(z, ctx_mask)
-    zt = sample(self, t_mean, t_logvar) if train else t_mean
+    post = self.task_statistics(z, ctx_mask)
+    zt = latents.sample(self, post, self.task_categorical, train)
     pred = self.decode_latent(zt)
+    task = LEVELS[1]
     return SolverOutput(
         pred=pred, latent=zt,
-        terms={"task_kl": losses.kl_to_standard_normal(t_mean, t_logvar),
+        terms={**latents.kl_terms(post, self.task_categorical,
+                                  self.categorical_kl, task.gaussian_term,
+                                  task.categorical_term),
                "sentence_margin": self.reduce_sentences(margin, ctx_mask),
-               "sentence_kl": self.reduce_sentences(sent_kl, ctx_mask)})
+               **{k: self.reduce_sentences(v, ctx_mask)
+                  for k, v in sent_kl.items()}})
 
 
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
   return TwoLevelVAE(
       sentence=sentence_vae.build_sentence(model_cfg, embed_dim),
       num_context=num_context,
-      task_latent=model_cfg.task_latent,
+      task_latent=LEVELS[1].size(model_cfg),
       task_hidden=model_cfg.task_hidden,
       task_level=model_cfg.task_level,
       task_channels=model_cfg.task_channels,
       task_kernel=model_cfg.task_kernel,
       sentence_score=loss_cfg.sentence_score or score,
-      sentence_reduction=loss_cfg.sentence_reduction)
+      sentence_reduction=loss_cfg.sentence_reduction,
+      task_categorical=LEVELS[1].categorical(model_cfg),
+      categorical_kl=loss_cfg.categorical_kl)
 
 
 def check_context(config, data) -> None:
@@ -247,14 +283,19 @@ SPEC = registry.SolverSpec(
     model=DEFAULTS,
     loss=LOSS_DEFAULTS,
     build=_build,
-    loss_terms=("task_kl", "sentence_margin", "sentence_kl"),
+    loss_terms=("task_kl", "sentence_margin", "sentence_kl",
+                "task_categorical_kl", "sentence_categorical_kl"),
     term_scales=lambda config, dim: sentence_vae.kl_scales(
         config, dim, {"task_kl": "task_latent", "sentence_kl": "latent"}),
+    active_terms=latents.active_terms(LEVELS, ("sentence_margin",)),
     check_data=_check_data,
+    check_config=lambda config: latents.check_config(
+        config, LEVELS, DEFAULTS, LOSS_DEFAULTS),
     choices={"model.task_level": TASK_LEVELS,
              "loss.sentence_reduction": SENTENCE_REDUCTIONS,
              "loss.sentence_score": ("",) + SENTENCE_SCORES,
-             "loss.kl_scale": sentence_vae.KL_SCALES},
+             "loss.kl_scale": sentence_vae.KL_SCALES,
+             **latents.choices(LEVELS)},
     decodes_latent=True,
     sentence_latents=True,
     scan_on=frozenset({"cpu"}))

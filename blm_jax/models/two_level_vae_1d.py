@@ -23,17 +23,16 @@ Where their code and the paper differ, and which we follow:
 - Their dense layers interleave means and log-variances; ours put the
   means first (a permutation of the outputs).
 - No paper describes this variant; its defaults are their code's.
+- Categorical latents at either level as in vae2 (latents.py).
 """
 
 from __future__ import annotations
 
 import flax.linen as nn
-import jax.numpy as jnp
 
-from blm_jax.models import (registry, seq_vae, strided_conv,
+from blm_jax.models import (latents, registry, seq_vae, strided_conv,
                             two_level_vae)
 from blm_jax.models.common import sentence_grid_shape
-from blm_jax.models.sentence_vae import sample
 
 DEFAULTS = {
     "latent": 5,  # sentence latent
@@ -43,6 +42,9 @@ DEFAULTS = {
     "grid_shape": (),  # the answer's 2-D array; () = derived (32x24 for 768)
     "answer_kernel": 15,
     "answer_stride": 15,
+    # The latents' kinds (latents.py), as vae2.
+    **latents.model_defaults(), **latents.model_defaults("task_"),
+    **latents.SHARED_DEFAULTS,
 }
 # vae2's loss keys, with their code's settings (configs/vae2.py:reference).
 LOSS_DEFAULTS = {
@@ -59,25 +61,27 @@ class DenseSentenceVAE(nn.Module):
 
   embed_dim: int
   latent: int = DEFAULTS["latent"]
+  categorical: latents.Categorical | None = None  # None: Gaussian only
 
   def setup(self):
     hidden = self.embed_dim // 2
     self.enc_hidden = nn.Dense(hidden)
-    self.enc_stats = nn.Dense(2 * self.latent)
+    self.enc_stats = nn.Dense(latents.stats_size(self.latent,
+                                                 self.categorical))
     self.dec_hidden = nn.Dense(hidden)
     self.dec_out = nn.Dense(self.embed_dim)
 
-  def encode(self, x):
+  def encode(self, x) -> latents.Posterior:
     stats = self.enc_stats(nn.relu(self.enc_hidden(x)))
-    return jnp.split(stats, 2, axis=-1)
+    return latents.split(stats, self.latent, self.categorical)
 
   def decode(self, z):
     return self.dec_out(self.dec_hidden(z))
 
   def __call__(self, x, train: bool = False):
-    mean, logvar = self.encode(x)
-    z = sample(self, mean, logvar) if train else mean
-    return self.decode(z), mean, logvar, z
+    post = self.encode(x)
+    z = latents.sample(self, post, self.categorical, train)
+    return self.decode(z), post, z
 
 
 class TwoLevelVAE1D(two_level_vae.TwoLevelVAE):
@@ -92,7 +96,8 @@ class TwoLevelVAE1D(two_level_vae.TwoLevelVAE):
     if self.task_level != "conv":
       raise ValueError("vae_1d_2level's task level is 'conv'")
     self.task_enc = two_level_vae.ConvTaskEncoder(
-        self.task_latent, self.task_channels, self.task_kernel)
+        self.task_latent, self.task_channels, self.task_kernel,
+        self.task_categorical)
     k, s = self.answer_kernel, self.answer_stride
     self.task_dec = seq_vae.StridedDecoder(
         self.answer_grid, (k, k), (s, s), self.task_channels,
@@ -100,10 +105,14 @@ class TwoLevelVAE1D(two_level_vae.TwoLevelVAE):
 
 
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
+  sentence, task = two_level_vae.LEVELS
   return TwoLevelVAE1D(
-      sentence=DenseSentenceVAE(embed_dim, model_cfg.latent),
+      sentence=DenseSentenceVAE(embed_dim, sentence.size(model_cfg),
+                                sentence.categorical(model_cfg)),
       num_context=num_context,
-      task_latent=model_cfg.task_latent,
+      task_latent=task.size(model_cfg),
+      task_categorical=task.categorical(model_cfg),
+      categorical_kl=loss_cfg.categorical_kl,
       task_level="conv",
       task_channels=model_cfg.task_channels,
       task_kernel=model_cfg.task_kernel,
@@ -135,9 +144,13 @@ SPEC = registry.SolverSpec(
     build=_build,
     loss_terms=two_level_vae.SPEC.loss_terms,
     term_scales=two_level_vae.SPEC.term_scales,  # the same two KL terms
+    active_terms=two_level_vae.SPEC.active_terms,
     check_data=_check_data,
+    check_config=lambda config: latents.check_config(
+        config, two_level_vae.LEVELS, DEFAULTS, LOSS_DEFAULTS),
     choices={k: v for k, v in two_level_vae.SPEC.choices.items()
-             if k.startswith("loss.")},
+             if k.startswith("loss.") or k in latents.choices(
+                 two_level_vae.LEVELS)},
     decodes_latent=True,
     sentence_latents=True,
     # Vmapped 10-18x slower than scanned on a CPU (benchmarks/README.md).

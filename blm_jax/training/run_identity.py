@@ -18,7 +18,7 @@ import json
 
 import numpy as np
 
-from blm_jax.models import registry
+from blm_jax.models import latents, registry
 from blm_jax.training import config_defaults
 
 # Config keys that may change between a run and its resumption.
@@ -36,7 +36,12 @@ RESUME_MODES = ("auto", "force", "restart")
 # (neutral) value, so those runs still resume; any other value is part of
 # the identity like every key (a changed controls list refuses to resume).
 NEUTRAL_DEFAULTS = {"controls": "", "encoder.layer_sweep": "",
-                    "data.seed_follows_grid": False}
+                    "data.seed_follows_grid": False,
+                    # The VAEs' categorical latents (models/latents.py).
+                    **{f"model.{k}": v for k, v in
+                       latents.neutral_defaults("model").items()},
+                    **{f"loss.{k}": v for k, v in
+                       latents.neutral_defaults("loss").items()}}
 
 
 def flatten(cfg, prefix: str = "") -> dict:
