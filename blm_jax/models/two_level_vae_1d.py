@@ -56,7 +56,7 @@ LOSS_DEFAULTS = {
 
 
 class DenseSentenceVAE(nn.Module):
-  """[..., D] -> (decoded [..., D], mean, logvar, z): the interface of
+  """[..., D] -> (decoded [..., D], posterior, z): the interface of
   `sentence_vae.SentenceVAE` with dense layers."""
 
   embed_dim: int

@@ -61,10 +61,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blm_jax.models import (registry, strided_conv, two_level_vae,
+from blm_jax.models import (latents, registry, strided_conv, two_level_vae,
                             two_level_vae_1d)
 from blm_jax.models.common import sentence_grid_shape
-from blm_jax.models.sentence_vae import sample
 
 LATENT_LAYOUTS = ("split", "interleaved")
 # A region output "feeds" a unit when the unit gets at least this share of
@@ -86,7 +85,8 @@ DEFAULTS = {
     "latent_layout": "split",  # LATENT_LAYOUTS; 'interleaved' = their code
 }
 # vae2's loss keys with their code's settings (as vae_1d_2level).
-LOSS_DEFAULTS = dict(two_level_vae_1d.LOSS_DEFAULTS)
+LOSS_DEFAULTS = {k: v for k, v in two_level_vae_1d.LOSS_DEFAULTS.items()
+                 if "categorical" not in k}
 
 
 def max_share(temperature: float, units: int) -> float:
@@ -159,7 +159,7 @@ class SubnetDense(nn.Module):
 
 
 class SubnetSentenceVAE(nn.Module):
-  """[..., D] -> (decoded [..., D], mean, logvar, z): the interface of
+  """[..., D] -> (decoded [..., D], posterior, z): the interface of
   `sentence_vae.SentenceVAE`, with the sparsified layers."""
 
   embed_dim: int
@@ -171,6 +171,7 @@ class SubnetSentenceVAE(nn.Module):
   temperature: float = DEFAULTS["mask_temperature"]
   masked_weights_train: bool = DEFAULTS["masked_weights_train"]
   latent_layout: str = DEFAULTS["latent_layout"]
+  categorical = None  # Gaussian only (the interface of a sentence VAE)
 
   def setup(self):
     k, s = (self.kernel,) * 2, (self.stride,) * 2
@@ -201,14 +202,14 @@ class SubnetSentenceVAE(nn.Module):
                           self.plan["pads"]) + self.enc_bias
     return nn.relu(y).reshape(*lead, -1)
 
-  def encode(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """[..., D] -> mean, logvar [..., latent]."""
+  def encode(self, x: jax.Array) -> latents.Posterior:
+    """[..., D] -> the posterior (mean, logvar [..., latent])."""
     h = self.conv_features(x)
     masked, other = self.enc_masked(h), self.enc_logvar(h)
     if self.latent_layout == "split":
-      return masked, other
+      return latents.gaussian(masked, other)
     pairs = jnp.concatenate([masked, other], axis=-1)
-    return pairs[..., 0::2], pairs[..., 1::2]
+    return latents.gaussian(pairs[..., 0::2], pairs[..., 1::2])
 
   def decode(self, z: jax.Array) -> jax.Array:
     """[..., latent] -> [..., D]."""
@@ -221,9 +222,9 @@ class SubnetSentenceVAE(nn.Module):
     return out.reshape(*lead, -1)
 
   def __call__(self, x: jax.Array, train: bool = False):
-    mean, logvar = self.encode(x)
-    z = sample(self, mean, logvar) if train else mean
-    return self.decode(z), mean, logvar, z
+    post = self.encode(x)
+    z = latents.sample(self, post, None, train)
+    return self.decode(z), post, z
 
   def region_masks(self) -> dict:
     """The encoder's masks and effective weights, each [windows_h,
@@ -366,13 +367,14 @@ SPEC = registry.SolverSpec(
     model=DEFAULTS,
     loss=LOSS_DEFAULTS,
     build=_build,
-    loss_terms=two_level_vae.SPEC.loss_terms,
+    loss_terms=("task_kl", "sentence_margin", "sentence_kl"),
     term_scales=two_level_vae.SPEC.term_scales,  # the same two KL terms
     check_data=_check_data,
     check_config=_check_config,
     choices={"model.latent_layout": LATENT_LAYOUTS,
              **{k: v for k, v in two_level_vae.SPEC.choices.items()
-                if k.startswith("loss.")}},
+                if k.startswith("loss.") and k in
+                {f"loss.{x}" for x in LOSS_DEFAULTS}}},
     decodes_latent=True,
     sentence_latents=True,
     region_map=True,
