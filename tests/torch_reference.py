@@ -427,3 +427,23 @@ class TwoLevelSubnets(nn.Module):
     t_mean, t_logvar = self.seq_lin(t.reshape(b, -1)).view(
         -1, self.task_latent, 2).unbind(-1)
     return self.answer(t_mean), t_mean, t_logvar, recon, mean, logvar
+
+
+def assert_two_level_parity(solver, params, batch, tm, ctx, ans, correct):
+  """Our objective against their two-level module's forward and loss with
+  the same weights: the prediction, the sentence margin and the total
+  loss agree. Returns their module's outputs for further checks."""
+  assert_same_shapes(solver, params, batch)
+  total, terms, out, _ = solver.objective(params, batch, False)
+  x = torch.tensor(ctx)
+  with torch.no_grad():
+    outputs = tm(x)
+    want = two_level_loss(outputs, x, torch.tensor(ans),
+                          torch.tensor(correct))
+  pred, _, _, recon, _, _ = outputs
+  np.testing.assert_allclose(out.pred, to_np(pred), rtol=1e-4, atol=1e-5)
+  np.testing.assert_allclose(
+      terms["sentence_margin"], float(sentence_margin(recon, x)),
+      rtol=1e-4)
+  np.testing.assert_allclose(float(jnp.mean(total)), float(want), rtol=1e-4)
+  return outputs
