@@ -76,3 +76,42 @@ def config(model="ffnn", epochs=3, seeds=(0, 1), types=("I", "II")):
   # (test_context_free.py) switch them on; the others stay fast.
   c.results.context_free = False
   return c
+
+
+PATTERNS = ("NP-sg VP-sg", "NP-pl VP-pl", "NP-sg PP-sg VP-sg",
+            "NP-pl PP-sg VP-pl")
+
+
+def chunk_data(n_train=60, n_dev=20, n_test=40, seed=0):
+  """blm_chunks-like data: one input sentence, its positive (same pattern)
+  and 3 negatives of the other patterns; a sentence is its pattern's centre
+  plus noise, so the patterns are learnable."""
+  rng = np.random.default_rng(seed)
+  centres = {p: rng.normal(size=DIM) for p in PATTERNS}
+  vectors, parts = {}, {}
+
+  def sentence(key, p):
+    s = schema.Sentence(key, p)
+    vectors[key] = centres[p] + 0.3 * rng.normal(size=DIM)
+    return s
+
+  for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test)):
+    insts = []
+    for i in range(n):
+      p = PATTERNS[i % len(PATTERNS)]
+      key = f"{split}-{i}"
+      answers = [sentence(f"{key} pos", p)] + [
+          sentence(f"{key} neg{j}", q)
+          for j, q in enumerate(x for x in PATTERNS if x != p)]
+      labs = ["POS"] + ["NEG"] * (len(answers) - 1)
+      order = rng.permutation(len(answers))
+      insts.append(schema.BLMInstance(
+          id=key, family="sentence_chunks", language="en",
+          lexical_type="chunks", subset="toy",
+          context=(sentence(f"{key} in", p),),
+          answers=tuple(answers[k] for k in order),
+          correct=int(np.argmax(order == 0)),
+          labels=tuple(labs[k] for k in order)))
+    parts["chunks", split] = insts
+  return input_pipeline.from_parts(
+      parts, lambda sents: np.stack([vectors[x] for x in sents]))

@@ -14,48 +14,8 @@ from blm_jax.analysis import probing, restore as probe
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
 from blm_jax.results.experiment import run_experiment
-from data_builders.common import schema
 from tests import synthetic
 from blm_jax.cli import probe as probe_cli
-
-PATTERNS = ("NP-sg VP-sg", "NP-pl VP-pl", "NP-sg PP-sg VP-sg",
-            "NP-pl PP-sg VP-pl")
-
-
-def chunk_data(n_train=60, n_dev=20, n_test=40, seed=0):
-  """blm_chunks-like data: one input sentence, its positive (same pattern)
-  and 3 negatives of the other patterns; a sentence is its pattern's centre
-  plus noise, so the patterns are learnable."""
-  rng = np.random.default_rng(seed)
-  centres = {p: rng.normal(size=synthetic.DIM) for p in PATTERNS}
-  vectors, parts = {}, {}
-
-  def sentence(key, p):
-    s = schema.Sentence(key, p)
-    vectors[key] = centres[p] + 0.3 * rng.normal(size=synthetic.DIM)
-    return s
-
-  for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test)):
-    insts = []
-    for i in range(n):
-      p = PATTERNS[i % len(PATTERNS)]
-      key = f"{split}-{i}"
-      answers = [sentence(f"{key} pos", p)] + [
-          sentence(f"{key} neg{j}", q)
-          for j, q in enumerate(x for x in PATTERNS if x != p)]
-      labs = ["POS"] + ["NEG"] * (len(answers) - 1)
-      order = rng.permutation(len(answers))
-      insts.append(schema.BLMInstance(
-          id=key, family="sentence_chunks", language="en",
-          lexical_type="chunks", subset="toy",
-          context=(sentence(f"{key} in", p),),
-          answers=tuple(answers[k] for k in order),
-          correct=int(np.argmax(order == 0)),
-          labels=tuple(labs[k] for k in order)))
-    parts["chunks", split] = insts
-  return input_pipeline.from_parts(
-      parts, lambda sents: np.stack([vectors[x] for x in sents]))
-
 
 @pytest.fixture(scope="module")
 def vae2_run(tmp_path_factory):
@@ -69,7 +29,7 @@ def vae2_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def sent_vae_run(tmp_path_factory):
   workdir = str(tmp_path_factory.mktemp("sent_vae"))
-  d = chunk_data()
+  d = synthetic.chunk_data()
   c = synthetic.config("sent_vae", epochs=3, seeds=(0, 1), types=("chunks",))
   c.data.name = "blm_chunks/spray_load_ALT-ATL"
   res = run_experiment(c, workdir, data=d)
@@ -93,7 +53,7 @@ def _tree_hash(workdir):
 # ---- Pure functions --------------------------------------------------------
 
 def test_confusion_rows_sum_to_counts_and_diagonal_is_accuracy():
-  d = chunk_data(n_test=12)
+  d = synthetic.chunk_data(n_test=12)
   table = d.test["chunks"]
   rng = np.random.default_rng(3)
   pred = table.correct.copy()
@@ -102,7 +62,7 @@ def test_confusion_rows_sum_to_counts_and_diagonal_is_accuracy():
   true, chosen = probing.confusion_keys("sent_vae", table, pred)
   names, m = probing.confusion_matrix(true, chosen,
                                       probing.key_names("sent_vae", table))
-  assert names == sorted(PATTERNS)
+  assert names == sorted(synthetic.PATTERNS)
   for i, p in enumerate(names):
     assert m[i].sum() == true.count(p) == 3
   assert np.trace(m) == np.sum(pred == table.correct) == 7
@@ -221,7 +181,7 @@ def test_cli_writes_three_figures_and_json(sent_vae_run, monkeypatch):
   result = json.load(open(os.path.join(out, "probe.json")))
   assert result["level"].startswith("pattern")
   conf = result["confusion"]["chunks"]
-  assert conf["names"] == sorted(PATTERNS)
+  assert conf["names"] == sorted(synthetic.PATTERNS)
   agg = np.asarray(conf["train_types"]["chunks"]["matrix"])
   # Two seeds summed: each pattern row holds 2 x 10 test inputs; only the
   # positive shares the input's pattern, so the diagonal is the accuracy.

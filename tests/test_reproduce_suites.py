@@ -175,6 +175,9 @@ def test_suites_cover_the_papers():
   for ds in suites.FIG15 + suites.FIG16:
     assert {f"{ds}/ffnn", f"{ds}/cnn", f"{ds}/vae2"} <= keys
   assert "chunks_cos_en/sent_vae" in keys
+  # Figures 20-22: every chunk grid, and only those, is probed.
+  assert {x.key for x in g if x.probe} == {
+      f"chunks_{s}/sent_vae" for s in suites.TABLE5}
   assert len(g) == len(keys) == 40
   assert {x.key for x in suites.paper004()} == {
       "spray_load/ffnn", "spray_load/cnn", "spray_load_atl_alt/ffnn",
@@ -187,3 +190,65 @@ def test_suites_cover_the_papers():
   # Shards partition the suite.
   parts = [suites.shard(g, i, 3) for i in range(3)]
   assert sorted(x.key for p in parts for x in p) == sorted(keys)
+
+
+def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
+    tmp_path):
+  """000 Figures 20-22: the suite probes a trained chunk grid, the report
+  sets the probe's numbers beside the paper's words with the figures
+  inline, and a second pass (a resumed run or the shards' merge) reads
+  the probe instead of redoing it."""
+  from blm_jax.analysis import probing
+  from blm_jax.results import paper_comparison
+  from tests import synthetic
+
+  d = synthetic.chunk_data()
+  config = synthetic.config("sent_vae", epochs=2, seeds=(0, 1),
+                            types=("chunks",))
+  config.data.name = "blm_chunks/cos_en"
+  grid = suites.Grid("chunks_cos_en", "sent_vae", "source=cos_en",
+                     "000 Table 5, Fig. 20-22", probe=suites.PROBING)
+  out = tmp_path / "o"
+  workdir = str(out / grid.name / grid.model)
+  probed = []
+
+  def probe_fn(w, analyses):
+    probed.append(w)
+    probing.analyze(w, analyses, data=d)
+
+  def suite(report_only):
+    entries = [(grid, config, workdir, reproduce._finished(workdir))]
+    return reproduce.run_suite(
+        entries, str(out), "cmd", report_only,
+        run_fn=lambda c, w: run_experiment(c, w, data=d),
+        echo=lambda _: None, probe_fn=probe_fn)
+
+  record = suite(False)
+  assert probed == [workdir]
+  probe = json.loads((out / grid.name / "sent_vae" / "probe" /
+                      "probe.json").read_text())
+  ours = record["probing"]["chunks_cos_en"]
+  assert ours == paper_comparison.probe_summary(probe)
+  conf = probe["confusion"]["chunks"]["train_types"]["chunks"]
+  assert ours["diagonal"] == pytest.approx(conf["diagonal_fraction"])
+  assert ours["patterns"] == 4 and ours["units"] == 5
+  cells = probe["traversal"]["train_types"]["chunks"]["cells"].values()
+  assert ours["largest_drop"] == pytest.approx(sum(
+      c["base_accuracy"] - min(u["min_accuracy"] for u in c["units"])
+      for c in cells) / 2)
+  md = (out / "report.md").read_text()
+  section = md[md.index("## 000 Figures 20-22"):]
+  assert ('"shows that all patterns are detected with high accuracy" '
+          "(000 sec. 7, Figure 20 (top), line 613)") in section
+  row = next(x for x in section.splitlines() if x.startswith("| CoS En"))
+  assert row.startswith(f"| CoS En | 4 | {ours['diagonal']:.3f} | ")
+  html = (out / "report.html").read_text()
+  # heatmap and errors, then the probe's confusion, traversal, projection
+  assert html.count("data:image/png;base64,") == 5
+  assert "000 Figures 20-22" in html
+  # A second pass reuses the probe; the merge without one names it.
+  assert suite(True)["probing"] == record["probing"] and probed == [workdir]
+  os.remove(os.path.join(workdir, "probe", "probe.json"))
+  merged = suite(True)
+  assert probed == [workdir] and merged["probing"] == {}
+  assert merged["missing"] == ["chunks_cos_en/sent_vae (its probe)"]

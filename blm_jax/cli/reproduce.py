@@ -10,7 +10,8 @@ Each grid (blm_jax/cli/suites.py) is `configs/<model>.py:<arg>` run into
 `<out>/<name>/<model>/`; a grid whose results.json exists is reused only if
 its config is the one this command would run (else the command refuses,
 naming the differing keys: shards run with other flags cannot be merged),
-and a killed one resumes. Before anything runs the command prints its
+and a killed one resumes; grids that ask for it (000's chunk grids, for
+Figures 20-22) are probed once trained. Before anything runs the command prints its
 plan: every grid, done or not, and the time each should take from the
 throughput measured by the grids of the same model already finished in
 `--out`. Without --suite, --datasets x --models (the datasets the papers'
@@ -261,14 +262,33 @@ def entries_of(grids, options: Options, out: str) -> list[tuple]:
   return entries
 
 
+def probe_grid(workdir: str, analyses: tuple) -> None:
+  """The probe of a finished grid (writes only `workdir`/probe/)."""
+  from blm_jax.analysis import probing
+
+  probing.analyze(workdir, analyses)
+
+
+def _probed(workdir: str) -> dict | None:
+  path = os.path.join(workdir, "probe", "probe.json")
+  if not os.path.exists(path):
+    return None
+  with open(path) as f:
+    return json.load(f)
+
+
 def run_suite(entries, out: str, command: str, report_only: bool,
               run_fn=run_experiment, echo=print,
-              write_report: bool = True) -> dict | None:
-  """Trains the grids not done (unless `report_only`), then writes the
-  report of every finished one and returns its record (None without
-  `write_report`: a shard leaves the report to the merge)."""
+              write_report: bool = True,
+              probe_fn=probe_grid) -> dict | None:
+  """Trains the grids not done (unless `report_only`) and probes those
+  that ask for it, then writes the report of every finished one and
+  returns its record (None without `write_report`: a shard leaves the
+  report to the merge)."""
   runs: dict[str, dict[str, dict]] = {}
   preds: dict[str, dict] = {}
+  probes: dict[str, dict] = {}
+  unprobed: list[str] = []
   models: list[str] = []
   for grid, config, workdir, done in entries:
     if done is None and not report_only:
@@ -277,6 +297,17 @@ def run_suite(entries, out: str, command: str, report_only: bool,
       done = _finished(workdir)
     if done is None:
       continue
+    if grid.probe:
+      probed = _probed(workdir)
+      if probed is None and not report_only:
+        echo(f"== {grid.key}: probing ({', '.join(grid.probe)}) into "
+             f"{workdir}/probe")
+        probe_fn(workdir, grid.probe)
+        probed = _probed(workdir)
+      if probed is None:
+        unprobed.append(grid.key)
+      else:  # its figures are read from here (shards may have moved)
+        probes[grid.name] = {**probed, "workdir": os.path.abspath(workdir)}
     runs.setdefault(grid.name, {})[grid.model] = done
     preds.setdefault(grid.name, {})[grid.model] = load_predictions(workdir)
     if grid.model not in models:
@@ -286,8 +317,10 @@ def run_suite(entries, out: str, command: str, report_only: bool,
   missing = [g.key for g, _, _, d in entries
              if d is None and (report_only or g.name not in runs
                                or g.model not in runs[g.name])]
+  missing += [f"{key} (its probe)" for key in unprobed]
   return report(runs, models, out, command, preds, missing=missing,
-                shows={g.name: g.shows for g, *_ in entries})
+                shows={g.name: g.shows for g, *_ in entries},
+                probes=probes)
 
 
 def print_verdicts(record: dict, out: str) -> None:

@@ -29,6 +29,9 @@ class Grid:
   arg: str
   shows: str = ""  # which figure or table of the papers it stands for
   overrides: tuple = ()
+  # `blm_jax.analysis.probing` analyses run on the finished grid (000
+  # sec. 7 probes the chunk runs); their numbers join the report.
+  probe: tuple = ()
 
   @property
   def key(self) -> str:
@@ -42,6 +45,9 @@ FIG15 = ("spray_load", "spray_load_atl_alt", "cos_en", "cos_it", "od_en",
          "od_it")
 FIG16 = ("agreement_en", "agreement_fr", "agreement_it", "agreement_ro")
 # 000 Table 5 and Figures 20-22: sent_vae on the blm_chunks sources.
+# The probe's analyses standing for Figures 20 (confusion; traversal), 21
+# (traversal) and 22 (projection).
+PROBING = ("confusion", "traversal", "projection")
 TABLE5 = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en", "cos_it",
           "od_en", "od_it", "agreement_en", "agreement_fr", "agreement_it",
           "agreement_ro")
@@ -62,7 +68,8 @@ def paper000() -> list[Grid]:
                            "000 Fig. 16, 17-19; Table 4")
           + _dataset_grids(FIG15 + FIG16, ("vae2",), "000 Fig. 24-28")
           + [Grid(f"chunks_{s}", "sent_vae", f"source={s}",
-                  "000 Table 5, Fig. 20-22") for s in TABLE5])
+                  "000 Table 5, Fig. 20-22", probe=PROBING)
+             for s in TABLE5])
 
 
 def paper000_ctx() -> list[Grid]:

@@ -131,10 +131,13 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
            out: str, command: str,
            preds: dict[str, dict] | None = None,
            missing: list[str] | None = None,
-           shows: dict[str, str] | None = None) -> dict:
+           shows: dict[str, str] | None = None,
+           probes: dict[str, dict] | None = None) -> dict:
   """Writes report.md, report.html and report.json into `out`; returns the
   JSON. `missing`: the suite's grids not finished ('dataset/model');
-  `shows`: {dataset: the papers' figures or tables it stands for}."""
+  `shows`: {dataset: the papers' figures or tables it stands for};
+  `probes`: {dataset: the probe.json of its probed grid}."""
+  probes = probes or {}
   verdicts = claims.evaluate_claims(runs, preds)
   lines = ["# Reproduction report", "", f"Command: `{command}`", ""]
   if missing:
@@ -144,6 +147,10 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   for ds, by_model in runs.items():
     figures[ds] = [os.path.join(out, ds, m, f) for m in models
                    if m in by_model for f in ("heatmap.png", "errors.png")]
+    if ds in probes:
+      figures[ds] += [os.path.join(probes[ds]["workdir"], "probe", f)
+                      for k, f in probes[ds]["files"].items()
+                      if f.endswith(".png")]
     lines += [f"## {ds}", ""]
     if (shows or {}).get(ds):
       lines += [f"Stands for: {shows[ds]}.", ""]
@@ -185,7 +192,7 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       "|---|---|---|---|---|---|---|---|---|"]
   lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
   lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
-  lines += paper_comparison.sections(runs)
+  lines += paper_comparison.sections(runs, probes)
   table = battery.write(runs, out)
   if len(table) > 1:
     lines += ["## The FFNN across the datasets (battery.csv, .tex, .md)", "",
@@ -198,7 +205,9 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
                   for ds, by_model in runs.items()}
   record = {"command": command, "summaries": summary,
             "context_free": context_free, "seed_f1": seed_tables(runs),
-            "claims": verdicts, "missing": list(missing or [])}
+            "claims": verdicts, "missing": list(missing or []),
+            "probing": {ds: paper_comparison.probe_summary(p)
+                        for ds, p in probes.items()}}
   markdown = "\n".join(lines) + "\n"
   files.write_text(os.path.join(out, "report.md"), markdown)
   files.write_text(os.path.join(out, "report.html"),

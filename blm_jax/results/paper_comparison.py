@@ -1,14 +1,21 @@
 """Our numbers beside the papers' (`paper_values`), for the report.
 
 Sections: 000 Table 4 (test instances per type, ours from each grid's
-results.json), 000 Table 5 (sent_vae F1 of the `chunks_<source>` grids)
+results.json), 000 Table 5 (sent_vae F1 of the `chunks_<source>` grids),
+000 Figures 20-22 (the probe of those grids, beside the paper's words)
 and the FFNN I->III cell against the bounds the text prints, each with a
 line on what differs between their setting and ours.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from blm_jax.results import paper_values
+
+# One unit's traversal "decreases the differentiation among patterns" when
+# it lowers the pattern-level accuracy by more than this.
+TRAVERSAL_DROP = 0.10
 
 CHUNKS = "chunks_"
 
@@ -91,5 +98,80 @@ def text_bounds(runs: dict[str, dict[str, dict]]) -> list[str]:
           "claims table.", ""]
 
 
-def sections(runs: dict[str, dict[str, dict]]) -> list[str]:
-  return table4(runs) + table5(runs) + text_bounds(runs)
+def probe_summary(probe: dict) -> dict:
+  """The numbers of one probe.json that 000 sec. 7 reads off its figures:
+  the pattern-level diagonal (Figure 20 top), how far one latent unit's
+  traversal lowers the accuracy (Figure 20 bottom, 21; per seed, then
+  averaged) and how crisp the 2-D projection's pattern clusters are
+  (Figure 22: nearest-centroid accuracy in the plane)."""
+  out = {"checkpoint_epoch": probe.get("checkpoint_epoch")}
+  conf = [v for c in probe.get("confusion", {}).values()
+          for v in c["train_types"].values()]
+  if conf:
+    out["patterns"] = max(len(c["names"]) for c in
+                          probe["confusion"].values())
+    out["diagonal"] = float(np.mean([v["diagonal_fraction"] for v in conf]))
+  cells = [c for v in probe.get("traversal", {}).get("train_types",
+                                                     {}).values()
+           for c in v["cells"].values()]
+  if cells:
+    drops = [[c["base_accuracy"] - u["min_accuracy"] for u in c["units"]]
+             for c in cells]
+    out["untouched_accuracy"] = float(np.mean(
+        [c["base_accuracy"] for c in cells]))
+    out["largest_drop"] = float(np.mean([max(d) for d in drops]))
+    out["units"] = len(drops[0])
+    out["units_dropping"] = float(np.mean(
+        [sum(x > TRAVERSAL_DROP for x in d) for d in drops]))
+  proj = list(probe.get("projection", {}).values())
+  if proj:
+    out["projection_nearest_centroid"] = float(np.mean(
+        [p["nearest_centroid_accuracy"] for p in proj]))
+    out["projection_groups"] = max(p["groups"] for p in proj)
+  return out
+
+
+def probing(probes: dict[str, dict]) -> list[str]:
+  """Markdown: 000 sec. 7's probing (Figures 20-22) of the chunk grids
+  (`probes`: {grid name: probe.json}) beside the paper's words."""
+  headings = {src: h for src, h, *_ in paper_values.TABLE5_COLUMNS}
+  rows = []
+  fmt = lambda v, f=".3f": "-" if v is None else format(v, f)
+  for name, probe in probes.items():
+    s = probe_summary(probe)
+    src = name[len(CHUNKS):] if name.startswith(CHUNKS) else name
+    rows.append(
+        f"| {headings.get(src, name)} | {s.get('patterns', '-')} | "
+        f"{fmt(s.get('diagonal'))} | {fmt(s.get('untouched_accuracy'))} | "
+        f"{fmt(s.get('largest_drop'))} | "
+        f"{fmt(s.get('units_dropping'), '.1f')} of {s.get('units', '-')} | "
+        f"{fmt(s.get('projection_nearest_centroid'))} "
+        f"({s.get('projection_groups', '-')} patterns) |")
+  if not rows:
+    return []
+  said = [f"> \"{q.text}\" ({q.paper} {q.where}, line {q.line})"
+          for q in paper_values.PROBING]
+  return ["## 000 Figures 20-22: is the chunk pattern in the latent layer "
+          "(probing the sent_vae grids)", "",
+          *[x for q in said for x in (q, "")],
+          "| data | patterns | pattern-level diagonal (Fig. 20 top) | "
+          "untouched accuracy | largest drop under one unit's traversal "
+          "(Fig. 20 bottom, 21) | units lowering it by > "
+          f"{TRAVERSAL_DROP:.2f} | PCA nearest-centroid accuracy "
+          "(Fig. 22) |",
+          "|---|---|---|---|---|---|---|", *rows, "",
+          "Ours: `python -m blm_jax.cli.probe` on each grid's test set "
+          "(the confusion summed over seeds; the traversal per seed, ten "
+          "values over each unit's training range, averaged over seeds; "
+          "the projection of the first seed's latents, scored by how often "
+          "a point's nearest pattern centroid in the plane is its own). "
+          "000 reads its figures by eye and prints no numbers for them. "
+          "What differs: the encoder (see Table 5's line) and the patterns "
+          "of this project's blm_chunks builder; the figures of every grid "
+          "are in its probe/ folder.", ""]
+
+
+def sections(runs: dict[str, dict[str, dict]],
+             probes: dict[str, dict] | None = None) -> list[str]:
+  return (table4(runs) + table5(runs) + probing(probes or {})
+          + text_bounds(runs))
