@@ -18,7 +18,6 @@ from blm_jax.training import config_check
 from configs import sent_vae, vae, vae2, vae_1d_2level
 from tests import synthetic
 from tests.test_config_check import _problems as problems_of
-from tests.test_probing import chunk_data
 
 CONFIGS = {"sent_vae": sent_vae, "vae": vae, "vae2": vae2,
            "vae_1d_2level": vae_1d_2level}
@@ -74,10 +73,6 @@ def _draws(model, params, batch, rng):
   return state["intermediates"]
 
 
-def _noise(model, params, batch, rng):
-  return jax.tree.map(np.asarray, _draws(model, params, batch, rng))
-
-
 @pytest.mark.parametrize("kind", ["joint", "categorical"])
 def test_vae_matches_the_authors_joint_sampler_and_loss(kind):
   torch = pytest.importorskip("torch")
@@ -100,7 +95,7 @@ def test_vae_matches_the_authors_joint_sampler_and_loss(kind):
   params = ref.seq_vae_params(tm)
   ref.assert_same_shapes(solver, params, batch)
   rng = jax.random.key(3)
-  noise = _noise(solver.model, params, batch, rng)
+  noise = ref.drawn_noise(solver.model, params, batch, rng)
   total, terms, out, _ = solver.objective(params, batch, True, rng)
   assert ("task_kl" in terms) == (kind == "joint")
   eps = noise.get("normal_noise", (None,))[0]
@@ -140,30 +135,12 @@ def test_vae_1d_2level_matches_the_authors_with_both_levels_joint():
   correct = np.array([2])
   solver, batch, ctx, ans = ref.ours(c, dim, seq, correct, a, seed=1)
   params = ref.two_level_1d_params(tm)
-  ref.assert_same_shapes(solver, params, batch)
-  rng = jax.random.key(4)
-  nz = _noise(solver.model, params, batch, rng)
-  total, terms, out, _ = solver.objective(params, batch, True, rng)
+  _, terms, _, _ = solver.objective(params, batch, False)
   assert set(terms) == {"answer_margin", "sentence_margin", "task_kl",
                         "sentence_kl", "task_categorical_kl",
                         "sentence_categorical_kl"}
-  x = torch.tensor(ctx)
-  noise = {"sent_gumbel": nz["sentence"]["gumbel_noise"][0].reshape(
-               seq, 2, 3),
-           "sent_eps": nz["sentence"]["normal_noise"][0].reshape(seq, 5),
-           "task_gumbel": nz["gumbel_noise"][0],
-           "task_eps": nz["normal_noise"][0]}
-  with torch.no_grad():
-    pred, t_mean, t_logvar, recon, mean, logvar, s_logits, _ = tm(
-        x, {k: torch.tensor(v) for k, v in noise.items()})
-    want = (ref.answer_margin(pred, torch.tensor(ans), torch.tensor(correct))
-            + ref.sentence_margin(recon, x)
-            + ref.kl(t_mean, t_logvar) * 5 / dim
-            + ref.kl(mean, logvar) * 5 / dim
-            + ref.discrete_kl(s_logits, 2, 3))
-  np.testing.assert_allclose(out.pred, ref.to_np(pred), rtol=1e-4,
-                             atol=1e-5)
-  np.testing.assert_allclose(float(jnp.mean(total)), float(want), rtol=1e-4)
+  ref.assert_two_level_parity(solver, params, batch, tm, ctx, ans, correct,
+                              rng=jax.random.key(4))
 
 
 def _categorical(cfg, kind="categorical", task=True):
@@ -189,7 +166,7 @@ def test_a_tiny_grid_with_categorical_latents_trains(model, tmp_path):
     cfg.model.task_channels, cfg.model.task_kernel = 2, 2
   if model == "sent_vae":  # one input sentence
     cfg.data.name = "blm_chunks/spray_load_ALT-ATL"
-    data = chunk_data(n_train=40, n_dev=20, n_test=20)
+    data = synthetic.chunk_data(n_train=40, n_dev=20, n_test=20)
   else:
     data = synthetic.data(n_train=40, n_dev=20, n_test=20, types=("I",))
   res = run_experiment(cfg, str(tmp_path), data=data)

@@ -34,7 +34,6 @@ def _masked(layer, perm) -> dict:
 
 def _params(tm):
   perm = _ours_from_channels_first(tm.ch, tm.windows)
-  tch, tk = tm.seq_conv.out_channels, tm.seq_conv.kernel_size[0]
   return {"params": {
       "sentence": {
           "enc_kernel": ref.to_np(tm.conv.weight).transpose(2, 3, 1, 0),
@@ -45,17 +44,9 @@ def _params(tm):
           "dec_masked": _masked(tm.dec_mask, perm),
           "dec_kernel": ref.to_np(tm.convT.weight).transpose(2, 3, 0, 1),
           "dec_bias": ref.to_np(tm.convT.bias)},
-      "task_enc": {
-          "kernel": ref.to_np(tm.seq_conv.weight).reshape(tch, tk * tk).T,
-          "bias": ref.to_np(tm.seq_conv.bias),
-          "stats": ref.dense_from_channels_first(
-              tm.seq_lin, tch, tm.task_windows,
-              ref.interleaved_columns(tm.task_latent))},
-      "task_dec": {  # vae2's banded 'VALID' transposed convolution
-          "dense": ref.decoder_params(tm.answer)["dense"],
-          "kernel": ref.to_np(tm.answer.convT.weight).reshape(
-              tm.answer.ch, -1),
-          "bias": ref.to_np(tm.answer.convT.bias)}}}
+      "task_enc": ref.conv_task_params(tm),
+      # vae2's banded 'VALID' transposed convolution
+      "task_dec": ref.banded_decoder_params(tm.answer)}}
 
 
 @pytest.mark.parametrize("dim,x_dim,k,temperature",

@@ -59,15 +59,29 @@ def kl(mean, logvar):
   return torch.mean(-0.5 * torch.sum(1 + logvar - mean**2 - logvar.exp(), 1))
 
 
-def two_level_loss(outputs, x, ans, correct):
-  """Their two-level objective at the latent means, per instance of one
-  batch: the answer margin, the sentence margin and both KL terms times
-  latent / D. `outputs` is a TwoLevel1D / TwoLevelSubnets forward."""
-  pred, t_mean, t_logvar, recon, mean, logvar = outputs
-  d = x.shape[-1]
-  return (answer_margin(pred, ans, correct) + sentence_margin(recon, x)
-          + kl(t_mean, t_logvar) * t_mean.shape[-1] / d
-          + kl(mean, logvar) * mean.shape[-1] / d)
+def their_discrete_kl(tm, s_logits, t_logits):
+  """Their utils/losses.py counts one discrete KL: the sentence level's if
+  its sampler is joint, else the task level's."""
+  if tm.sent.n:
+    return discrete_kl(s_logits, tm.sent.n, tm.sent.k)
+  if tm.task.n:
+    return discrete_kl(t_logits, tm.task.n, tm.task.k)
+  return 0.0
+
+
+def two_level_loss(tm, outputs, x, ans, correct):
+  """Their two-level objective for one batch: the answer margin, the
+  sentence margin, each Gaussian KL term times latent / D and, with the
+  logits in `outputs` (a `TwoLevel` forward given noise), their discrete
+  KL."""
+  pred, t_mean, t_logvar, recon, mean, logvar = outputs[:6]
+  total = answer_margin(pred, ans, correct) + sentence_margin(recon, x)
+  for m, lv in ((t_mean, t_logvar), (mean, logvar)):
+    if m is not None:
+      total = total + kl(m, lv) * m.shape[-1] / x.shape[-1]
+  if len(outputs) > 6:
+    total = total + their_discrete_kl(tm, *outputs[6:])
+  return total
 
 
 def to_np(t) -> np.ndarray:
@@ -228,27 +242,73 @@ def decoder_params(dec: StridedDecoder2D) -> dict:
           "bias": to_np(dec.convT.bias)}
 
 
-class TwoLevel1D(nn.Module):
-  """Their VariationalAutoencoder_1D_2level: Encoder_1D_sent /
-  Decoder_1D_sent, a 4x4 Encoder_2D over the [C, width] sentence latents,
-  Decoder_2D (dense, strided ConvTranspose2d, ReLU output) for the answer.
-  `sent` and `task` are (n, k) of a `JointSampler`'s categorical part at
-  each level ((0, 3): Gaussian only). `forward` decodes the means unless
-  it is given the noise (their samplers' training path):
-  {'sent_gumbel' [B*C, n, k], 'sent_eps' [B*C, latent], 'task_gumbel',
-  'task_eps'}."""
+class Sentence1D(nn.Module):
+  """Their Encoder_1D_sent / Decoder_1D_sent (D -> D/2 -> the sampler's
+  vector, ReLU between; latent -> D/2 -> D, linear), with the sampler."""
 
-  def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, ch=32,
-               task_k=4, ans_k=15, ans_s=15, sent=(0, 3), task=(0, 3),
+  def __init__(self, dim, latent=5, n=0, k=3, tau=0.5):
+    super().__init__()
+    self.sampler = JointSampler(latent, n, k, tau)
+    self.e1 = nn.Linear(dim, dim // 2)
+    self.e2 = nn.Linear(dim // 2, self.sampler.stats)
+    self.d1 = nn.Linear(self.sampler.width, dim // 2)
+    self.d2 = nn.Linear(dim // 2, dim)
+
+  def encode(self, x):
+    return self.e2(torch.relu(self.e1(x)))
+
+  def decode(self, z):
+    return self.d2(self.d1(z))
+
+
+class Sentence2D(nn.Module):
+  """Their Encoder_2D / Decoder_2D at stride 1 (k x k convolution + ReLU +
+  dense to the sampler's vector; dense, transposed convolution, ReLU
+  output), with the sampler: the sentence level of
+  VariationalAutoencoder_2level and, alone, their sentence_representations
+  VariationalAutoencoder. `forward` [N, D] -> (decoded, mean, logvar,
+  logits), decoding the means unless given the noise."""
+
+  def __init__(self, dim, x_dim, latent=5, ch=32, k=15, n=0, cat_k=3,
                tau=0.5):
     super().__init__()
-    self.sent = JointSampler(latent, *sent, tau)
+    self.image = (x_dim, dim // x_dim)
+    pads, self.windows, _ = sizes(self.image, (k, k), (1, 1))
+    self.sampler = JointSampler(latent, n, cat_k, tau)
+    self.conv = nn.Conv2d(1, ch, (k, k), padding=tuple(pads))
+    self.lin = nn.Linear(int(np.prod(self.windows)) * ch, self.sampler.stats)
+    self.decoder = StridedDecoder2D(self.sampler.width, self.image, (k, k),
+                                    (1, 1), ch, hidden_relu=False,
+                                    output_relu=True)
+
+  def encode(self, x):
+    h = torch.relu(self.conv(x.view(x.shape[0], 1, *self.image)))
+    return self.lin(h.reshape(x.shape[0], -1))
+
+  def decode(self, z):
+    return self.decoder(z)
+
+  def forward(self, x, gumbel=None, eps=None):
+    z, mean, logvar, logits = self.sampler(self.encode(x), gumbel, eps)
+    return self.decode(z), mean, logvar, logits
+
+
+class TwoLevel(nn.Module):
+  """Their two-level VAEs around a sentence VAE (`Sentence1D`,
+  `Sentence2D`): a 4x4 Encoder_2D over the [C, width] sentence latents,
+  Decoder_2D (dense, strided ConvTranspose2d, ReLU output) for the answer.
+  `task` is (n, k) of the task `JointSampler`'s categorical part ((0, 3):
+  Gaussian only). `forward` decodes the means unless it is given the noise
+  (their samplers' training path): {'sent_gumbel' [B*C, n, k], 'sent_eps'
+  [B*C, latent], 'task_gumbel', 'task_eps'}."""
+
+  def __init__(self, sentence, dim, seq, x_dim, task_latent=5, ch=32,
+               task_k=4, ans_k=15, ans_s=15, task=(0, 3), tau=0.5):
+    super().__init__()
+    self.sentence, self.sent = sentence, sentence.sampler
     self.task = JointSampler(task_latent, *task, tau)
-    self.latent, self.task_latent, self.seq = latent, task_latent, seq
+    self.task_latent, self.seq = task_latent, seq
     width = self.sent.width
-    self.e1 = nn.Linear(dim, dim // 2)
-    self.e2 = nn.Linear(dim // 2, self.sent.stats)
-    self.d1, self.d2 = nn.Linear(width, dim // 2), nn.Linear(dim // 2, dim)
     pads, n, _ = sizes((seq, width), (task_k, task_k), (1, 1))
     self.task_windows = n
     self.seq_conv = nn.Conv2d(1, ch, (task_k, task_k), padding=tuple(pads))
@@ -262,16 +322,40 @@ class TwoLevel1D(nn.Module):
     the sentence and task logits."""
     b, c, d = x.shape
     nz = noise or {}
-    vec = self.e2(torch.relu(self.e1(x.reshape(b * c, d))))
+    vec = self.sentence.encode(x.reshape(b * c, d))
     z, mean, logvar, s_logits = self.sent(vec, nz.get("sent_gumbel"),
                                           nz.get("sent_eps"))
-    recon = self.d2(self.d1(z)).view(b, c, d)
+    recon = self.sentence.decode(z).view(b, c, d)
     h = torch.relu(self.seq_conv(z.view(b, 1, c, self.sent.width)))
     zt, t_mean, t_logvar, t_logits = self.task(
         self.seq_lin(h.reshape(b, -1)), nz.get("task_gumbel"),
         nz.get("task_eps"))
     out = (self.answer(zt), t_mean, t_logvar, recon, mean, logvar)
     return out + (s_logits, t_logits) if noise is not None else out
+
+
+class TwoLevel1D(TwoLevel):
+  """Their VariationalAutoencoder_1D_2level: `Sentence1D`, the answer
+  decoded by a transposed convolution of stride `ans_s`. `sent` and `task`
+  are (n, k) of each level's categorical part."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, ch=32,
+               task_k=4, ans_k=15, ans_s=15, sent=(0, 3), task=(0, 3),
+               tau=0.5):
+    super().__init__(Sentence1D(dim, latent, *sent, tau), dim, seq, x_dim,
+                     task_latent, ch, task_k, ans_k, ans_s, task, tau)
+
+
+class TwoLevel2D(TwoLevel):
+  """Their VariationalAutoencoder_2level: `Sentence2D` (`sent_ch`
+  channels, k x k), the answer decoded by a k x k transposed convolution
+  of stride 1 with the task level's `ch` channels."""
+
+  def __init__(self, dim, seq, x_dim, latent=5, task_latent=5, sent_ch=40,
+               ch=32, k=15, task_k=4, sent=(0, 3), task=(0, 3), tau=0.5):
+    super().__init__(Sentence2D(dim, x_dim, latent, sent_ch, k, *sent, tau),
+                     dim, seq, x_dim, task_latent, ch, task_k, k, 1, task,
+                     tau)
 
 
 def seq_vae_params(tm: SeqVAE) -> dict:
@@ -293,37 +377,100 @@ def _dense(lin, cols=None):
   return {"kernel": w, "bias": b}
 
 
+def conv_task_params(tm: TwoLevel) -> dict:
+  """Our ConvTaskEncoder's parameters from their task-level Encoder_2D."""
+  ch, k = tm.seq_conv.out_channels, tm.seq_conv.kernel_size[0]
+  return {"kernel": to_np(tm.seq_conv.weight).reshape(ch, k * k).T,
+          "bias": to_np(tm.seq_conv.bias),
+          "stats": dense_from_channels_first(tm.seq_lin, ch, tm.task_windows,
+                                             tm.task.columns())}
+
+
+def banded_decoder_params(dec: StridedDecoder2D) -> dict:
+  """Our stride-1 'VALID' transposed-convolution decoder's parameters
+  (vae2's ConvAnswerDecoder): the kernel [channels, k*k]."""
+  return {"dense": decoder_params(dec)["dense"],
+          "kernel": to_np(dec.convT.weight).reshape(dec.ch, -1),
+          "bias": to_np(dec.convT.bias)}
+
+
 def two_level_1d_params(tm: TwoLevel1D) -> dict:
   """Our TwoLevelVAE1D's parameters from theirs."""
-  ch = tm.seq_conv.out_channels
-  k = tm.seq_conv.kernel_size[0]
+  s = tm.sentence
   return {"params": {
       "sentence": {
-          "enc_hidden": _dense(tm.e1),
-          "enc_stats": _dense(tm.e2, tm.sent.columns()),
-          "dec_hidden": _dense(tm.d1), "dec_out": _dense(tm.d2)},
-      "task_enc": {
-          "kernel": to_np(tm.seq_conv.weight).reshape(ch, k * k).T,
-          "bias": to_np(tm.seq_conv.bias),
-          "stats": dense_from_channels_first(
-              tm.seq_lin, ch, tm.task_windows, tm.task.columns())},
+          "enc_hidden": _dense(s.e1),
+          "enc_stats": _dense(s.e2, s.sampler.columns()),
+          "dec_hidden": _dense(s.d1), "dec_out": _dense(s.d2)},
+      "task_enc": conv_task_params(tm),
       "task_dec": decoder_params(tm.answer)}}
 
 
+def sentence_2d_params(s: Sentence2D) -> dict:
+  """Our SentenceVAE's parameters from their Encoder_2D / Decoder_2D."""
+  ch = s.conv.out_channels
+  dec = banded_decoder_params(s.decoder)
+  return {"enc_kernel": to_np(s.conv.weight).reshape(ch, -1).T,
+          "enc_bias": to_np(s.conv.bias),
+          "enc_dense": dense_from_channels_first(s.lin, ch, s.windows,
+                                                 s.sampler.columns()),
+          "dec_dense": dec["dense"], "dec_kernel": dec["kernel"],
+          "dec_bias": dec["bias"]}
+
+
+def two_level_2d_params(tm: TwoLevel2D) -> dict:
+  """Our TwoLevelVAE's ('conv' task level) parameters from theirs."""
+  return {"params": {"sentence": sentence_2d_params(tm.sentence),
+                     "task_enc": conv_task_params(tm),
+                     "task_dec": banded_decoder_params(tm.answer)}}
+
+
+def normalized_margin(pred, cands):
+  """Their sentence_representations max_margin: the dot scores of
+  candidates [N, M, D] (the positive first) with pred [N, D], divided by
+  their L2 norm, [1 - s_pos + mean s_neg]^+, averaged over N."""
+  s = torch.einsum("nmd,nd->nm", cands, pred)
+  s = s / torch.linalg.norm(s, dim=1, keepdim=True)
+  return torch.clamp(1 - s[:, 0] + s[:, 1:].mean(1), min=0).mean()
+
+
 def sentence_margin(recon, x):
-  """Their reconstruction_loss_sent: each decoded sentence against itself
-  and the next three sentences of the flattened batch, dot scores divided
-  by their L2 norm, [1 - s_pos + mean s_neg]^+, averaged."""
+  """Their reconstruction_loss_sent: `normalized_margin` of each decoded
+  sentence against itself and the next three sentences of the flattened
+  batch."""
   d = x.shape[-1]
   recon, sents = recon.reshape(-1, d), x.reshape(-1, d)
   n = sents.shape[0]
-  total = 0.0
-  for i in range(n):
-    cands = torch.stack([sents[i]] + [sents[(i + k) % n] for k in (1, 2, 3)])
-    s = cands @ recon[i]
-    s = s / torch.linalg.norm(s)
-    total = total + torch.clamp(1 - s[0] + s[1:].mean(), min=0)
-  return total / n
+  cands = torch.stack([sents[(torch.arange(n) + k) % n] for k in range(4)],
+                      dim=1)
+  return normalized_margin(recon, cands)
+
+
+def drawn_noise(model, params, batch, rng) -> dict:
+  """The Gumbel and normal noise our model draws with `rng` (sown into
+  'intermediates'), as numpy arrays."""
+  _, state = model.apply(params, batch.ctx, batch.ctx_mask, True,
+                         rngs={"sample": rng}, mutable=["intermediates"])
+  return jax.tree.map(np.asarray, state["intermediates"])
+
+
+def two_level_noise(model, params, batch, rng, tm) -> dict:
+  """Our two-level model's noise for `rng` in the layout of `TwoLevel`'s
+  `noise` argument."""
+  nz = drawn_noise(model, params, batch, rng)
+  sent = nz.get("sentence", {})
+  n = batch.ctx.shape[0] * batch.ctx.shape[1]
+  out = {}
+  for ours_, level, theirs in ((sent, tm.sent, "sent_"), (nz, tm.task,
+                                                          "task_")):
+    if "gumbel_noise" in ours_:
+      out[theirs + "gumbel"] = ours_["gumbel_noise"][0].reshape(
+          -1, level.n, level.k)
+    if "normal_noise" in ours_:
+      out[theirs + "eps"] = ours_["normal_noise"][0].reshape(-1, level.cont)
+  assert all(len(v) == (n if k.startswith("sent") else batch.ctx.shape[0])
+             for k, v in out.items())
+  return {k: torch.tensor(v) for k, v in out.items()}
 
 
 def ours(config, dim: int, seq: int, correct, num_answers: int, seed=0):
@@ -410,7 +557,8 @@ class TwoLevelSubnets(nn.Module):
     self.task_windows = tn
     self.seq_conv = nn.Conv2d(1, task_ch, (task_k, task_k),
                               padding=tuple(tpads))
-    self.seq_lin = nn.Linear(tn[0] * tn[1] * task_ch, 2 * task_latent)
+    self.task = JointSampler(task_latent)
+    self.seq_lin = nn.Linear(tn[0] * tn[1] * task_ch, self.task.stats)
     self.answer = StridedDecoder2D(task_latent, self.image, (k, k), (1, 1),
                                    ans_ch, hidden_relu=False,
                                    output_relu=True)
@@ -424,23 +572,28 @@ class TwoLevelSubnets(nn.Module):
     y = torch.relu(self.dec_mask(mean)).view(b * c, self.ch, *self.windows)
     recon = self.convT(y).reshape(b, c, d)
     t = torch.relu(self.seq_conv(mean.view(b, 1, c, self.latent)))
-    t_mean, t_logvar = self.seq_lin(t.reshape(b, -1)).view(
-        -1, self.task_latent, 2).unbind(-1)
-    return self.answer(t_mean), t_mean, t_logvar, recon, mean, logvar
+    zt, t_mean, t_logvar, _ = self.task(self.seq_lin(t.reshape(b, -1)))
+    return self.answer(zt), t_mean, t_logvar, recon, mean, logvar
 
 
-def assert_two_level_parity(solver, params, batch, tm, ctx, ans, correct):
+def assert_two_level_parity(solver, params, batch, tm, ctx, ans, correct,
+                            rng=None):
   """Our objective against their two-level module's forward and loss with
   the same weights: the prediction, the sentence margin and the total
-  loss agree. Returns their module's outputs for further checks."""
+  loss agree. With `rng`, on the training path: their samplers get the
+  Gumbel and normal noise our model draws with `rng`. Returns their
+  module's outputs for further checks."""
   assert_same_shapes(solver, params, batch)
-  total, terms, out, _ = solver.objective(params, batch, False)
+  train = rng is not None
+  total, terms, out, _ = solver.objective(params, batch, train, rng)
+  noise = (two_level_noise(solver.model, params, batch, rng, tm) if train
+           else None)
   x = torch.tensor(ctx)
   with torch.no_grad():
-    outputs = tm(x)
-    want = two_level_loss(outputs, x, torch.tensor(ans),
+    outputs = tm(x) if noise is None else tm(x, noise)
+    want = two_level_loss(tm, outputs, x, torch.tensor(ans),
                           torch.tensor(correct))
-  pred, _, _, recon, _, _ = outputs
+  pred, recon = outputs[0], outputs[3]
   np.testing.assert_allclose(out.pred, to_np(pred), rtol=1e-4, atol=1e-5)
   np.testing.assert_allclose(
       terms["sentence_margin"], float(sentence_margin(recon, x)),
