@@ -128,7 +128,8 @@ def test_total_loss_weights_every_term_and_kl_scale():
                                            (384, (24, 16), 45_006)])
 def test_reference_variant_matches_the_authors_architecture(dim, grid, want):
   """Parameter counts of the authors' VariationalAutoencoder_2level (their
-  code instantiated with simple samplers, latent 5 at both levels)."""
+  code instantiated with simple samplers, latent 5 at both levels; at
+  D=384 given x_dim=24, where their scripts pass 32: docs/training.md)."""
   c = vae2.get_config("reference")
   c.model.grid_shape = grid
   m = models.create_model(c.model, embed_dim=dim, num_context=7,
