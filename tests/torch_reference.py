@@ -458,18 +458,14 @@ def two_level_noise(model, params, batch, rng, tm) -> dict:
   """Our two-level model's noise for `rng` in the layout of `TwoLevel`'s
   `noise` argument."""
   nz = drawn_noise(model, params, batch, rng)
-  sent = nz.get("sentence", {})
-  n = batch.ctx.shape[0] * batch.ctx.shape[1]
   out = {}
-  for ours_, level, theirs in ((sent, tm.sent, "sent_"), (nz, tm.task,
-                                                          "task_")):
-    if "gumbel_noise" in ours_:
-      out[theirs + "gumbel"] = ours_["gumbel_noise"][0].reshape(
+  for drawn, level, name in ((nz.get("sentence", {}), tm.sent, "sent_"),
+                             (nz, tm.task, "task_")):
+    if "gumbel_noise" in drawn:
+      out[name + "gumbel"] = drawn["gumbel_noise"][0].reshape(
           -1, level.n, level.k)
-    if "normal_noise" in ours_:
-      out[theirs + "eps"] = ours_["normal_noise"][0].reshape(-1, level.cont)
-  assert all(len(v) == (n if k.startswith("sent") else batch.ctx.shape[0])
-             for k, v in out.items())
+    if "normal_noise" in drawn:
+      out[name + "eps"] = drawn["normal_noise"][0].reshape(-1, level.cont)
   return {k: torch.tensor(v) for k, v in out.items()}
 
 
