@@ -116,9 +116,10 @@ def test_sent_vae_reference_matches_the_authors_module(kind):
                       k=k, n=n, cat_k=cat_k)
   correct = np.array([1, 4, 0])
   solver, batch, ctx, ans = ref.ours(c, dim, 1, correct, ANSWERS, seed=2)
-  # The prediction is >= 0 (their ReLU output): a long positive of
-  # positive and a negative of negative entries score far apart, so their
-  # hinge of the mean negative score differs from the mean of the hinges.
+  # The prediction is >= 0 (their ReLU output): a long positive with
+  # positive entries and a negative with negative ones score far apart, so
+  # their hinge of the mean negative score differs from the mean of the
+  # hinges (the solver's other reduction).
   rows = np.arange(len(correct))
   ans[rows, correct] = 4 * np.abs(ans[rows, correct])
   ans[rows, (correct + 1) % ANSWERS] = -np.abs(ans[rows, correct])
