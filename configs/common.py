@@ -174,7 +174,9 @@ def apply_authors_code(c: ml_collections.ConfigDict) -> None:
   """What the authors' VAE code does beyond the papers, shared by the
   `reference` variants of configs/vae2.py and configs/sent_vae.py: no ReLU
   after the decoders' dense layer but one on their output, cosine scores
-  to predict, the epoch of lowest dev loss, KL weights x latent / D."""
+  to predict, the epoch of lowest dev loss, KL weights x latent / D, and
+  their sentence array (32 x D/32, padded: at D = 384 not ours)."""
+  c.model.sentence_array = "authors"
   c.model.decoder_hidden_relu = False
   c.model.decoder_output_relu = True
   c.train.predict_score = "cosine"

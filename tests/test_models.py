@@ -62,6 +62,26 @@ def test_sentence_grid_shape():
     models.sentence_grid_shape(768, (30, 20))
 
 
+def test_the_authors_sentence_array():
+  """Their scripts reshape D to 32 rows and pad the 15x15 convolutions:
+  the same array as ours at 768, not at MiniLM's 384."""
+  from blm_jax.models import sentence_vae
+  assert sentence_vae.authors_array(768, 15) == ((32, 24), (0, 0))
+  assert sentence_vae.authors_array(384, 15) == ((32, 12), (0, 3))
+  with pytest.raises(ValueError, match="sentence_array='authors' reshapes D "
+                     "to 32 rows; D=300 is not a multiple of 32"):
+    sentence_vae.authors_array(300, 15)
+  cfg = common.base("vae2").model
+  cfg.sentence_array, cfg.grid_shape = "authors", (24, 16)
+  with pytest.raises(ValueError, match="config.model.grid_shape is set with "
+                     "config.model.sentence_array='authors'"):
+    sentence_vae.sentence_array(cfg, 384)
+  cfg.sentence_array = "theirs"
+  with pytest.raises(ValueError, match="config.model.sentence_array='theirs'"
+                     "; expected one of"):
+    sentence_vae.sentence_array(cfg, 384)
+
+
 def test_unknown_model_name():
   cfg = common.base("ffnn").model
   cfg.name = "rnn"

@@ -54,6 +54,33 @@ def test_conv_transpose_valid_is_lax_conv_transpose(grid_shape, k, c):
                              rtol=1e-5)
 
 
+@pytest.mark.parametrize("grid_shape,k,pads", [((32, 12), 15, (0, 3)),
+                                               ((7, 5), 3, (1, 2))])
+def test_padded_convolutions_are_laxs_with_padding(grid_shape, k, pads):
+  """Zero padding on each side as torch's Conv2d `padding`; the transposed
+  convolution crops the same border (their ConvTranspose2d `padding`):
+  the adjoint of the padded convolution."""
+  c = 3
+  h, w = grid_shape
+  oh, ow = h + 2 * pads[0] - k + 1, w + 2 * pads[1] - k + 1
+  assert patch_conv.output_shape(grid_shape, k, pads) == (oh, ow)
+  keys = jax.random.split(jax.random.key(5), 4)
+  x = jax.random.normal(keys[0], (3, 2, h * w))
+  y = jax.random.normal(keys[1], (3, 2, oh * ow, c))
+  k_fwd = jax.random.normal(keys[2], (k * k, c))
+  k_tr = jax.random.normal(keys[3], (c, k * k))
+  got = patch_conv.conv_valid(x, k_fwd, grid_shape, pads)
+  want = lax.conv_general_dilated(
+      x.reshape(-1, h, w, 1), k_fwd.reshape(k, k, 1, c), (1, 1),
+      [(p, p) for p in pads], dimension_numbers=_DN)
+  np.testing.assert_allclose(got, want.reshape(got.shape), atol=1e-5,
+                             rtol=1e-5)
+  back = patch_conv.conv_transpose_valid(y, k_tr, grid_shape, pads)
+  assert back.shape == (3, 2, h * w)
+  fwd = patch_conv.conv_valid(x, k_tr.T, grid_shape, pads)
+  np.testing.assert_allclose(jnp.sum(fwd * y), jnp.sum(x * back), rtol=1e-4)
+
+
 def test_transpose_is_the_adjoint_and_matches_im2col():
   grid_shape, k, c = (32, 24), 15, 3
   x, y, _, k_tr = _data(grid_shape, k, c)

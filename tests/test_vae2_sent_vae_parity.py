@@ -17,13 +17,23 @@ from tests import torch_reference as ref  # noqa: E402
 SEQ, ANSWERS = 4, 5
 
 
+def _array(c, dim, x_dim, k):
+  """Their sentence array of `x_dim` rows: the reference's own
+  (`sentence_array='authors'`, 32 rows) or, at tiny sizes, an explicit
+  grid, which their padding rule leaves unpadded there."""
+  c.model.kernel = k
+  if x_dim != 32:
+    c.model.sentence_array = "ours"
+    c.model.grid_shape = (x_dim, dim // x_dim)
+
+
 def _vae2(dim, x_dim, k, sent=("gaussian", 0, 3), task=("gaussian", 0, 3),
           task_categorical_kl=1.0):
   """configs/vae2.py:reference at tiny sizes (3 sentence and task
   channels), each level's (kind, variables, categories), and their module
   with the same sizes."""
   c = vae2.get_config("reference")
-  c.model.grid_shape, c.model.kernel = (x_dim, dim // x_dim), k
+  _array(c, dim, x_dim, k)
   c.model.channels, c.model.task_channels = (3,), 3
   c.model.latent_kind, c.model.task_latent_kind = sent[0], task[0]
   if sent[0] != "gaussian":
@@ -42,7 +52,10 @@ def _vae2(dim, x_dim, k, sent=("gaussian", 0, 3), task=("gaussian", 0, 3),
   return c, tm
 
 
-@pytest.mark.parametrize("dim,x_dim,k", [(60, 6, 4), (768, 32, 15)])
+# D = 384: their 32 x 12 array, the 15 x 15 convolutions padded by 3
+# columns on each side (MiniLM's width; our default array is 24 x 16).
+@pytest.mark.parametrize("dim,x_dim,k", [(60, 6, 4), (768, 32, 15),
+                                         (384, 32, 15)])
 def test_vae2_reference_matches_the_authors_module(dim, x_dim, k):
   # One instance of 4 sentences: their negatives (the next three of the
   # flattened batch) are then exactly the instance's other sentences.
@@ -98,12 +111,14 @@ def _their_sent_vae_loss(tm, outputs, ans, correct):
   return total
 
 
-@pytest.mark.parametrize("kind", ["gaussian", "joint", "categorical"])
-def test_sent_vae_reference_matches_the_authors_module(kind):
-  dim, x_dim, k, n, cat_k = 60, 6, 4, 2, 3
+@pytest.mark.parametrize("kind,dim,x_dim,k", [
+    ("gaussian", 60, 6, 4), ("joint", 60, 6, 4), ("categorical", 60, 6, 4),
+    ("gaussian", 384, 32, 15)])
+def test_sent_vae_reference_matches_the_authors_module(kind, dim, x_dim, k):
+  n, cat_k = 2, 3
   c = sent_vae.get_config("reference,source=spray_load_ALT-ATL")
-  c.model.grid_shape, c.model.kernel, c.model.channels = (
-      (x_dim, dim // x_dim), k, (3,))
+  _array(c, dim, x_dim, k)
+  c.model.channels = (3,)
   if kind != "gaussian":
     c.model.latent_kind, c.model.categorical_vars, c.model.categories = (
         kind, n, cat_k)

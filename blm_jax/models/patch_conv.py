@@ -16,6 +16,10 @@ and under vmap the per-cell kernels become one batched matmul. The maths is
 that of `lax.conv_general_dilated` / `lax.conv_transpose` (tests check both
 and the adjoint identity), only the summation order differs.
 
+`pads` (rows, columns) zero-pads the image on each side first, as torch's
+Conv2d `padding` does, and crops the transposed convolution's output alike
+(the authors' sentence arrays at D = 384, `sentence_vae.authors_array`).
+
 Kernel layouts are those of the sentence VAE's parameters: a forward kernel
 is [k*k, C] and a transposed kernel [C, k*k], with the k*k axis row-major
 (ki * k + kj), i.e. the flattened window of an h x w image.
@@ -29,9 +33,16 @@ import numpy as np
 from jax import lax
 
 
-def output_shape(grid_shape: tuple[int, int], k: int) -> tuple[int, int]:
-  """(oh, ow): the 'VALID' output positions of a k x k kernel."""
-  h, w = grid_shape
+def padded_shape(grid_shape: tuple[int, int],
+                 pads: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+  return grid_shape[0] + 2 * pads[0], grid_shape[1] + 2 * pads[1]
+
+
+def output_shape(grid_shape: tuple[int, int], k: int,
+                 pads: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+  """(oh, ow): the output positions of a k x k kernel over the image
+  padded by `pads` on each side."""
+  h, w = padded_shape(grid_shape, pads)
   if not 1 <= k <= min(h, w):
     raise ValueError(f"kernel k={k} does not fit the image grid_shape="
                      f"{grid_shape}: need 1 <= k <= {min(h, w)}")
@@ -52,18 +63,22 @@ def _band_weight(kernel3: jax.Array, ow: int, w: int) -> jax.Array:
 
 
 def conv_valid(x: jax.Array, kernel: jax.Array,
-               grid_shape: tuple[int, int]) -> jax.Array:
-  """'VALID' cross-correlation of the image x with C output channels.
+               grid_shape: tuple[int, int],
+               pads: tuple[int, int] = (0, 0)) -> jax.Array:
+  """'VALID' cross-correlation of the image x (zero-padded by `pads`) with
+  C output channels.
 
   x [..., h*w] (row-major image), kernel [k*k, C] -> [..., oh*ow, C]
   (positions row-major), no bias.
   """
-  h, w = grid_shape
   kk, c = kernel.shape
   k = int(round(kk ** 0.5))
-  oh, ow = output_shape(grid_shape, k)
+  oh, ow = output_shape(grid_shape, k, pads)
   lead = x.shape[:-1]
-  img = x.reshape(*lead, h, w)
+  img = x.reshape(*lead, *grid_shape)
+  if any(pads):
+    img = jnp.pad(img, [(0, 0)] * len(lead) + [(p, p) for p in pads])
+  w = img.shape[-1]
   # The k row-shifted views stacked: [..., oh, k, w] (static slices).
   rows = jnp.stack([img[..., ki:ki + oh, :] for ki in range(k)], axis=-2)
   band = _band_weight(kernel.T.reshape(c, k, k), ow, w)  # [C, k, ow, w]
@@ -73,16 +88,18 @@ def conv_valid(x: jax.Array, kernel: jax.Array,
 
 
 def conv_transpose_valid(y: jax.Array, kernel: jax.Array,
-                         grid_shape: tuple[int, int]) -> jax.Array:
+                         grid_shape: tuple[int, int],
+                         pads: tuple[int, int] = (0, 0)) -> jax.Array:
   """The adjoint of `conv_valid`: [..., oh*ow, C], [C, k*k] -> [..., h*w].
 
   Each output pixel sums kernel-weighted contributions of every window that
-  covers it (a 'VALID' transposed convolution, stride 1, no bias).
+  covers it (a 'VALID' transposed convolution, stride 1, no bias), over
+  the padded image, whose border `pads` is then cropped.
   """
-  h, w = grid_shape
+  h, w = padded_shape(grid_shape, pads)
   c, kk = kernel.shape
   k = int(round(kk ** 0.5))
-  oh, ow = output_shape(grid_shape, k)
+  oh, ow = output_shape(grid_shape, k, pads)
   lead = y.shape[:-2]
   band = _band_weight(kernel.reshape(c, k, k), ow, w)  # [C, k, ow, w]
   weight = band.transpose(2, 0, 1, 3).reshape(ow * c, k * w)
@@ -94,4 +111,6 @@ def conv_transpose_valid(y: jax.Array, kernel: jax.Array,
   out = jnp.zeros((*lead, h, w), y.dtype)
   for ki, part in enumerate(parts):
     out = out.at[..., ki:ki + oh, :].add(part[..., 0, :])
-  return out.reshape(*lead, h * w)
+  ph, pw = pads
+  out = out[..., ph:h - ph, pw:w - pw]
+  return out.reshape(*lead, (h - 2 * ph) * (w - 2 * pw))

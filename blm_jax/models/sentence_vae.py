@@ -14,12 +14,16 @@ from __future__ import annotations
 import flax.linen as nn
 import jax
 
-from blm_jax.models import latents, patch_conv, registry
+from blm_jax.models import latents, patch_conv, registry, strided_conv
 from blm_jax.models.common import sentence_grid_shape, SolverOutput
 
 # config.model keys of the sentence VAE, shared by the two-level VAE.
 DEFAULTS = {
     "grid_shape": (),  # 2-D reshape of D; () = derived (32x24 for 768)
+    # 'ours': `grid_shape`, unpadded (a kernel larger than the array
+    # shrinks to fit); 'authors': their code's array, 32 rows of D / 32,
+    # zero-padded as their convolutions pad it (`authors_array`).
+    "sentence_array": "ours",
     "channels": (32,),  # output channels of the 15x15 convolution
     "kernel": 15,
     "latent": 5,
@@ -30,6 +34,42 @@ DEFAULTS = {
     **latents.model_defaults(),
     **latents.SHARED_DEFAULTS,
 }
+SENTENCE_ARRAYS = ("ours", "authors")
+AUTHORS_ROWS = 32  # their scripts' x_dim, whatever D
+
+
+def authors_array(embed_dim: int, kernel: int
+                  ) -> tuple[tuple[int, int], tuple[int, int]]:
+  """(grid shape, pads) of their sentence array: 32 x D/32, each side of
+  an axis padded by their get_padd at stride 1 (k - size when the kernel
+  is larger and does not divide it): D = 768 gives 32 x 24 unpadded, ours
+  too; D = 384 gives 32 x 12 padded by 3 columns on each side."""
+  if embed_dim % AUTHORS_ROWS:
+    raise ValueError(
+        f"config.model.sentence_array='authors' reshapes D to "
+        f"{AUTHORS_ROWS} rows; D={embed_dim} is not a multiple of "
+        f"{AUTHORS_ROWS}")
+  grid = (AUTHORS_ROWS, embed_dim // AUTHORS_ROWS)
+  return grid, tuple(strided_conv.authors_padding(d, kernel, 1)
+                     for d in grid)
+
+
+def sentence_array(model_cfg, embed_dim: int
+                   ) -> tuple[tuple[int, int], tuple[int, int]]:
+  """(grid shape, pads) of `config.model`'s sentence array."""
+  kind = model_cfg.sentence_array
+  if kind not in SENTENCE_ARRAYS:
+    raise ValueError(f"config.model.sentence_array={kind!r}; expected one "
+                     f"of {SENTENCE_ARRAYS}")
+  if kind == "ours":
+    return sentence_grid_shape(embed_dim, tuple(model_cfg.grid_shape)), (0, 0)
+  if tuple(model_cfg.grid_shape):
+    raise ValueError(
+        "config.model.grid_shape is set with config.model.sentence_array="
+        "'authors', which fixes the array (32 x D/32): set one of them")
+  return authors_array(embed_dim, model_cfg.kernel)
+
+
 # Its latent: size `latent`, KL terms `sentence_kl`, `sentence_categorical_kl`.
 LEVEL = latents.Level("", "latent", "sentence_kl", "sentence_categorical_kl")
 # Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
@@ -55,6 +95,7 @@ class SentenceVAE(nn.Module):
   embed_dim: int
   grid_shape: tuple[int, int]
   channels: int = DEFAULTS["channels"][0]
+  pads: tuple[int, int] = (0, 0)  # zeros on each side (`sentence_array`)
   kernel: int = DEFAULTS["kernel"]
   latent: int = DEFAULTS["latent"]
   # Decoder activations. Ours: ReLU after the dense layer, linear output.
@@ -64,9 +105,9 @@ class SentenceVAE(nn.Module):
   categorical: latents.Categorical | None = None  # None: Gaussian only
 
   def setup(self):
-    h, w = self.grid_shape
-    k = min(self.kernel, h, w)
-    oh, ow = patch_conv.output_shape(self.grid_shape, k)
+    k = min(self.kernel, *patch_conv.padded_shape(self.grid_shape,
+                                                  self.pads))
+    oh, ow = patch_conv.output_shape(self.grid_shape, k, self.pads)
     n_pos = oh * ow
     init = nn.initializers.lecun_normal()
     self.enc_kernel = self.param("enc_kernel", init, (k * k, self.channels))
@@ -80,7 +121,8 @@ class SentenceVAE(nn.Module):
 
   def encode(self, x: jax.Array) -> latents.Posterior:
     """[..., D] -> the latent's posterior (mean, logvar [..., latent])."""
-    y = patch_conv.conv_valid(x, self.enc_kernel, self.grid_shape)
+    y = patch_conv.conv_valid(x, self.enc_kernel, self.grid_shape,
+                              self.pads)
     y = nn.relu(y + self.enc_bias)  # [..., P, C]
     stats = self.enc_dense(y.reshape(*y.shape[:-2], -1))
     return latents.split(stats, self.latent, self.categorical)
@@ -91,7 +133,8 @@ class SentenceVAE(nn.Module):
     if self.decoder_hidden_relu:
       y = nn.relu(y)
     y = y.reshape(*z.shape[:-1], -1, self.channels)  # [..., P, C]
-    out = patch_conv.conv_transpose_valid(y, self.dec_kernel, self.grid_shape)
+    out = patch_conv.conv_transpose_valid(y, self.dec_kernel,
+                                          self.grid_shape, self.pads)
     out = out + self.dec_bias
     return nn.relu(out) if self.decoder_output_relu else out
 
@@ -137,9 +180,11 @@ class SentenceVAESolver(nn.Module):
 
 def build_sentence(model_cfg, embed_dim: int) -> SentenceVAE:
   """The sentence VAE of a VAE solver's `config.model`."""
+  grid, pads = sentence_array(model_cfg, embed_dim)
   return SentenceVAE(
       embed_dim=embed_dim,
-      grid_shape=sentence_grid_shape(embed_dim, tuple(model_cfg.grid_shape)),
+      grid_shape=grid,
+      pads=pads,
       channels=model_cfg.channels[0] if model_cfg.channels else 1,
       kernel=model_cfg.kernel,
       latent=LEVEL.size(model_cfg),
@@ -164,8 +209,9 @@ def kl_scales(config, embed_dim: int, sizes: dict) -> dict:
 
 
 def check_grid_shape(config, data) -> None:
-  """The sentence reshape fits the data's D (names config.model.grid_shape)."""
-  sentence_grid_shape(data.embed_dim, tuple(config.model.grid_shape))
+  """The sentence reshape fits the data's D (names config.model.grid_shape
+  or config.model.sentence_array)."""
+  sentence_array(config.model, data.embed_dim)
 
 
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
@@ -195,7 +241,9 @@ SPEC = registry.SolverSpec(
     check_data=_check_data,
     check_config=lambda config: latents.check_config(
         config, [LEVEL], DEFAULTS, LOSS_DEFAULTS),
-    choices={"loss.kl_scale": KL_SCALES, **latents.choices([LEVEL])},
+    choices={"loss.kl_scale": KL_SCALES,
+             "model.sentence_array": SENTENCE_ARRAYS,
+             **latents.choices([LEVEL])},
     decodes_latent=True,
     # Its input is one sentence: probing counts input x chosen patterns.
     confusion="pattern",

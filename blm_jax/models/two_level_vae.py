@@ -113,6 +113,7 @@ class ConvAnswerDecoder(nn.Module):
   grid_shape: tuple[int, int]
   channels: int = 32
   kernel: int = 15
+  pads: tuple[int, int] = (0, 0)  # the sentence array's (`sentence_vae`)
   hidden_relu: bool = False
   output_relu: bool = True
   # The kernel [channels, k*k]: lecun_normal reads its fan-in as the
@@ -122,16 +123,17 @@ class ConvAnswerDecoder(nn.Module):
 
   @nn.compact
   def __call__(self, z: jax.Array) -> jax.Array:
-    h, w = self.grid_shape
-    k = min(self.kernel, h, w)
-    oh, ow = patch_conv.output_shape(self.grid_shape, k)
+    k = min(self.kernel, *patch_conv.padded_shape(self.grid_shape,
+                                                  self.pads))
+    oh, ow = patch_conv.output_shape(self.grid_shape, k, self.pads)
     y = nn.Dense(oh * ow * self.channels, name="dense")(z)
     if self.hidden_relu:
       y = nn.relu(y)
     y = y.reshape(*z.shape[:-1], oh * ow, self.channels)
     kernel = self.param("kernel", self.kernel_init, (self.channels, k * k))
     bias = self.param("bias", nn.initializers.zeros, (1,))
-    out = patch_conv.conv_transpose_valid(y, kernel, self.grid_shape) + bias
+    out = patch_conv.conv_transpose_valid(y, kernel, self.grid_shape,
+                                          self.pads) + bias
     return nn.relu(out) if self.output_relu else out
 
 
@@ -197,7 +199,7 @@ class TwoLevelVAE(nn.Module):
       self.task_enc = ConvTaskEncoder(self.task_latent, self.task_channels,
                                       self.task_kernel, self.task_categorical)
       self.task_dec = ConvAnswerDecoder(
-          s.embed_dim, s.grid_shape, self.task_channels, s.kernel,
+          s.embed_dim, s.grid_shape, self.task_channels, s.kernel, s.pads,
           hidden_relu=s.decoder_hidden_relu,
           output_relu=s.decoder_output_relu)
 
@@ -295,6 +297,7 @@ SPEC = registry.SolverSpec(
              "loss.sentence_reduction": SENTENCE_REDUCTIONS,
              "loss.sentence_score": ("",) + SENTENCE_SCORES,
              "loss.kl_scale": sentence_vae.KL_SCALES,
+             "model.sentence_array": sentence_vae.SENTENCE_ARRAYS,
              **latents.choices(LEVELS)},
     decodes_latent=True,
     sentence_latents=True,

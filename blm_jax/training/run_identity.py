@@ -37,6 +37,8 @@ RESUME_MODES = ("auto", "force", "restart")
 # the identity like every key (a changed controls list refuses to resume).
 NEUTRAL_DEFAULTS = {"controls": "", "encoder.layer_sweep": "",
                     "data.seed_follows_grid": False,
+                    # The sentence VAEs' array (models/sentence_vae.py).
+                    "model.sentence_array": "ours",
                     # The VAEs' categorical latents (models/latents.py).
                     **{f"model.{k}": v for k, v in
                        latents.neutral_defaults("model").items()},
