@@ -101,9 +101,10 @@ def test_rule_family_exactly():
   pairs = [sequence.position_majority(p)
            for p in itertools.combinations(range(7), 2)]
   assert max(singles) < 0.20 and max(pairs) < 0.32, (singles, pairs)
-  for values, seqs in zip(
+  for values, name in zip(
       (sequence.ALTERNANTS, sequence.FORMS, sequence.POLARITIES),
-      sequence.attribute_rules().values()):
+      sequence.ATTRIBUTES):
+    seqs = sequence.attribute_rules()[name]
     answers = collections.Counter()
     for seq, p in seqs:
       answers[seq[-1]] += p
@@ -118,8 +119,8 @@ def test_each_attribute_needs_more_than_one_position(attribute):
   the constant rule is one of five block choices, so one position is right
   at most 0.70 of the time)."""
   seqs = sequence.attribute_rules()[attribute]
-  assert sequence._determined(seqs) == pytest.approx(1.0)
-  singles = [sequence._attribute_check(seqs, (i,)) for i in range(7)]
+  assert sequence.attribute_determinacy(seqs) == pytest.approx(1.0)
+  singles = [sequence.attribute_majority(seqs, (i,)) for i in range(7)]
   assert max(singles) < {"alternant": 0.82, "form": 0.51,
                          "polarity": 0.71}[attribute], singles
   # The polarity's rules really progress: it changes within the context

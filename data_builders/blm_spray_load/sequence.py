@@ -39,7 +39,6 @@ import functools
 import itertools
 import math
 import random
-from typing import Iterable
 
 from data_builders.blm_spray_load import realise, templates
 from data_builders.common.template import Pattern, answer_patterns
@@ -62,10 +61,20 @@ WALT = "WALT"
 WPOL = "WPOL"
 
 
-def _switching(i: int, block: int, phase: int, first: int) -> int:
-  """Position i's value (0/1) of an attribute that starts at `first` and
-  switches every `block` positions, shifted by `phase` (block 0: never)."""
-  return first if block == 0 else ((i + phase) // block + first) % 2
+def _switching(block: int, phase: int, first: int) -> tuple[int, ...]:
+  """The 8 positions' values (0/1) of an attribute that starts at `first`
+  and switches every `block` positions, shifted by `phase` (block 0:
+  never)."""
+  return tuple(first if block == 0 else ((i + phase) // block + first) % 2
+               for i in range(N_POSITIONS))
+
+
+def _cycling(order: tuple[int, ...], step: int, phase: int
+             ) -> tuple[int, ...]:
+  """The 8 positions' values of an attribute cycling through `order`,
+  advancing every `step` positions, shifted by `phase`."""
+  return tuple(order[((i + phase) // step) % len(order)]
+               for i in range(N_POSITIONS))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,60 +88,49 @@ class Rule:
   order: tuple[int, ...]  # The forms' cyclic order (indices of FORMS).
   step: int           # The form advances every `step` sentences...
   form_phase: int     # ...shifted by this many (0 .. 4*step-1).
-  pol_block: int = 0  # The polarity switches every `pol_block` (0: never)...
-  pol_phase: int = 0  # ...shifted by this many (0 .. 2*pol_block-1),
-  first_pol: int = 0  # ...starting from this polarity (index).
-
-  def alternants(self) -> tuple[str, ...]:
-    return tuple(ALTERNANTS[_switching(i, self.block, self.alt_phase,
-                                       self.first_alt)]
-                 for i in range(N_POSITIONS))
-
-  def forms(self) -> tuple[str, ...]:
-    return tuple(FORMS[self.order[((i + self.form_phase) // self.step)
-                                  % len(FORMS)]]
-                 for i in range(N_POSITIONS))
-
-  def polarities(self) -> tuple[str, ...]:
-    return tuple(POLARITIES[_switching(i, self.pol_block, self.pol_phase,
-                                       self.first_pol)]
-                 for i in range(N_POSITIONS))
+  pol_block: int      # The polarity switches every `pol_block` (0: never)...
+  pol_phase: int      # ...shifted by this many (0 .. 2*pol_block-1),
+  first_pol: int      # ...starting from this polarity (index).
 
   def cells(self) -> tuple[tuple[str, str, str], ...]:
-    return tuple(zip(self.alternants(), self.forms(), self.polarities()))
+    return tuple(zip(
+        (ALTERNANTS[a] for a in _switching(self.block, self.alt_phase,
+                                           self.first_alt)),
+        (FORMS[f] for f in _cycling(self.order, self.step, self.form_phase)),
+        (POLARITIES[p] for p in _switching(self.pol_block, self.pol_phase,
+                                           self.first_pol))))
 
 
 def _cyclic_orders() -> tuple[tuple[int, ...], ...]:
   return tuple((0,) + p for p in itertools.permutations(range(1, len(FORMS))))
 
 
-def _switching_rules(blocks) -> list[tuple[tuple[int, int, int], float]]:
-  """(block, phase, first) with probability: block uniform, then phase and
-  first uniform (block 0 has one phase)."""
+def _switching_rules(blocks, values) -> list[tuple[tuple[str, ...], float]]:
+  """The sequences of a switching attribute with their probability: block
+  uniform, then phase and first value uniform (block 0 has one phase)."""
   out = []
   for block in blocks:
     phases = max(1, 2 * block)
-    out += [((block, phase, first), 1 / (len(blocks) * phases * 2))
+    out += [(tuple(values[v] for v in _switching(block, phase, first)),
+             1 / (len(blocks) * phases * 2))
             for phase in range(phases) for first in (0, 1)]
   return out
+
+
+ATTRIBUTES = ("alternant", "form", "polarity")  # A cell's order.
 
 
 @functools.lru_cache(maxsize=None)
 def attribute_rules() -> dict[str, list[tuple[tuple[str, ...], float]]]:
   """Each attribute's 8-position sequences with their probability under
-  `draw_rule` (the three are drawn independently)."""
+  `draw_rule` (the three are drawn independently), keyed by ATTRIBUTES."""
   orders = _cyclic_orders()
-  forms = [(Rule(1, 0, 0, order, step, phase).forms(),
+  forms = [(tuple(FORMS[f] for f in _cycling(order, step, phase)),
             1 / (len(orders) * len(STEPS) * len(FORMS) * step))
            for order in orders for step in STEPS
            for phase in range(len(FORMS) * step)]
-  return {
-      "alternant": [(Rule(b, ph, f, (0, 1, 2, 3), 1, 0).alternants(), p)
-                    for (b, ph, f), p in _switching_rules(BLOCKS)],
-      "form": forms,
-      "polarity": [(Rule(1, 0, 0, (0, 1, 2, 3), 1, 0, b, ph, f).polarities(),
-                    p) for (b, ph, f), p in _switching_rules(POL_BLOCKS)],
-  }
+  return {"alternant": _switching_rules(BLOCKS, ALTERNANTS), "form": forms,
+          "polarity": _switching_rules(POL_BLOCKS, POLARITIES)}
 
 
 def draw_rule(rng: random.Random) -> Rule:
@@ -229,7 +227,8 @@ def seq_patterns(rule: Rule, error_base: tuple[str, str]
 # is the product of its attributes' and both checks below are the product of
 # the attributes' own (grouping by cells groups by each attribute at once).
 
-def _attribute_check(seqs, positions: tuple[int, ...]) -> float:
+def attribute_majority(seqs, positions: tuple[int, ...]) -> float:
+  """`position_majority` of one attribute's `attribute_rules()` sequences."""
   groups: dict[tuple, dict] = {}
   for seq, p in seqs:
     g = groups.setdefault(tuple(seq[i] for i in positions), {})
@@ -237,7 +236,8 @@ def _attribute_check(seqs, positions: tuple[int, ...]) -> float:
   return sum(max(g.values()) for g in groups.values())
 
 
-def _determined(seqs) -> float:
+def attribute_determinacy(seqs) -> float:
+  """`determinacy` of one attribute's `attribute_rules()` sequences."""
   answers: dict[tuple, set] = {}
   for seq, _ in seqs:
     answers.setdefault(seq[:-1], set()).add(seq[-1])
@@ -246,13 +246,14 @@ def _determined(seqs) -> float:
 
 def determinacy() -> float:
   """Probability that the 7 context cells admit exactly one eighth cell."""
-  return math.prod(_determined(s) for s in attribute_rules().values())
+  return math.prod(attribute_determinacy(s)
+                   for s in attribute_rules().values())
 
 
 def position_majority(positions: tuple[int, ...]) -> float:
   """How often the most frequent answer cell given the cells at `positions`
   (context indices 0-6) is the answer: 1.0 means those positions decide."""
-  return math.prod(_attribute_check(s, positions)
+  return math.prod(attribute_majority(s, positions)
                    for s in attribute_rules().values())
 
 
@@ -260,7 +261,8 @@ def continuations(context: tuple[tuple[str, str, str], ...]
                   ) -> set[tuple[str, str, str]]:
   """Every eighth cell some rule of the family gives after `context`."""
   per_attr = []
-  for a, seqs in enumerate(attribute_rules().values()):
+  for a, name in enumerate(ATTRIBUTES):
     shown = tuple(c[a] for c in context)
-    per_attr.append({seq[-1] for seq, _ in seqs if seq[:-1] == shown})
+    per_attr.append({seq[-1] for seq, _ in attribute_rules()[name]
+                     if seq[:-1] == shown})
   return set(itertools.product(*per_attr))
