@@ -14,7 +14,6 @@ from blm_jax.data import answers_only, lint
 from data_builders.blm_spray_load import (english, generate, lexicon,
                                           realise, sequence, templates)
 from data_builders.common import labels as labels_lib
-from data_builders.common.template import token_diff
 from tests.test_blm_spray_load import _expected_diff, _index, read_back
 
 CELL_OF = {str(sequence.cell_pattern(*c)): c for c in sequence.CELLS}

@@ -175,7 +175,8 @@ VERB_GROUPS = ("present", "past") + _MODALS + (
 # The negations of the other groups ("not present" and "not past" are seed
 # frames of their own).
 NEGATED_GROUPS = tuple(_NOT + g for g in VERB_GROUPS
-                       if not g.startswith(_NOT) and _NOT + g not in VERB_GROUPS)
+                       if _NOT + g not in VERB_GROUPS
+                       and not g.startswith(_NOT))
 # A negative adverb and the affirmative one that replaces it: "I never
 # spread the toast" is negated, its affirmative "I always spread the toast"
 # (negating "never" would give a double negation).

@@ -17,6 +17,9 @@ from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern
 
 CLAUSE = "{clause}"
+# A verb slot's polarity (its `pol` attribute): absent, the seed frame's own.
+AFF, NEG = "Aff", "Neg"
+_POLARITIES = ("", AFF, NEG)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,11 +44,6 @@ class Frame:
     return dataclasses.replace(self, group=group, adverb=adverb)
 
 
-# A verb slot's polarity (its `pol` attribute): absent, the seed frame's own.
-AFF, NEG = "Aff", "Neg"
-POLARITIES = ("", AFF, NEG)
-
-
 @dataclasses.dataclass(frozen=True)
 class VerbFrame:
   """A verb in its seed's frame: every verb group it needs, precomputed."""
@@ -61,7 +59,7 @@ class VerbFrame:
   def groups(self) -> dict[tuple[str, str, str], str]:
     """(Verb|VerbPass, agreement, polarity) -> the verb group."""
     out = {}
-    for pol in POLARITIES:
+    for pol in _POLARITIES:
       f = self.frame.polar(pol)
       out.update(((voice, agr, pol), fn(f.group, self.forms, agr, f.adverb))
                  for voice, fn in (("Verb", english.active),
