@@ -131,6 +131,7 @@ def test_each_attribute_needs_more_than_one_position(attribute):
 
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_instances_follow_a_rule_and_labels_name_their_change(seq, lt):
+  bases = collections.Counter()
   for x in seq[lt]:
     assert len(x.context) == 7 and len(x.answers) == 24
     assert (x.family, x.subset, x.lexical_type) == (
@@ -149,11 +150,16 @@ def test_instances_follow_a_rule_and_labels_name_their_change(seq, lt):
     base = [lab for lab in x.labels if lab in by_label and
             lab.endswith("AGENTACT")][0][:-len("AGENTACT")].rstrip("-")
     base = base or templates.CORRECT
+    bases.update(part for part in ("WALT", "WPOL") if part in base)
     for t in templates.ANSWER_TEMPLATES[1:]:
       label = sequence.error_label(base, t.label)
       assert _expected_diff(t.label, _unpolar(by_label[base]),
                             _unpolar(by_label[label])), (x.id, label)
       assert _polarity(by_label[label]) == _polarity(by_label[base])
+  # The errors' base is drawn apart from the answer: its alternant and its
+  # polarity differ from the answer's in about half of the instances.
+  for part in ("WALT", "WPOL"):
+    assert 0.4 < bases[part] / len(seq[lt]) < 0.6, bases
   report = lint.lint(seq[lt])
   errors = {r for r, n in report.counts.items()
             if n and r != "copy_cue"}
