@@ -23,6 +23,14 @@ def repr_digest(xs) -> str:
   return h.hexdigest()
 
 
+def _version(package: str) -> str:
+  """The builder version the scanned instances come from."""
+  import importlib
+  module = importlib.import_module(
+      f"data_builders.{package}.{package}_dataset_builder")
+  return str(module.Builder.VERSION)
+
+
 def configs():
   from data_builders.blm_spray_load import generate as g
   from data_builders.blm_spray_load_v0 import generate as g0
@@ -70,8 +78,9 @@ def main():
       "date": datetime.date.today().isoformat(), "commit": commit,
       "command": "PYTHONPATH=. python benchmarks/spray_load_scans.py --out "
                  + args.out,
-      "source": "measured (blm_spray_load 1.2.0, blm_spray_load_v0 1.1.0; "
-                "times on the shared 2-core CPU)",
+      "source": f"measured (blm_spray_load {_version('blm_spray_load')}, "
+                f"blm_spray_load_v0 {_version('blm_spray_load_v0')}; times "
+                "on the shared 2-core CPU)",
       "configs": rows,
       "tables": {"scans": {"columns": columns, "rows": [
           [n, str(r["instances"]), str(r["distinct_sentences"]),

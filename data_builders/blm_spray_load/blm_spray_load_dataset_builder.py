@@ -11,8 +11,8 @@ per instance and the answers are built around both alternants, so the
 answers alone cannot decide (README, "Context-necessary configs").
 
 Configs `seq_type_<I|II|III>` (sequence-necessary): the progression of the
-alternant and of the form is drawn per instance, so that no one or two
-context sentences decide (README, "Sequence-necessary configs").
+alternant, the form and the polarity is drawn per instance, so that no one
+or two context sentences decide (README, "Sequence-necessary configs").
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ def _configs():
       name=f"{generate.SEQ}_type_{lexical_type}", template=generate.SEQ,
       lexical_type=lexical_type, seed=0, context_necessary=True,
       sequence_necessary=True,
-      description=(f"spray/load, the alternant's and the form's progression "
-                   f"drawn per instance, answers all eight cells and the "
-                   f"paper's errors, lexical type {lexical_type}"))
+      description=(f"spray/load, the alternant's, the form's and the "
+                   f"polarity's progression drawn per instance, answers all "
+                   f"16 cells and the paper's errors, lexical type "
+                   f"{lexical_type}"))
          for lexical_type in generate.LEXICAL_TYPES]
   return paper + ctx + seq
 
@@ -58,7 +59,7 @@ def _configs():
 class Builder(builder.GeneratedBLMBuilder):
   """English spray/load alternation BLMs generated from a curated lexicon."""
 
-  VERSION = tfds.core.Version("1.2.0")
+  VERSION = tfds.core.Version("1.3.0")
   RELEASE_NOTES = {
       "1.0.0": "Templates ALT-ATL/ATL-ALT x lexical types I-III, 30 verbs.",
       "1.1.0": "AASSM demotes the agent into a with-PP in both templates, as "
@@ -70,6 +71,11 @@ class Builder(builder.GeneratedBLMBuilder):
                "'sprinkles' (the verb's own form) is 'coconut flakes'. "
                "Instances with spurt or sprinkle change; the others are "
                "byte-identical. Adds the seq_type_* configs.",
+      "1.3.0": "seq_type_*: a third attribute, the polarity (affirmative or "
+               "negated verb group), with its own progression drawn per "
+               "instance; 24 answers (the 16 cells and the paper's 8 errors "
+               "on a base whose polarity is drawn too), 84 labels (the 42 of "
+               "1.2.0 keep their ids). The other configs are byte-identical.",
   }
   BUILDER_CONFIGS = _configs()
 

@@ -5,6 +5,9 @@ agreement); open-class material (nouns, verb forms) comes from the lexicon.
 A verb group names the tense/modal frame of a seed sentence ("past",
 "can", "have to", ...); the active and passive forms of every group agree
 with their subject, so a plural passive subject gets "were", never "was".
+Every group has its negation ("not <group>": "won't hang", "won't be
+hung"), so a sentence's polarity can vary while its frame stays
+(`with_polarity`).
 """
 
 from __future__ import annotations
@@ -73,6 +76,10 @@ _BE_NOT_PAST = {"1sg": "wasn't", "3sg": "wasn't", "pl": "weren't"}
 _MODALS = ("can", "could", "will", "would", "should", "must", "may", "might")
 # Raising-like semi-modals (their passive keeps the meaning, unlike "like to").
 _SEMI_MODALS = {"have to": ("has", "have"), "need to": ("needs", "need")}
+_NOT_MODALS = {"can": "can't", "could": "couldn't", "will": "won't",
+               "would": "wouldn't", "should": "shouldn't", "must": "mustn't",
+               "may": "may not", "might": "might not"}
+_NOT = "not "
 
 
 def _s(agr: str, sg3: str, other: str) -> str:
@@ -99,13 +106,27 @@ def active(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
     return _join(_s(agr, "doesn't", "don't"), adverb, v.base)
   if group == "not past":
     return _join("didn't", adverb, v.base)
+  if group.startswith(_NOT) and group[len(_NOT):] in _MODALS:
+    return _join(_NOT_MODALS[group[len(_NOT):]], adverb, v.base)
+  if group.startswith(_NOT) and group[len(_NOT):] in _SEMI_MODALS:
+    return _join(_s(agr, "doesn't", "don't"), group[len(_NOT):], adverb,
+                 v.base)
+  if group == "not used to":
+    return _join("didn't use to", adverb, v.base)
+  if group == "not perfect":
+    return _join(_s(agr, "hasn't", "haven't"), adverb, v.participle)
+  if group == "not progressive":
+    return _join(_BE_NOT_PRESENT[agr], adverb, v.gerund)
+  if group == "not going to":
+    return _join(_BE_NOT_PRESENT[agr], "going to", adverb, v.base)
   if group == "perfect":
     return _join(_s(agr, "has", "have"), adverb, v.participle)
   if group == "progressive":
     return _join(_BE_PRESENT[agr], adverb, v.gerund)
   if group == "going to":
     return _join(_BE_PRESENT[agr], "going to", adverb, v.base)
-  raise KeyError(f"unknown verb group {group!r}; known: {list(VERB_GROUPS)}")
+  raise KeyError(f"unknown verb group {group!r}; known: "
+                 f"{list(VERB_GROUPS + NEGATED_GROUPS)}")
 
 
 def passive(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
@@ -125,18 +146,50 @@ def passive(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
     return _join(_BE_NOT_PRESENT[agr], part)
   if group == "not past":
     return _join(_BE_NOT_PAST[agr], part)
+  if group.startswith(_NOT) and group[len(_NOT):] in _MODALS:
+    return _join(_NOT_MODALS[group[len(_NOT):]], "be", part)
+  if group.startswith(_NOT) and group[len(_NOT):] in _SEMI_MODALS:
+    return _join(_s(agr, "doesn't", "don't"), group[len(_NOT):], "be",
+                 part)
+  if group == "not used to":
+    return _join("didn't use to be", part)
+  if group == "not perfect":
+    return _join(_s(agr, "hasn't", "haven't"), "been", part)
+  if group == "not progressive":
+    return _join(_BE_NOT_PRESENT[agr], "being", part)
+  if group == "not going to":
+    return _join(_BE_NOT_PRESENT[agr], "going to be", part)
   if group == "perfect":
     return _join(_s(agr, "has", "have"), "been", part)
   if group == "progressive":
     return _join(_BE_PRESENT[agr], "being", part)
   if group == "going to":
     return _join(_BE_PRESENT[agr], "going to be", part)
-  raise KeyError(f"unknown verb group {group!r}; known: {list(VERB_GROUPS)}")
+  raise KeyError(f"unknown verb group {group!r}; known: "
+                 f"{list(VERB_GROUPS + NEGATED_GROUPS)}")
 
 
 VERB_GROUPS = ("present", "past") + _MODALS + (
     "have to", "need to", "used to", "not present", "not past", "perfect",
     "progressive", "going to")
+# The negations of the other groups ("not present" and "not past" are seed
+# frames of their own).
+NEGATED_GROUPS = tuple(_NOT + g for g in VERB_GROUPS
+                       if _NOT + g not in VERB_GROUPS
+                       and not g.startswith(_NOT))
+# A negative adverb and the affirmative one that replaces it: "I never
+# spread the toast" is negated, its affirmative "I always spread the toast"
+# (negating "never" would give a double negation).
+_NEGATIVE_ADVERBS = {"never": "always"}
+
+
+def with_polarity(group: str, adverb: str, negated: bool) -> tuple[str, str]:
+  """(group, adverb) of a seed frame made affirmative or negated: "will"
+  <-> "not will", "not past" <-> "past", adverb "never" <-> "always"."""
+  if adverb in _NEGATIVE_ADVERBS:
+    return group, adverb if negated else _NEGATIVE_ADVERBS[adverb]
+  base = group[len(_NOT):] if group.startswith(_NOT) else group
+  return (_NOT + base if negated else base), adverb
 
 # "a" before a vowel letter is right only before a consonant sound, and "an"
 # before a consonant letter only before a vowel sound: the exceptions English

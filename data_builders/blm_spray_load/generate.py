@@ -265,15 +265,19 @@ def generate_ctx(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
 SEQ = "seq"  # The template name of the sequence-necessary configs.
 
 
-def seq_draw(seed: int, id_: str) -> tuple[sequence.Rule, str]:
-  """The instance's rule and the alternant of its rule-breaking answers'
-  base, from a stream of its own (independent of the lexical draws)."""
+def seq_draw(seed: int, id_: str
+             ) -> tuple[sequence.Rule, tuple[str, str]]:
+  """The instance's rule and the (alternant, polarity) of its rule-breaking
+  answers' base, from a stream of its own (independent of the lexical
+  draws)."""
   rng = random.Random(stable_seed(sequence.SEQ_FAMILY, seed, "rule", id_))
-  return sequence.draw_rule(rng), rng.choice(sequence.ALTERNANTS)
+  rule = sequence.draw_rule(rng)
+  return rule, (rng.choice(sequence.ALTERNANTS),
+                rng.choice(sequence.POLARITIES))
 
 
 @functools.lru_cache(maxsize=None)
-def _seq_plans(rule: sequence.Rule, error_base: str):
+def _seq_plans(rule: sequence.Rule, error_base: tuple[str, str]):
   return _plans_of(sequence.seq_patterns(rule, error_base))
 
 
@@ -294,7 +298,7 @@ def generate_seq(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
   combination of the same verb; types II and III are redrawn until no
   candidate repeats a context sentence."""
   lex = lex or lexicon_lib.load_lexicon()
-  # Any rule gives the sizes: 7 context sentences and 16 answers.
+  # Any rule gives the sizes: 7 context sentences and 24 answers.
   ctx, answers = sequence.seq_patterns(*seq_draw(seed, "size"))
   if lexical_type == "I":
     return type_i_two_materials(

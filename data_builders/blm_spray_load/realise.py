@@ -17,6 +17,9 @@ from data_builders.common.schema import Sentence
 from data_builders.common.template import Pattern
 
 CLAUSE = "{clause}"
+# A verb slot's polarity (its `pol` attribute): absent, the seed frame's own.
+AFF, NEG = "Aff", "Neg"
+_POLARITIES = ("", AFF, NEG)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +35,14 @@ class Frame:
     prefix, suffix = self.wrapper.split(CLAUSE)
     return prefix.strip(), suffix.strip()
 
+  def polar(self, polarity: str) -> "Frame":
+    """This frame affirmative (AFF) or negated (NEG); "" keeps it as is."""
+    if not polarity:
+      return self
+    group, adverb = english.with_polarity(self.group, self.adverb,
+                                          polarity == NEG)
+    return dataclasses.replace(self, group=group, adverb=adverb)
+
 
 @dataclasses.dataclass(frozen=True)
 class VerbFrame:
@@ -45,13 +56,16 @@ class VerbFrame:
     return self.frame.split()
 
   @functools.cached_property
-  def groups(self) -> dict[tuple[str, str], str]:
-    """(Verb|VerbPass, agreement) -> the verb group."""
-    f = self.frame
-    return {(voice, agr): fn(f.group, self.forms, agr, f.adverb)
-            for voice, fn in (("Verb", english.active),
-                              ("VerbPass", english.passive))
-            for agr in ("1sg", "3sg", "pl")}
+  def groups(self) -> dict[tuple[str, str, str], str]:
+    """(Verb|VerbPass, agreement, polarity) -> the verb group."""
+    out = {}
+    for pol in _POLARITIES:
+      f = self.frame.polar(pol)
+      out.update(((voice, agr, pol), fn(f.group, self.forms, agr, f.adverb))
+                 for voice, fn in (("Verb", english.active),
+                                   ("VerbPass", english.passive))
+                 for agr in ("1sg", "3sg", "pl"))
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +95,7 @@ def plan(p: Pattern) -> tuple[str, tuple[tuple[str, str], ...]]:
     if s.role == "NP":
       ops.append(("subject" if i == 0 else "object", s.get("arg")))
     elif s.role in ("Verb", "VerbPass"):
-      ops.append((s.role, ""))
+      ops.append((s.role, s.get("pol") or ""))
     elif s.role == "PP" and s.get("arg") == templates.EMB:
       ops.append(("modifier", p.slots[i - 1].get("arg")))
     elif s.role == "PP":
@@ -107,7 +121,7 @@ def phrases(p: Pattern | Plan, f: Filler) -> list[str]:
     elif op == "object":
       out.append(f.args[arg].accusative())
     elif op in ("Verb", "VerbPass"):
-      out.append(f.verb.groups[op, subject.agreement])
+      out.append(f.verb.groups[op, subject.agreement, arg])
     elif op == "modifier":
       out.append(f.modifiers[arg])
     else:

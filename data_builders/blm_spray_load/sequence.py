@@ -3,28 +3,33 @@
 Every sentence of 000 Figure 5's template is one cell of two attributes:
 the alternant (ATL: the theme is the object or the passive subject; ALT: the
 location is) and the form (the active, or a passive keeping {agent},
-{PP, agent} or {PP}, the three passives of Figure 5). The paper's context
-walks these eight cells in one fixed order. Here the order is a rule drawn
-per instance, one progression per attribute:
+{PP, agent} or {PP}, the three passives of Figure 5); a third attribute,
+orthogonal to the paper's rule, is the polarity (affirmative or negated:
+"will hang" / "won't hang", "will be hung" / "won't be hung"). The paper's
+context walks the eight alternant x form cells in one fixed order. Here the
+order is a rule drawn per instance, one progression per attribute:
 
 - the alternant switches every `block` sentences (1, 2, 3 or 4; the paper's
   context switches after 1 and then every 3), from a drawn phase and a drawn
   first alternant;
 - the form cycles through the four forms in a drawn cyclic order (6),
-  advancing every `step` sentences (1 or 2), from a drawn phase.
+  advancing every `step` sentences (1 or 2), from a drawn phase;
+- the polarity is constant or switches every `pol_block` sentences (1, 2, 3
+  or 4), from a drawn phase and a drawn first polarity.
 
 Sentences 1-7 are the context, the eighth is the answer. Within this family
 the seven context cells always determine the eighth (`determinacy`), while
-no single sentence and no pair of sentences does: grouping by any one or two
-context cells, the most frequent answer cell is right at most 0.29 / 0.47 of
-the time (exact, over the rule distribution; `position_majority`).
+no single sentence and no pair of sentences does (`position_majority`,
+exact over the rule distribution; the attributes are drawn independently,
+so it is the product of the attributes' own).
 
-The answer set holds the eight cells (the correct one and the continuations
+The answer set holds the 16 cells (the correct one and the continuations
 the other rules predict; each named by what it changes relative to the
-correct cell: WALT the alternant, WFORM-<form> the form shown instead) and
-the paper's eight rule-breaking candidates (000 Figure 4), built on one
-active cell drawn 50/50 apart from the rule, so that they do not point at the
-answer; a rule-breaking candidate's label names its base, then the rule.
+correct cell: WALT the alternant, WPOL the polarity, WFORM-<form> the form
+shown instead) and the paper's eight rule-breaking candidates (000 Figure
+4), built on one active cell whose alternant and polarity are drawn 50/50
+apart from the rule, so that they do not point at the answer; a
+rule-breaking candidate's label names its base, then the rule.
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import random
-from typing import Iterable
 
-from data_builders.blm_spray_load import templates
+from data_builders.blm_spray_load import realise, templates
 from data_builders.common.template import Pattern, answer_patterns
 
 N_POSITIONS = 8  # 7 context sentences and the answer.
@@ -44,18 +49,38 @@ ALTERNANTS = ("ATL", "ALT")
 # each keeps, as in templates.PASSIVE_KEEPS).
 FORMS = ("ACT", "PASS-BY", "PASS-PP-BY", "PASS-PP")
 _KEEPS = dict(zip(FORMS[1:], templates.PASSIVE_KEEPS))
+POLARITIES = (realise.AFF, realise.NEG)
 BLOCKS = (1, 2, 3, 4)
 STEPS = (1, 2)
+POL_BLOCKS = (0,) + BLOCKS  # 0: the polarity stays constant.
 
 SEQ_FAMILY = "spray_load_seq"
 SEQ_SUBSET = "seq"
 CORRECT = templates.CORRECT
 WALT = "WALT"
+WPOL = "WPOL"
+
+
+def _switching(block: int, phase: int, first: int) -> tuple[int, ...]:
+  """The 8 positions' values (0/1) of an attribute that starts at `first`
+  and switches every `block` positions, shifted by `phase` (block 0:
+  never)."""
+  return tuple(first if block == 0 else ((i + phase) // block + first) % 2
+               for i in range(N_POSITIONS))
+
+
+def _cycling(order: tuple[int, ...], step: int, phase: int
+             ) -> tuple[int, ...]:
+  """The 8 positions' values of an attribute cycling through `order`,
+  advancing every `step` positions, shifted by `phase`."""
+  return tuple(order[((i + phase) // step) % len(order)]
+               for i in range(N_POSITIONS))
 
 
 @dataclasses.dataclass(frozen=True)
 class Rule:
-  """One instance's progression; `cells()` gives the 8 (alternant, form)."""
+  """One instance's progression; `cells()` gives the 8 (alternant, form,
+  polarity)."""
 
   block: int          # The alternant switches every `block` sentences...
   alt_phase: int      # ...shifted by this many sentences (0 .. 2*block-1),
@@ -63,62 +88,94 @@ class Rule:
   order: tuple[int, ...]  # The forms' cyclic order (indices of FORMS).
   step: int           # The form advances every `step` sentences...
   form_phase: int     # ...shifted by this many (0 .. 4*step-1).
+  pol_block: int      # The polarity switches every `pol_block` (0: never)...
+  pol_phase: int      # ...shifted by this many (0 .. 2*pol_block-1),
+  first_pol: int      # ...starting from this polarity (index).
 
-  def cells(self) -> tuple[tuple[str, str], ...]:
-    out = []
-    for i in range(N_POSITIONS):
-      a = ((i + self.alt_phase) // self.block + self.first_alt) % 2
-      f = self.order[((i + self.form_phase) // self.step) % len(FORMS)]
-      out.append((ALTERNANTS[a], FORMS[f]))
-    return tuple(out)
+  def cells(self) -> tuple[tuple[str, str, str], ...]:
+    return tuple(zip(
+        (ALTERNANTS[a] for a in _switching(self.block, self.alt_phase,
+                                           self.first_alt)),
+        (FORMS[f] for f in _cycling(self.order, self.step, self.form_phase)),
+        (POLARITIES[p] for p in _switching(self.pol_block, self.pol_phase,
+                                           self.first_pol))))
 
 
 def _cyclic_orders() -> tuple[tuple[int, ...], ...]:
   return tuple((0,) + p for p in itertools.permutations(range(1, len(FORMS))))
 
 
-def all_rules() -> Iterable[tuple[Rule, float]]:
-  """Every rule with its probability under `draw_rule`."""
-  orders = _cyclic_orders()
-  for block in BLOCKS:
-    for alt_phase in range(2 * block):
-      for first in (0, 1):
-        pa = 1 / (len(BLOCKS) * 2 * block * 2)
-        for order in orders:
-          for step in STEPS:
-            for phase in range(len(FORMS) * step):
-              pf = 1 / (len(orders) * len(STEPS) * len(FORMS) * step)
-              yield Rule(block, alt_phase, first, order, step, phase), pa * pf
+def _switching_rules(blocks, values) -> list[tuple[tuple[str, ...], float]]:
+  """The sequences of a switching attribute with their probability: block
+  uniform, then phase and first value uniform (block 0 has one phase)."""
+  out = []
+  for block in blocks:
+    phases = max(1, 2 * block)
+    out += [(tuple(values[v] for v in _switching(block, phase, first)),
+             1 / (len(blocks) * phases * 2))
+            for phase in range(phases) for first in (0, 1)]
+  return out
 
 
-def draw_rule(rng: random.Random) -> Rule:
-  """The rule of one instance: each parameter uniform given the ones before."""
-  block = rng.choice(BLOCKS)
-  step = rng.choice(STEPS)
-  return Rule(block=block, alt_phase=rng.randrange(2 * block),
-              first_alt=rng.randrange(2), order=rng.choice(_cyclic_orders()),
-              step=step, form_phase=rng.randrange(len(FORMS) * step))
+ATTRIBUTES = ("alternant", "form", "polarity")  # A cell's order.
 
 
 @functools.lru_cache(maxsize=None)
-def cell_pattern(alternant: str, form: str) -> Pattern:
+def attribute_rules() -> dict[str, list[tuple[tuple[str, ...], float]]]:
+  """Each attribute's 8-position sequences with their probability under
+  `draw_rule` (the three are drawn independently), keyed by ATTRIBUTES."""
+  orders = _cyclic_orders()
+  forms = [(tuple(FORMS[f] for f in _cycling(order, step, phase)),
+            1 / (len(orders) * len(STEPS) * len(FORMS) * step))
+           for order in orders for step in STEPS
+           for phase in range(len(FORMS) * step)]
+  return {"alternant": _switching_rules(BLOCKS, ALTERNANTS), "form": forms,
+          "polarity": _switching_rules(POL_BLOCKS, POLARITIES)}
+
+
+def draw_rule(rng: random.Random) -> Rule:
+  """The rule of one instance: each parameter uniform given the ones before
+  (the polarity's drawn last, from the same stream)."""
+  block = rng.choice(BLOCKS)
+  step = rng.choice(STEPS)
+  alt_phase, first_alt = rng.randrange(2 * block), rng.randrange(2)
+  order = rng.choice(_cyclic_orders())
+  form_phase = rng.randrange(len(FORMS) * step)
+  pol_block = rng.choice(POL_BLOCKS)
+  return Rule(block=block, alt_phase=alt_phase, first_alt=first_alt,
+              order=order, step=step, form_phase=form_phase,
+              pol_block=pol_block,
+              pol_phase=rng.randrange(2 * pol_block) if pol_block else 0,
+              first_pol=rng.randrange(2))
+
+
+def with_polarity(p: Pattern, polarity: str) -> Pattern:
+  """`p` with its verb (active or passive) marked affirmative or negated."""
+  return p.set("Verb" if p.has("Verb") else "VerbPass", pol=polarity)
+
+
+@functools.lru_cache(maxsize=None)
+def cell_pattern(alternant: str, form: str, polarity: str) -> Pattern:
   active = templates.ATL if alternant == "ATL" else templates.ALT
-  if form == "ACT":
-    return active
-  comp_role = active.slots[3].get("arg")
-  return templates.passivise(active, tuple(
-      comp_role if r is None else r for r in _KEEPS[form]))
+  if form != "ACT":
+    comp_role = active.slots[3].get("arg")
+    active = templates.passivise(active, tuple(
+        comp_role if r is None else r for r in _KEEPS[form]))
+  return with_polarity(active, polarity)
 
 
-CELLS = tuple(itertools.product(ALTERNANTS, FORMS))
+CELLS = tuple(itertools.product(ALTERNANTS, FORMS, POLARITIES))
 
 
-def cell_label(cell: tuple[str, str], correct: tuple[str, str]) -> str:
-  """CORRECT, WALT, WFORM-<form> or WALT-WFORM-<form>: what `cell` changes
-  relative to the correct cell."""
+def cell_label(cell: tuple[str, str, str], correct: tuple[str, str, str]
+               ) -> str:
+  """CORRECT, or what `cell` changes relative to the correct cell, in this
+  order: WALT, WPOL, WFORM-<form> (e.g. WALT-WPOL-WFORM-PASS-BY)."""
   parts = []
   if cell[0] != correct[0]:
     parts.append(WALT)
+  if cell[2] != correct[2]:
+    parts.append(WPOL)
   if cell[1] != correct[1]:
     parts.append(f"WFORM-{cell[1]}")
   return "-".join(parts) or CORRECT
@@ -129,59 +186,83 @@ def error_label(base_label: str, rule: str) -> str:
 
 
 def _labels() -> tuple[str, ...]:
-  cells = [CORRECT, WALT] + [f"{w}WFORM-{f}" for w in ("", f"{WALT}-")
-                             for f in FORMS]
-  bases = [CORRECT, WALT, "WFORM-ACT", "WALT-WFORM-ACT"]
-  errors = [error_label(b, t.label) for b in bases
-            for t in templates.ANSWER_TEMPLATES[1:]]
-  return tuple(cells + errors)
+  """The inventory: builder 1.2.0's 42 labels (same polarity as CORRECT)
+  keep their ids, the 42 with WPOL follow."""
+  out = []
+  for pol in ("", f"{WPOL}-"):
+    cells = [f"{w}{pol}WFORM-{f}" for w in ("", f"{WALT}-") for f in FORMS]
+    bases = [pol.rstrip("-") or CORRECT, f"{WALT}-{pol}".rstrip("-"),
+             f"{pol}WFORM-ACT", f"{WALT}-{pol}WFORM-ACT"]
+    errors = [error_label(b, t.label) for b in bases
+              for t in templates.ANSWER_TEMPLATES[1:]]
+    out += bases[:2] + cells + errors
+  return tuple(out)
 
 
 SEQ_LABELS = _labels()
 
 
 @functools.lru_cache(maxsize=None)
-def seq_patterns(rule: Rule, error_base: str
+def seq_patterns(rule: Rule, error_base: tuple[str, str]
                  ) -> tuple[tuple[Pattern, ...], dict[str, Pattern]]:
   """(7 context patterns, label -> answer pattern) of `rule`, the paper's
-  rule-breaking answers built on the active cell of alternant `error_base`."""
+  rule-breaking answers built on the active cell of `error_base` =
+  (alternant, polarity)."""
   cells = rule.cells()
   context = tuple(cell_pattern(*c) for c in cells[:-1])
   correct = cells[-1]
   answers = {cell_label(c, correct): cell_pattern(*c) for c in CELLS}
-  base = (error_base, "ACT")
+  base = (error_base[0], "ACT", error_base[1])
+  # AGENTACT replaces the verb: the polarity is set again on every error.
   wrong = answer_patterns(cell_pattern(*base), templates.ANSWER_TEMPLATES,
                           templates.RULES)
   base_label = cell_label(base, correct)
-  answers.update((error_label(base_label, lab), p)
+  answers.update((error_label(base_label, lab), with_polarity(p, base[2]))
                  for lab, p in wrong.items() if lab != CORRECT)
   return context, answers
 
 
 # --- Exact pattern-level checks over the rule distribution. -----------------
+# The attributes are drawn independently, so a cell sequence's probability
+# is the product of its attributes' and both checks below are the product of
+# the attributes' own (grouping by cells groups by each attribute at once).
 
-def _cell_distribution() -> dict[tuple, float]:
-  out: dict[tuple, float] = {}
-  for rule, p in all_rules():
-    cells = rule.cells()
-    out[cells] = out.get(cells, 0.0) + p
-  return out
+def attribute_majority(seqs, positions: tuple[int, ...]) -> float:
+  """`position_majority` of one attribute's `attribute_rules()` sequences."""
+  groups: dict[tuple, dict] = {}
+  for seq, p in seqs:
+    g = groups.setdefault(tuple(seq[i] for i in positions), {})
+    g[seq[-1]] = g.get(seq[-1], 0.0) + p
+  return sum(max(g.values()) for g in groups.values())
+
+
+def attribute_determinacy(seqs) -> float:
+  """`determinacy` of one attribute's `attribute_rules()` sequences."""
+  answers: dict[tuple, set] = {}
+  for seq, _ in seqs:
+    answers.setdefault(seq[:-1], set()).add(seq[-1])
+  return sum(p for seq, p in seqs if len(answers[seq[:-1]]) == 1)
 
 
 def determinacy() -> float:
   """Probability that the 7 context cells admit exactly one eighth cell."""
-  answers: dict[tuple, set] = {}
-  dist = _cell_distribution()
-  for cells in dist:
-    answers.setdefault(cells[:-1], set()).add(cells[-1])
-  return sum(p for cells, p in dist.items() if len(answers[cells[:-1]]) == 1)
+  return math.prod(attribute_determinacy(s)
+                   for s in attribute_rules().values())
 
 
 def position_majority(positions: tuple[int, ...]) -> float:
   """How often the most frequent answer cell given the cells at `positions`
   (context indices 0-6) is the answer: 1.0 means those positions decide."""
-  groups: dict[tuple, dict] = {}
-  for cells, p in _cell_distribution().items():
-    g = groups.setdefault(tuple(cells[i] for i in positions), {})
-    g[cells[-1]] = g.get(cells[-1], 0.0) + p
-  return sum(max(g.values()) for g in groups.values())
+  return math.prod(attribute_majority(s, positions)
+                   for s in attribute_rules().values())
+
+
+def continuations(context: tuple[tuple[str, str, str], ...]
+                  ) -> set[tuple[str, str, str]]:
+  """Every eighth cell some rule of the family gives after `context`."""
+  per_attr = []
+  for a, name in enumerate(ATTRIBUTES):
+    shown = tuple(c[a] for c in context)
+    per_attr.append({seq[-1] for seq, _ in attribute_rules()[name]
+                     if seq[:-1] == shown})
+  return set(itertools.product(*per_attr))

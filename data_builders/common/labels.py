@@ -14,6 +14,16 @@ _SPRAY_LOAD_SEQ = (
     + tuple(r if b == "CORRECT" else f"{b}-{r}"
             for b in ("CORRECT", "WALT", "WFORM-ACT", "WALT-WFORM-ACT")
             for r in _SPRAY_LOAD_RULES))
+# --- spray_load_seq polarity (blm_spray_load 1.3.0) ---
+# WPOL: the candidate's polarity (affirmative or negated verb group) differs
+# from the correct answer's; it combines like WALT and stands before the
+# form (WALT-WPOL-WFORM-PASS-BY, WPOL-AGENTACT). The labels above keep their
+# ids; their WPOL counterparts follow, in the same order.
+_SPRAY_LOAD_SEQ += tuple(
+    "WPOL" if lab == "CORRECT" else
+    "WALT-WPOL" + lab[len("WALT"):] if lab.startswith("WALT") else
+    "WPOL-" + lab for lab in _SPRAY_LOAD_SEQ)
+# --- end spray_load_seq polarity ---
 
 FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # 000 Figure 3 / sec. 3.2.4.
@@ -45,9 +55,10 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
                        "NOALT-NOEMB", "NOALT-LEXPREP", "NOALT-SSM-1",
                        "NOALT-SSM-2", "NOALT-AASSM"),
     # Sequence-necessary spray/load (data_builders/blm_spray_load/sequence.py):
-    # the eight cells named by what they change relative to the correct one
-    # (WALT the alternant, WFORM-<form> the form shown), then the paper's
-    # rules on one active base, the base's name before the rule's.
+    # the 16 cells named by what they change relative to the correct one
+    # (WALT the alternant, WPOL the polarity, WFORM-<form> the form shown),
+    # then the paper's rules on one active base, the base's name before the
+    # rule's.
     "spray_load_seq": _SPRAY_LOAD_SEQ,
     # 000 Figures 8/11, 002 Figure 6. Italian adds the two `si` candidates
     # (002 sec. 4.1): SI-PAT ("Pat SI Akt by-NP") and SI-AG ("Ag SI Akt by-NP").
