@@ -4,6 +4,9 @@
       --sample=2000 --out=docs/records/design_analysis.json
   python benchmarks/design_analysis.py --published=/path/to/release \
       --out=docs/records/design_analysis.json
+  python benchmarks/design_analysis.py \
+      --merge=docs/records/design_analysis_spray_load_seq.json \
+      --out=docs/records/design_analysis.json
 
 For each short name of configs/common.py (each lexical type; the train
 split, a seeded sample of `--sample` instances, the size a training run
@@ -11,7 +14,9 @@ draws) and each release file under `--published`: `blm_jax.data.design`'s
 analysis per population (effective chance of the strongest context-free
 scorer, position dependence, determinacy). Resumable: a target already in
 the record is skipped (`--redo` analyses it again); the record is rewritten
-after each target, with its `design` table.
+after each target, with its `design` table. `--merge` copies the entries
+of other records this script wrote (e.g. one family's, analysed in
+parallel), replacing those of the same targets.
 """
 
 from __future__ import annotations
@@ -110,6 +115,9 @@ def main(argv=None):
   parser.add_argument("--refresh_determinacy", action="store_true",
                       help="recompute only the determinacy of entries "
                       "recorded without the distinct context count")
+  parser.add_argument("--merge", default="",
+                      help="records of this script (comma-separated) whose "
+                      "entries replace the same targets' in --out")
   parser.add_argument("--out", required=True, help="record to write")
   args = parser.parse_args(argv)
   record = {}
@@ -117,6 +125,15 @@ def main(argv=None):
     with open(args.out, encoding="utf-8") as f:
       record = json.load(f)
   analyses = record.get("analyses", {})
+  for path in filter(None, args.merge.split(",")):
+    with open(path, encoding="utf-8") as f:
+      other = json.load(f)
+    if "analyses" not in other:
+      sys.exit(f"error: {path}: not a record of this script (no "
+               "'analyses')")
+    analyses.update(other["analyses"])
+    print(f"merged {len(other['analyses'])} targets from {path} (made at "
+          f"{other.get('commit', '?')})", flush=True)
   for key, load in _targets(args):
     if key in analyses and args.refresh_determinacy and any(
         "n_context_patterns" not in a for a in analyses[key]):
