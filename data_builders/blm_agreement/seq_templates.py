@@ -171,8 +171,8 @@ class Plan:
             f"{err}")
 
   def terms(self, i: int) -> tuple[str, str, str, str | None]:
-    """Embedding, subject, N1 and N2 numbers of sentence i (0-based; N2
-    None before sentence 5)."""
+    """The embedding, then the subject's, N1's and N2's numbers of
+    sentence i (0-based; N2 None before sentence 5)."""
     n2 = self.n2.terms(LENGTH - N2_FROM)
     return (self.emb.terms(LENGTH)[i], self.s.terms(LENGTH)[i],
             self.n1.terms(LENGTH)[i], n2[i - N2_FROM] if i >= N2_FROM else None)
