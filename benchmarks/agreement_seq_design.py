@@ -29,14 +29,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from data_builders.blm_agreement import generate_seq, templates  # noqa: E402
+from data_builders.blm_agreement import generate_seq  # noqa: E402
 from data_builders.blm_agreement.seq_checks import positions  # noqa: E402
 from data_builders.common import instances as inst_lib  # noqa: E402
 
 
 def instances(lang: str, t: str, n: int):
-  per_clause = -(-n // len(templates.CLAUSE_TYPES))
-  xs = generate_seq.generate_seq(lang, templates.CLAUSE_TYPES, t, per_clause,
+  per_clause = -(-n // len(generate_seq.CLAUSES))
+  xs = generate_seq.generate_seq(lang, generate_seq.CLAUSES, t, per_clause,
                                  0)
   order = inst_lib.rng_for("seq design", lang, t).permutation(len(xs))
   return [xs[i] for i in order[:n]]

@@ -8,7 +8,8 @@ The context-necessary configs `<lang>_ctx_type_<T>` and
 `<fr|it>_agrf6_ctx_type_<T>` draw N1's phase per instance and build the
 answers around both phases' answers (README "Context-necessary configs");
 the sequence-necessary `<lang>_seq_type_<T>` draw the rule of each number
-progression per instance (README "Sequence-necessary configs").
+progression and of the embedding under a matrix clause per instance (README
+"Sequence-necessary configs").
 The template and answer set are in `templates.py`, the lexical types in
 `generate.py`. Any other combination (for instance type I without the copy
 cue of the paper's template) is a run-time config:
@@ -168,23 +169,26 @@ def agrf6_ctx_config(language: str, lexical_type: str) -> AgreementConfig:
   return cfg
 
 
-# Sequence-necessary type I: seeds drawn with replacement, each with its own
-# number plan, so the size is free; enough for 2000 training instances.
-SEQ_TYPE_I_PER_CLAUSE = 1100
+# Sequence-necessary: main and relative clauses (`generate_seq.CLAUSES`, the
+# completive being the embedding attribute). Type I: seeds drawn with
+# replacement, each with its own plan, so the size is free; enough for 2000
+# training instances. Types II and III: the 30,000 instances of
+# `<lang>_mixed_type_*`, in two clause types.
+SEQ_PER_CLAUSE = {"I": 1650, "II": 15000, "III": 15000}
 
 
 def seq_config(language: str, lexical_type: str) -> AgreementConfig:
-  """`<lang>_seq_type_<T>`: sequence-necessary (README), mixed clauses; the
-  sizes of `<lang>_mixed_type_<T>` for types II and III."""
+  """`<lang>_seq_type_<T>`: sequence-necessary (README), main and relative
+  clauses, each sentence embedded under a matrix clause or not."""
   cfg = AgreementConfig(
       name=f"{language}_seq_type_{lexical_type}", language=language,
       clause="mixed", lexical_type=lexical_type, context_necessary=True,
-      sequence_necessary=True,
-      per_clause=SEQ_TYPE_I_PER_CLAUSE if lexical_type == "I" else 0,
-      description=f"Agreement BLM, {language}, mixed clauses, type "
-      f"{lexical_type}, sequence-necessary: the subject's, N1's and N2's "
-      "number progressions drawn per instance, the eight continuations and "
-      "000 Figure 3's errors on continuations drawn per instance.")
+      sequence_necessary=True, per_clause=SEQ_PER_CLAUSE[lexical_type],
+      description=f"Agreement BLM, {language}, main and relative clauses, "
+      f"type {lexical_type}, sequence-necessary: the subject's, N1's and "
+      "N2's number progressions and the embedding under a matrix clause "
+      "drawn per instance, the sixteen continuations and 000 Figure 3's "
+      "errors on continuations drawn per instance.")
   cfg.validate()
   return cfg
 
@@ -192,13 +196,19 @@ def seq_config(language: str, lexical_type: str) -> AgreementConfig:
 class Builder(builder.GeneratedBLMBuilder):
   """Subject-verb agreement BLMs (BLM-Agr), four languages, three clause types."""
 
-  VERSION = tfds.core.Version("1.1.0")
+  VERSION = tfds.core.Version("1.2.0")
   RELEASE_NOTES = {
       "1.0.0": "Generated agreement BLMs (en, fr, it, ro).",
       "1.1.0": "Italian lexicon: parco -> parchi (was parci); the Italian "
                "configs change, en/fr/ro are byte-identical (digests in "
                "tests/test_agreement_ctx.py). New sequence-necessary configs "
                "<lang>_seq_type_<T>.",
+      "1.2.0": "Sequence-necessary configs: a fourth progression, the "
+               "embedding (main clause or completive under the instance's "
+               "matrix clause), drawn per instance; 21 candidates (the 16 "
+               "well-formed continuations and 000 Figure 3's 5 errors), "
+               "label component WEMB; main and relative seeds. The other "
+               "configs are unchanged.",
   }
   BUILDER_CONFIGS = [AgreementConfig.from_name(n) for n in CONFIG_NAMES] + [
       agrf6_config(lang, t) for lang in AGRF6_LANGUAGES
@@ -217,7 +227,7 @@ class Builder(builder.GeneratedBLMBuilder):
     config.validate()
     if config.sequence_necessary:
       return generate_seq.generate_seq(
-          config.language, CLAUSE_CONFIGS[config.clause],
+          config.language, generate_seq.CLAUSES,
           config.lexical_type, config.size_per_clause(), config.seed,
           fractions=config.fractions)
     if config.context_necessary:

@@ -46,10 +46,14 @@ class Seed:
   n2: int
   vp: int
   extra: int  # Index into prefixes (completive) or relatives; 0 for main.
+  # Index into prefixes: the matrix clause of the sentences a `_seq` plan
+  # embeds (`generate_seq`); None elsewhere.
+  matrix: int | None = None
 
   @property
   def code(self) -> str:
-    return f"n{self.n}n2{self.n2}v{self.vp}x{self.extra}"
+    m = "" if self.matrix is None else f"m{self.matrix}"
+    return f"n{self.n}n2{self.n2}v{self.vp}x{self.extra}{m}"
 
 
 def seeds(lex: lexicon_lib.Lexicon, clause: str) -> list[Seed]:
@@ -67,7 +71,9 @@ def seeds(lex: lexicon_lib.Lexicon, clause: str) -> list[Seed]:
 
 def group_key(language: str, seed: Seed) -> str:
   """Frame, clause type and prefix/relative clause: two groups never share a
-  sentence (a type II replacement changes neither)."""
+  sentence (a type II replacement changes neither). A `_seq` seed's matrix
+  clause is not part of it: a frame's main-clause sentences, embedded under
+  any matrix clause or not, are one group."""
   return f"{language}/{seed.frame.id}/{seed.clause}.{seed.extra}"
 
 
@@ -95,15 +101,16 @@ class Realiser:
 
   def sentence(self, seed: Seed, pat: Pattern, keys: tuple,
                pat_str: str) -> Sentence:
-    ck = (seed.frame.id, seed.clause, seed.extra, pat_str, keys)
+    ck = (seed.frame.id, seed.clause, seed.extra, seed.matrix, pat_str, keys)
     s = self._cache.get(ck)
     if s is None:
       lex, f = self.lex, seed.frame
       w = realise.Words(
           lex.nouns[keys[0]], f.p1, lex.nouns[keys[1]], f.p2,
           lex.nouns[keys[2]], lex.verbs[keys[3]],
-          prefix=lex.prefixes[seed.extra] if seed.clause == "completive"
-          else "",
+          prefix=(lex.prefixes[seed.extra] if seed.clause == "completive"
+                  else "" if seed.matrix is None
+                  else lex.prefixes[seed.matrix]),
           rc=lex.relatives[seed.extra] if seed.clause == "relative" else "")
       s = self._cache[ck] = realise.sentence(lex.language, pat, w)
     return s

@@ -1,18 +1,25 @@
 """Building the sequence-necessary agreement instances (`<lang>_seq_type_<T>`,
 README "Sequence-necessary configs"): the lexical types of `generate.py`,
-each instance with its own number plan (`seq_templates.draw_plan`), drawn
-from a random stream of its own seeded by the instance's id, apart from the
+each instance with its own plan (`seq_templates.draw_plan`), drawn from a
+random stream of its own seeded by the instance's id, apart from the
 lexical draws.
+
+Clause types: main and relative clauses (`CLAUSES`); the completive is the
+plan's embedding attribute, so every seed carries a matrix clause of the
+lexicon's prefixes (`Seed.matrix`, one per instance), which precedes the
+sentences the plan embeds.
 
 - Type I: `per_clause` seeds per clause type drawn with replacement, each
   with its plan; the answer set in the frame's other N1 and N2, so that no
   candidate repeats a context sentence (as the `_ctx` type I).
-- Types II and III: the anchors of `generate._generate` (the same seeds and
-  ids), each with its plan in place of the paper's number variant.
+- Types II and III: anchors drawn as in `generate._generate`, each with its
+  plan in place of the paper's number variant; type III's donors (other
+  seeds) bring their own matrix clauses.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 from data_builders.blm_agreement import generate as gen
@@ -22,7 +29,17 @@ from data_builders.common import splits
 from data_builders.common.schema import BLMInstance
 
 SEQ_SET = gen.AnswerSet(seq_templates.FAMILY, seq_templates.ALL_TEMPLATES)
+CLAUSES = ("main", "relative")
 _MAX_REDRAWS = 50
+
+
+def seeds(lex: lexicon_lib.Lexicon, clause: str) -> list[gen.Seed]:
+  """Every seed of one clause type, each with every matrix clause."""
+  if clause not in CLAUSES:
+    raise ValueError(f"unknown _seq clause type {clause!r}; known: "
+                     f"{CLAUSES} (the completive is the embedding attribute)")
+  return [dataclasses.replace(s, matrix=m) for s in gen.seeds(lex, clause)
+          for m in range(len(lex.prefixes))]
 
 
 def plan_for(config_seed, *id_parts) -> seq_templates.Plan:
@@ -38,7 +55,7 @@ def generate_seq(language: str, clauses: Sequence[str], lexical_type: str,
                      "III")
   lex = lexicon_lib.load(language, lexicon_root)
   r = gen.Realiser(lex)
-  pools = {c: gen.seeds(lex, c) for c in clauses}
+  pools = {c: seeds(lex, c) for c in clauses}
   if lexical_type == "I":
     out, seen = [], set()
     for c in clauses:

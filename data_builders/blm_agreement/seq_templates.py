@@ -5,29 +5,35 @@ with their rule drawn per instance (README "Sequence-necessary configs").
 (alternating every sentence), N1's number (every two sentences), the number
 of attractors (one in sentences 1-4, two in 5-8) and N2's number (constant).
 Here each number progression follows a rule drawn per instance from the
-periods the figure uses, at every phase and from either number:
+periods the figure uses, at every phase and from either number, and a
+fourth attribute, orthogonal to agreement, progresses by a rule of its own:
+whether the sentence is a main clause or a completive embedded under the
+instance's matrix clause ("John thinks that ..."; the lexicon's prefixes):
 
-- subject and N1, over sentences 1-8: constant, period 1, period 2 (two
-  phases) or period 4 (a step, four phases); 8 rules x 2 starting numbers,
-  each of the 16 sequences fixed by its first seven terms;
+- subject, N1 and embedding, over sentences 1-8: constant, period 1, period
+  2 (two phases) or period 4 (a step, four phases); 8 rules x 2 starting
+  values, each of the 16 sequences fixed by its first seven terms;
 - N2, over sentences 5-8 (where it exists): constant, period 1 or period 2
   (two phases); these 8 sequences are the 4-term ones whose last term is the
   parity of the first three, so it needs all three of sentences 5-7;
 - the number of attractors keeps the figure's step (one, then two).
 
-No single sentence, and no pair, tells the subject's or N1's number in
-sentence 8 more than 10 times in 16, nor N2's number more than half the time;
-the seven sentences tell all three (the tests enumerate it).
+No single sentence, and no pair, tells the subject's, N1's or the
+embedding's value in sentence 8 more than 10 times in 16, nor N2's number
+more than half the time; the seven sentences tell all four (the tests
+enumerate it). Inside the completive the subject-verb agreement is the
+main clause's.
 
-The answer set: the eight well-formed two-attractor continuations (every
-subject, N1 and N2 number, the verb agreeing), which the family's other
-rules predict, and the five rule-breaking candidates of 000 Figure 3 (Coord,
-WNA, AEV, AEN1, AEN2), each built on a continuation drawn per instance, so
-that they tell nothing about which continuation is correct. A label names
-what differs from the correct answer: WS (the subject's number, the verb
-agreeing), WN1, WN2, joined by `-`, then the rule a rule-breaking candidate
-breaks (`WS-WN1-Coord`: Coord built on the continuation with the other
-subject and N1 numbers).
+The answer set: the sixteen well-formed two-attractor continuations (every
+subject, N1 and N2 number and either embedding, the verb agreeing), which
+the family's other rules predict, and the five rule-breaking candidates of
+000 Figure 3 (Coord, WNA, AEV, AEN1, AEN2), each built on a continuation
+drawn per instance, so that they tell nothing about which continuation is
+correct. A label names what differs from the correct answer: WS (the
+subject's number, the verb agreeing), WN1, WN2, WEMB (the embedding),
+joined by `-`, then the rule a rule-breaking candidate breaks
+(`WS-WN1-WEMB-Coord`: Coord built on the continuation with the other
+subject and N1 numbers and the other embedding).
 """
 
 from __future__ import annotations
@@ -38,10 +44,12 @@ import random
 
 from data_builders.blm_agreement import templates
 from data_builders.common import labels
-from data_builders.common.template import AnswerTemplate, Pattern, Rule
+from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
+                                           slot)
 
 FAMILY = "agreement_seq"
 LENGTH = 8  # Seven context sentences and the answer.
+EMBEDDINGS = ("main", "compl")  # A main clause; a completive (Prefix + clause).
 N2_FROM = 4  # N2 exists from sentence 5 (index 4) on.
 # (period, phase); period 0 is constant.
 LONG_RULES = ((0, 0), (1, 0), (2, 0), (2, 1), (4, 0), (4, 1), (4, 2), (4, 3))
@@ -49,22 +57,37 @@ N2_RULES = ((0, 0), (1, 0), (2, 0), (2, 1))
 
 
 @dataclasses.dataclass(frozen=True)
-class NumberRule:
-  """A number progression: flips every `period` terms from `phase`."""
+class Progression:
+  """A two-valued progression (`values`: a number's or the embedding's):
+  flips every `period` terms from `phase`."""
 
   period: int
   phase: int
   start: str
+  values: tuple[str, str] = templates.NUMBERS
 
-  def numbers(self, length: int) -> tuple[str, ...]:
+  def terms(self, length: int) -> tuple[str, ...]:
     if self.period == 0:
       return (self.start,) * length
+    flip = self.values[1 - self.values.index(self.start)]
     return tuple(self.start if (i + self.phase) // self.period % 2 == 0
-                 else templates.other(self.start) for i in range(length))
+                 else flip for i in range(length))
 
   @property
   def code(self) -> str:
     return f"p{self.period}{self.phase}{self.start}"
+
+
+def sentence_pattern(clause: str, embedding: str, subj: str, n1: str,
+                     n2: str | None, verb: str | None = None) -> Pattern:
+  """`templates.sentence_pattern` of a main or relative clause, after the
+  matrix clause (`Prefix`) if `embedding` is the completive."""
+  p = templates.sentence_pattern(clause, subj, n1, n2, verb)
+  return _embed(p) if embedding == EMBEDDINGS[1] else p
+
+
+def _embed(p: Pattern) -> Pattern:
+  return Pattern((slot(templates.PREFIX),) + p.slots)
 
 
 def _flip_subject(p: Pattern) -> Pattern:
@@ -72,16 +95,24 @@ def _flip_subject(p: Pattern) -> Pattern:
   return p.set(templates.NP, num=s).set(templates.VP, num=s)
 
 
+def _flip_embedding(p: Pattern) -> Pattern:
+  return p.drop(templates.PREFIX) if p.has(templates.PREFIX) else _embed(p)
+
+
 RULES: dict[str, Rule] = dict(templates.RULES, subject_number=Rule(
     "subject_number", "the subject's number continues its progression (the "
-    "verb agreeing)", _flip_subject))
-# Which continuation (base) a label names: WS / WN1 / WN2 flip that number.
+    "verb agreeing)", _flip_subject), clause_embedding=Rule(
+        "clause_embedding", "main clause or completive under the matrix "
+        "clause continues its progression", _flip_embedding))
+# Which continuation (base) a label names: WS / WN1 / WN2 flip that number,
+# WEMB the embedding.
 BASE_RULES = (("WS", "subject_number"), ("WN1", "n1_number"),
-              ("WN2", "n2_number"))
+              ("WN2", "n2_number"), ("WEMB", "clause_embedding"))
 ERRORS = {t.label: t.breaks for t in templates.ANSWERS
           if t.label in ("Coord", "WNA", "AEV", "AEN1", "AEN2")}
-# The numbers an error's candidate keeps from its base: WNA has no N2, an
-# agreement error's attractors follow its subject (`templates._lure`).
+# The numbers an error's candidate keeps from its base (its embedding is
+# always kept): WNA has no N2, an agreement error's attractors follow its
+# subject (`templates._lure`).
 ERROR_BASE_ROLES = {"Coord": 3, "WNA": 2, "AEV": 1, "AEN1": 1, "AEN2": 1}
 
 
@@ -97,16 +128,28 @@ def _template(flips: tuple[int, ...], error: str = "") -> AnswerTemplate:
 
 
 def _order(flips):
-  """Corr, WS, WN1, WN2, WS-WN1, WS-WN2, WN1-WN2, WS-WN1-WN2."""
-  return sum(flips), tuple(-f for f in flips)
+  """Corr, WS, WN1, WN2, WS-WN1, WS-WN2, WN1-WN2, WS-WN1-WN2, then the same
+  with WEMB."""
+  return flips[3], sum(flips[:3]), tuple(-f for f in flips[:3])
 
 
-BASES = tuple(sorted(itertools.product((0, 1), repeat=3), key=_order))
+def _error_base(flips: tuple[int, ...], error: str) -> tuple[int, ...]:
+  """The base an error's candidate can show: the numbers it keeps, and the
+  embedding."""
+  k = ERROR_BASE_ROLES[error]
+  return flips[:k] + (0,) * (3 - k) + flips[3:]
+
+
+BASES = tuple(sorted(itertools.product((0, 1), repeat=4), key=_order))
 BASE_TEMPLATES = tuple(_template(f) for f in BASES)
 ERROR_TEMPLATES = {
-    (e, f): _template(f, e) for e, k in ERROR_BASE_ROLES.items()
-    for f in sorted({b[:k] + (0,) * (3 - k) for b in BASES}, key=_order)}
-ALL_TEMPLATES = BASE_TEMPLATES + tuple(ERROR_TEMPLATES.values())
+    (e, f): _template(f, e) for e in ERROR_BASE_ROLES
+    for f in sorted({_error_base(b, e) for b in BASES}, key=_order)}
+# The label inventory's order: without WEMB, then with it.
+ALL_TEMPLATES = tuple(
+    t for emb in (0, 1) for t in
+    tuple(t for f, t in zip(BASES, BASE_TEMPLATES) if f[3] == emb)
+    + tuple(t for (_, f), t in ERROR_TEMPLATES.items() if f[3] == emb))
 assert tuple(t.label for t in ALL_TEMPLATES) == labels.family_labels(FAMILY)
 
 
@@ -115,45 +158,48 @@ class Plan:
   """One instance's progressions and the bases of its rule-breaking
   candidates (`errors`: error label -> flips of its base)."""
 
-  s: NumberRule
-  n1: NumberRule
-  n2: NumberRule
+  s: Progression
+  n1: Progression
+  n2: Progression
+  emb: Progression
   errors: tuple[tuple[str, tuple[int, ...]], ...]
 
   @property
   def code(self) -> str:
     err = ".".join("".join(map(str, f)) for _, f in self.errors)
-    return f"{self.s.code}_{self.n1.code}_{self.n2.code}_{err}"
+    return (f"{self.s.code}_{self.n1.code}_{self.n2.code}_{self.emb.code}_"
+            f"{err}")
 
-  def numbers(self, i: int) -> tuple[str, str, str | None]:
-    """Subject, N1 and N2 numbers of sentence i (0-based; N2 None before
-    sentence 5)."""
-    n2 = self.n2.numbers(LENGTH - N2_FROM)
-    return (self.s.numbers(LENGTH)[i], self.n1.numbers(LENGTH)[i],
-            n2[i - N2_FROM] if i >= N2_FROM else None)
+  def terms(self, i: int) -> tuple[str, str, str, str | None]:
+    """The embedding, then the subject's, N1's and N2's numbers of
+    sentence i (0-based; N2 None before sentence 5)."""
+    n2 = self.n2.terms(LENGTH - N2_FROM)
+    return (self.emb.terms(LENGTH)[i], self.s.terms(LENGTH)[i],
+            self.n1.terms(LENGTH)[i], n2[i - N2_FROM] if i >= N2_FROM else None)
 
   def context_patterns(self, clause: str) -> tuple[Pattern, ...]:
-    return tuple(templates.sentence_pattern(clause, *self.numbers(i))
+    return tuple(sentence_pattern(clause, *self.terms(i))
                  for i in range(LENGTH - 1))
 
   def correct_pattern(self, clause: str) -> Pattern:
-    return templates.sentence_pattern(clause, *self.numbers(LENGTH - 1))
+    return sentence_pattern(clause, *self.terms(LENGTH - 1))
 
   @property
   def answers(self) -> tuple[AnswerTemplate, ...]:
-    """The 13 answer templates, the correct one first."""
+    """The 21 answer templates, the correct one first."""
     return BASE_TEMPLATES + tuple(ERROR_TEMPLATES[e] for e in self.errors)
 
 
 def draw_plan(rng: random.Random) -> Plan:
-  """Uniform over the rules, starting numbers and error bases."""
+  """Uniform over the rules, starting values and error bases."""
 
-  def rule(family):
-    return NumberRule(*rng.choice(family), rng.choice(templates.NUMBERS))
+  def rule(family, values=templates.NUMBERS):
+    return Progression(*rng.choice(family), rng.choice(values), values)
 
   s, n1, n2 = rule(LONG_RULES), rule(LONG_RULES), rule(N2_RULES)
+  emb = rule(LONG_RULES, EMBEDDINGS)
   errors = []
-  for e, k in ERROR_BASE_ROLES.items():
-    f = tuple(rng.randrange(2) for _ in range(k))
-    errors.append((e, f + (0,) * (3 - k)))
-  return Plan(s, n1, n2, tuple(errors))
+  for e in ERROR_BASE_ROLES:
+    f = tuple(rng.randrange(2) for _ in range(4))
+    errors.append((e, _error_base(f, e)))
+  return Plan(s, n1, n2, emb, tuple(errors))

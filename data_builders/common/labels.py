@@ -25,6 +25,21 @@ _SPRAY_LOAD_SEQ += tuple(
     "WPOL-" + lab for lab in _SPRAY_LOAD_SEQ)
 # --- end spray_load_seq polarity ---
 
+_AGREEMENT_SEQ = (
+    "Corr", "WS", "WN1", "WN2", "WS-WN1", "WS-WN2", "WN1-WN2", "WS-WN1-WN2",
+    "Coord", "WS-Coord", "WN1-Coord", "WN2-Coord", "WS-WN1-Coord",
+    "WS-WN2-Coord", "WN1-WN2-Coord", "WS-WN1-WN2-Coord", "WNA", "WS-WNA",
+    "WN1-WNA", "WS-WN1-WNA", "AEV", "WS-AEV", "AEN1", "WS-AEN1", "AEN2",
+    "WS-AEN2")
+
+
+def _with_wemb(label: str) -> str:
+  """`label` on the other embedding: WEMB after the number components."""
+  parts = [p for p in label.split("-") if p != "Corr"]
+  n = sum(p in ("WS", "WN1", "WN2") for p in parts)
+  return "-".join(parts[:n] + ["WEMB"] + parts[n:])
+
+
 FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     # 000 Figure 3 / sec. 3.2.4.
     "agreement": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2"),
@@ -34,15 +49,13 @@ FAMILY_LABELS: dict[str, tuple[str, ...]] = {
     "agreement_ctx": ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1",
                       "AEN2", "WN1-Coord", "WN1-WNA", "WN1-WN2"),
     # Sequence-necessary agreement (data_builders/blm_agreement/README.md):
-    # the eight well-formed continuations (WS, WN1, WN2: that number differs
-    # from Corr's, the verb agreeing), then Coord, WNA and the agreement
-    # errors, each on the continuation its prefix names.
-    "agreement_seq": (
-        "Corr", "WS", "WN1", "WN2", "WS-WN1", "WS-WN2", "WN1-WN2",
-        "WS-WN1-WN2", "Coord", "WS-Coord", "WN1-Coord", "WN2-Coord",
-        "WS-WN1-Coord", "WS-WN2-Coord", "WN1-WN2-Coord", "WS-WN1-WN2-Coord",
-        "WNA", "WS-WNA", "WN1-WNA", "WS-WN1-WNA", "AEV", "WS-AEV", "AEN1",
-        "WS-AEN1", "AEN2", "WS-AEN2"),
+    # the sixteen well-formed continuations (WS, WN1, WN2: that number
+    # differs from Corr's, the verb agreeing; WEMB: the clause is embedded
+    # under the matrix clause where Corr is a main clause, or the reverse),
+    # then Coord, WNA and the agreement errors, each on the continuation its
+    # prefix names. The labels without WEMB first (builder 1.1.0's 26).
+    "agreement_seq": _AGREEMENT_SEQ + tuple(
+        _with_wemb(lab) for lab in _AGREEMENT_SEQ),
     # 000 Figures 5-7, 004.
     "spray_load": ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB",
                    "LEXPREP", "SSM-1", "SSM-2", "AASSM"),
