@@ -9,10 +9,9 @@ import itertools
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import answers_only, design, lint
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
 from data_builders.blm_agreement import generate, generate_seq, lexicon, templates
-from data_builders.blm_agreement import seq_checks
 from data_builders.blm_agreement import seq_templates as st
 from data_builders.common import labels
 from data_builders.common.template import answer_patterns
@@ -202,10 +201,10 @@ def test_no_sentence_or_pair_decides_the_seven_do(seq, lang, t):
   """Grouping by one context sentence's pattern (or two), the majority
   answer pattern is right at most 0.6 of the time (about 0.2 here); the
   seven patterns give one answer pattern in every instance."""
-  got = seq_checks.positions(seq[(lang, t)])
-  worst = max(list(got["single"].values()) + list(got["pairs"].values()))
-  assert worst <= 0.25, got
-  assert got["ambiguous"] == 0
+  for got in design.analyze(seq[(lang, t)], context_free=False):
+    worst = max(list(got.singles.values()) + list(got.pairs.values()))
+    assert worst <= 0.25, got.format()
+    assert got.determined and got.n_ambiguous == 0
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -229,7 +228,8 @@ def test_the_check_finds_the_ctx_designs_deciding_sentence():
   """The same check on the `_ctx` design (issue 33: one of sentences 5-7
   decides it) finds a sentence that decides every instance."""
   xs = generate.generate_ctx("en", templates.CLAUSE_TYPES, "II", 100, 0)
-  assert max(seq_checks.positions(xs)["single"].values()) == 1.0
+  assert max(max(got.singles.values())
+             for got in design.analyze(xs, context_free=False)) == 1.0
 
 
 @pytest.mark.full_scan
