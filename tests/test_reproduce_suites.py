@@ -252,3 +252,43 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
   merged = suite(True)
   assert probed == [workdir] and merged["probing"] == {}
   assert merged["missing"] == ["chunks_cos_en/sent_vae (its probe)"]
+
+
+def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
+  """A finished grid records its datasets' builder versions; after a
+  builder's version changes (its data would differ) the suite refuses to
+  reuse the grid, naming the versions. A grid from before the record is
+  reused with a warning."""
+  opts = _opts(_configs(tmp_path), tmp_path / "o", suite="cos_en/ffnn")
+  _suite(opts)
+  path = tmp_path / "o" / "cos_en" / "ffnn" / "results.json"
+  results = json.loads(path.read_text())
+  assert results["data"]["builder_versions"] == {}  # synthetic: no builder
+  results["data"]["builder_versions"] = {"blm_x/type_I": "1.1.0"}
+  path.write_text(json.dumps(results))
+  monkeypatch.setattr(reproduce.input_pipeline, "builder_versions",
+                      lambda data_cfg: {"blm_x/type_I": "1.2.0"})
+  with pytest.raises(suites.SuiteError, match=r"differs in: data "
+                     r"blm_x/type_I: builder 1\.1\.0 -> 1\.2\.0"):
+    reproduce.entries_of(*reproduce.select(opts), str(tmp_path / "o"))
+  del results["data"]["builder_versions"]
+  path.write_text(json.dumps(results))
+  warned = []
+  entries = reproduce.entries_of(*reproduce.select(opts),
+                                 str(tmp_path / "o"), warn=warned.append)
+  assert entries[0][3] is not None
+  assert len(warned) == 1
+  assert "before grids recorded their data's builder versions" in warned[0]
+
+
+def test_builder_versions_are_the_builders_of_each_type():
+  from blm_jax.data import input_pipeline
+  from configs import ffnn
+  from data_builders.blm_agreement import blm_agreement_dataset_builder as b
+
+  config = ffnn.get_config("dataset=agreement_en_seq")
+  assert input_pipeline.builder_versions(config.data) == {
+      f"blm_agreement/en_seq_type_{t}": str(b.Builder.VERSION)
+      for t in ("I", "II", "III")}
+  config.data.name = "no_such_builder/{}"
+  assert input_pipeline.builder_versions(config.data) == {}

@@ -8,8 +8,10 @@
 
 Each grid (blm_jax/cli/suites.py) is `configs/<model>.py:<arg>` run into
 `<out>/<name>/<model>/`; a grid whose results.json exists is reused only if
-its config is the one this command would run (else the command refuses,
-naming the differing keys: shards run with other flags cannot be merged),
+its config is the one this command would run and its datasets' builders
+are at the versions it was trained on (else the command refuses, naming
+the differing keys or versions: shards run with other flags, or a grid of
+data rebuilt since, cannot be merged),
 and a killed one resumes; grids that ask for it (000's chunk grids, for
 Figures 20-22) are probed once trained. Before anything runs the command prints its
 plan: every grid, done or not, and the time each should take from the
@@ -32,6 +34,7 @@ import numpy as np
 from absl import flags
 
 from blm_jax.cli import suites
+from blm_jax.data import input_pipeline
 from blm_jax.results.claims import load_predictions
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
@@ -69,6 +72,20 @@ def saved_config(workdir: str) -> dict | None:
   return saved
 
 
+def data_changes(workdir: str, config) -> list[str] | None:
+  """'name: old -> new' for each dataset whose builder version changed
+  since the finished grid in `workdir` was trained (its data would differ
+  now); None when the grid predates the record of its versions."""
+  with open(os.path.join(workdir, "results.json")) as f:
+    saved = json.load(f).get("data", {}).get("builder_versions")
+  if saved is None:
+    return None
+  now = input_pipeline.builder_versions(config.data)
+  return [f"data {n}: builder {saved.get(n)} -> {now.get(n)}"
+          for n in sorted(set(saved) | set(now))
+          if saved.get(n) != now.get(n)]
+
+
 def reuse_problem(workdir: str, config) -> str | None:
   """Why the finished grid in `workdir` cannot stand for a run of
   `config`, or None when it can."""
@@ -77,6 +94,7 @@ def reuse_problem(workdir: str, config) -> str | None:
     diffs = ["it has no record of its config"]
   else:
     diffs = run_identity.reuse_differences(saved, config)
+  diffs += data_changes(workdir, config) or []
   if not diffs:
     return None
   return (f"{workdir} holds a finished grid that another config produced; "
@@ -246,9 +264,12 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
   return grids, options
 
 
-def entries_of(grids, options: Options, out: str) -> list[tuple]:
+def entries_of(grids, options: Options, out: str,
+               warn=lambda line: print(line, file=sys.stderr)
+               ) -> list[tuple]:
   """[(grid, config, workdir, results or None)]; SuiteError when a
-  finished grid was made by another config."""
+  finished grid was made by another config or on data built since by
+  another builder version."""
   entries = []
   for grid in grids:
     config = grid_config(grid, options)
@@ -258,6 +279,10 @@ def entries_of(grids, options: Options, out: str) -> list[tuple]:
       problem = reuse_problem(workdir, config)
       if problem:
         raise suites.SuiteError(problem)
+      if data_changes(workdir, config) is None:
+        warn(f"warning: {workdir} was trained before grids recorded their "
+             "data's builder versions: reused without checking that its "
+             "data is what the builders make now")
     entries.append((grid, config, workdir, done))
   return entries
 

@@ -125,6 +125,15 @@ def train_dev(name: str, splits: Sequence[str], data_cfg, lexical_type: str,
   return (*samples[data_cfg.seed], source)
 
 
+def builder_versions(data_cfg) -> dict[str, str]:
+  """{TFDS name: builder version} of every dataset `data_cfg` reads (not
+  built or read here): a finished run records it, so that reusing the run
+  later can tell whether its data has changed since."""
+  names = dict.fromkeys(dataset_name(data_cfg.name, t) for t in
+                        tuple(data_cfg.train_types) + tuple(data_cfg.test_types))
+  return {n: v for n in names if (v := data.version(n)) is not None}
+
+
 def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None,
          seeds: Sequence[int] = ()) -> BLMData:
   """Loads, samples and embeds the data of `config.data`.

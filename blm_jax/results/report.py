@@ -15,6 +15,7 @@ import os
 import ml_collections
 
 from blm_jax.base import files
+from blm_jax.data import input_pipeline
 from blm_jax.results import context_free, metrics, plots, predictions, tables
 from blm_jax.training import run_identity, trainer, variants
 
@@ -88,7 +89,9 @@ def _results(config: ml_collections.ConfigDict,
       "label_names": list(outcome.label_names),
       "cells": by_variant[""],
       "summary": summary,
-      "data": outcome.data_sizes,
+      "data": {**outcome.data_sizes,
+               "builder_versions": input_pipeline.builder_versions(
+                   config.data)},
       "throughput": {"train_instances_per_s": outcome.train_instances_per_s,
                      "devices": list(outcome.devices),
                      "data_and_embedding_s": outcome.data_seconds},

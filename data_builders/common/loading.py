@@ -53,6 +53,17 @@ def builder(name: str, data_dir: str | None = None):
                         file_format="array_record")
 
 
+def version(name: str) -> str | None:
+  """The version a build of `name` has now (its builder's VERSION), or None
+  when `name` does not name a registered builder."""
+  import tensorflow_datasets as tfds
+
+  try:
+    return str(builder(name).version)
+  except (tfds.core.registered.DatasetNotFoundError, ValueError):
+    return None
+
+
 def _made_by(b, data_dir: str) -> tuple[list[str], set[str]]:
   """The folders and files a build of `b` may make, deepest first, and
   those that are this build's alone (its version and config folders)."""
