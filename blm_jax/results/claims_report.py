@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 
 from blm_jax.base import files
-from blm_jax.results import battery, claims, html_report, paper_comparison
+from blm_jax.results import (battery, claims, html_report, paper_comparison,
+                             training_curves)
 
 TYPES = claims.TYPES
 LEVEL = claims.LEVEL
@@ -193,6 +194,10 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
   lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
   lines += paper_comparison.sections(runs, probes)
+  curves = training_curves.curves(runs)
+  curve_lines, curve_figures = training_curves.sections(curves, out)
+  lines += curve_lines
+  figures.update(curve_figures)
   table = battery.write(runs, out)
   if len(table) > 1:
     lines += ["## The FFNN across the datasets (battery.csv, .tex, .md)", "",
@@ -207,7 +212,8 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
             "context_free": context_free, "seed_f1": seed_tables(runs),
             "claims": verdicts, "missing": list(missing or []),
             "probing": {ds: paper_comparison.probe_summary(p)
-                        for ds, p in probes.items()}}
+                        for ds, p in probes.items()},
+            "training_curves": training_curves.record(curves)}
   markdown = "\n".join(lines) + "\n"
   files.write_text(os.path.join(out, "report.md"), markdown)
   files.write_text(os.path.join(out, "report.html"),

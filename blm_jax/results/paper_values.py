@@ -75,7 +75,17 @@ TEXT = (
                "F1 > 0.80"),
 )
 
-ALL = TABLE4 + TABLE5 + TEXT
+# 001 sec. 4.1 on Figure 7: the F1 drop from type III to type I at the
+# training sizes of its plots (001 prints no per-size numbers); our
+# dataset short names.
+TRAINING_SIZE = (
+    PaperValue("001", "sec. 4.1", 237, "spray_load",
+               "F1 drop, type III to type I", 0.1, "about 0.1"),
+    PaperValue("001", "sec. 4.1", 237, "agreement_fr",
+               "F1 drop, type III to type I", 0.04, "(0.04)"),
+)
+
+ALL = TABLE4 + TABLE5 + TEXT + TRAINING_SIZE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +110,21 @@ PROBING = (
     PaperQuote("000", "sec. 7, Figure 22", 629,
                "The plot shows a very crisp clustering of latents that "
                "correspond to input sentences with the same chunk pattern"),
+)
+
+# 001 sec. 4 on its training-size figures (7: F1, 8: error analysis), set
+# beside our curves (`training_curves`).
+TRAINING_SIZE_QUOTES = (
+    PaperQuote("001", "sec. 4.1, Figure 7", 237,
+               "Comparing the results on *type I* and *type III*, we note "
+               "that there is a drop of about 0.1 in the F-score for all "
+               "settings, although for the subject-verb agreement this is "
+               "lower (0.04)."),
+    PaperQuote("001", "sec. 4.1, Figure 7", 237,
+               "For the verb alternation the drop is higher."),
+    PaperQuote("001", "sec. 4.2, Figure 8", 249,
+               "WN2 (wrong number for 2^{nd} attractor noun) remains the "
+               "most frequent error across size of the training data."),
 )
 
 

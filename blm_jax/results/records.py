@@ -115,8 +115,10 @@ def record_from_report(out: str, command: str, commit: str,
                        study: str | None = None, date: str | None = None,
                        note: str | None = None) -> dict:
   """The record of a reproduction suite's `out` folder (its report.json):
-  each grid's heatmap and context-free baselines, and the verdicts as a
-  `claims` table (the claims that were run)."""
+  each grid's heatmap and context-free baselines, the verdicts as a
+  `claims` table (the claims that were run) and, where grids differ only
+  in the training size, their curves (`training_curves`, also as a
+  table)."""
   path = os.path.join(out, "report.json")
   if not os.path.isfile(path):
     raise RecordError(f"{out}: no report.json (run the reproduction suite)")
@@ -142,6 +144,16 @@ def record_from_report(out: str, command: str, commit: str,
       "designs": {"columns": ["claim", "paper design", "verdict",
                               "context-necessary design", "verdict"],
                   "rows": claims.design_pairs(report.get("claims", []))}}
+  curves = report.get("training_curves") or {}
+  if curves.get("curves"):  # 001 Figures 7-8: F1 against the training size
+    # Here, not at the top: `records tables` stays free of matplotlib and
+    # the models that the curves' grouping imports.
+    from blm_jax.results import training_curves
+
+    record["training_curves"] = curves
+    record["tables"]["training_curves"] = {
+        "columns": training_curves.ROW_COLUMNS,
+        "rows": training_curves.rows(curves)}
   return record
 
 
