@@ -151,7 +151,11 @@ def _by_dataset(found: dict) -> dict[str, list[dict]]:
 
 
 def _cells_of(curves_of_ds: list[dict]) -> list[str]:
-  return list(dict.fromkeys(k for c in curves_of_ds for k in c["cells"]))
+  """The cells a figure draws: 001's types I and III (every cell stays in
+  the tables), or the first four where the grids have none of them."""
+  keys = list(dict.fromkeys(k for c in curves_of_ds for k in c["cells"]))
+  ours = [k for k in (cell_key(*c) for c in CELL_ORDER) if k in keys]
+  return ours or keys[:len(CELL_ORDER)]
 
 
 def f1_figure(curves_of_ds: list[dict], path: str, title: str) -> None:
@@ -270,7 +274,7 @@ def drops(found: dict) -> list[dict]:
 def _paper_drop(dataset: str) -> str:
   v = next((v for v in paper_values.TRAINING_SIZE if v.key == dataset),
            None)
-  return f"{v.value:.2f} (\"{v.text}\")" if v else "-"
+  return v.text.strip("()") if v else "-"
 
 
 def beside_001(found: dict) -> list[str]:
@@ -325,6 +329,7 @@ def sections(found: dict, out: str) -> tuple[list[str], dict[str, list]]:
            "(seeds summed) that chose it. 001 prints no numbers for "
            "Figures 7 and 8 (its tables are images).", ""]
   figures = {}
+  os.makedirs(out, exist_ok=True)
   for ds, cs in by_ds.items():
     f1_path = os.path.join(out, f"training_size_{ds}.png")
     err_path = os.path.join(out, f"training_errors_{ds}.png")
