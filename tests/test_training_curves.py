@@ -145,8 +145,10 @@ def test_bad_or_missing_keys_are_named_not_fatal(suite, tmp_path):
   assert "cos_en_n90/ffnn: results.json has no summary" in found["skipped"]
   assert tc.sections(found, str(tmp_path / "none")) == ([], {})
   assert not (tmp_path / "none").exists()
-  assert tc.curves({"x": {"ffnn": None}, "y": {}})["skipped"] == [
-      "x/ffnn: results.json has no run.config"]
+  assert tc.curves({"x": {"ffnn": None}, "y": {}, "z": {"cnn": {
+      "run": None}}})["skipped"] == [
+          "x/ffnn: results.json has no run.config",
+          "z/cnn: results.json has no run.config"]
 
 
 def test_grids_differing_in_more_than_the_size_are_not_one_curve(suite):

@@ -46,7 +46,8 @@ def _number(x) -> float | None:
 def _point(name: str, model: str, r) -> tuple[dict | None, str | None]:
   """(one grid's point, None) or (None, why it is left out)."""
   where = f"{name}/{model}"
-  cfg = r.get("run", {}).get("config") if isinstance(r, dict) else None
+  run = r.get("run") if isinstance(r, dict) else None
+  cfg = run.get("config") if isinstance(run, dict) else None
   if not isinstance(cfg, dict):
     return None, f"{where}: results.json has no run.config"
   size = cfg.get(SIZE_KEY)
