@@ -308,7 +308,8 @@ def beside_001(found: dict) -> list[str]:
             f"encoder ({', '.join(encoders)} here; RoBERTa and Electra in "
             "001, whose Figure 8 is RoBERTa with the CNN); the sizes (001 "
             "does not print its training sizes; ours are "
-            f"{', '.join(map(str, sizes))} instances per type); the runs "
+            f"{', '.join(map(str, sizes))} instances sampled per type, the dev "
+            "split taken from them); the runs "
             f"({', '.join(map(str, seeds))} seeds here, five in 001); the "
             "data (this project's builders).", ""]
   return lines
