@@ -252,10 +252,47 @@ def matmul_rates(n=2048, reps=5):
   return out
 
 
+def markdown_table(record: dict) -> str:
+  """benchmarks/README.md's tables of a record: per model and side,
+  instances/s, the ratio over the authors' (median, and per round), FLOPs
+  and efficiency; then the parameter counts where the record has them."""
+  sides = {"authors": "authors", "cell": "ours, one cell",
+           "grid": "ours, 3x3 grid"}
+  lines = ["| model | side | instances/s | / authors | / authors, rounds "
+           "| GFLOP per step | efficiency |", "| --- " * 7 + "|"]
+  for m, s in record["summary"].items():
+    rounds = record["per_round"][m]
+    for k, label in sides.items():
+      if k == "grid":
+        label += f" ({record['grid_modes'][m]})"
+      ratio, per = "", ""
+      if k != "authors":
+        ratio = f"{s['ratio_over_authors'][k]:.2f}"
+        per = ", ".join(f"{x / y:.2f}"
+                        for x, y in zip(rounds[k], rounds["authors"]))
+      fl = s["gflop_per_step"]["authors" if k == "authors" else "ours"]
+      lines.append(f"| {m} | {label} | {s['instances_per_s'][k]:.0f} | "
+                   f"{ratio} | {per} | {fl:.2f} | {s['efficiency'][k]:.0%} |")
+  counted = {m: s["parameters"] for m, s in record["summary"].items()
+             if "parameters" in s}
+  if counted:
+    lines += ["", "| model | parameters, ours | authors', used (all) | "
+              "authors', with a gradient | same | where the steps differ |",
+              "| --- " * 6 + "|"]
+    for m, pc in counted.items():
+      au = pc["authors"]
+      lines.append(f"| {m} | {pc['ours']:,} | {au['used']:,} ({au['all']:,})"
+                   f" | {au['with_gradient']:,} | "
+                   f"{'yes' if pc['same_count'] else 'no'} | "
+                   f"{pc['differences']} |")
+  return "\n".join(lines)
+
+
 def main():
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  p.add_argument("--authors", required=True,
-                 help="checkout of CLCL-Geneva/BLM-SNFDisentangling")
+  p.add_argument("--authors", default="", help="checkout of CLCL-Geneva/BLM-SNFDisentangling")
+  p.add_argument("--table", default="", metavar="RECORD",
+                 help="print the README tables of this record and exit")
   p.add_argument("--models", default="vae2,ffnn")
   p.add_argument("--embed_dim", type=int, default=768)
   p.add_argument("--channels", type=int, default=40)
@@ -270,6 +307,13 @@ def main():
   p.add_argument("--record", action="store_true",
                  help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
+  if a.table:
+    import json
+    with open(a.table) as f:
+      print(markdown_table(json.load(f)))
+    return
+  if not a.authors:
+    p.error("--authors=CHECKOUT is required (or --table=RECORD)")
   models = a.models.split(",")
   unknown = [m for m in models if m not in FIRST_MODELS + NEW_MODELS]
   if unknown:

@@ -38,4 +38,12 @@ def test_a_folder_that_is_not_their_checkout_is_refused(tmp_path):
 def test_the_authors_flag_is_required():
   proc = run()
   assert proc.returncode == 2
-  assert "the following arguments are required: --authors" in proc.stderr
+  assert "error: --authors=CHECKOUT is required (or --table=RECORD)" \
+      in proc.stderr
+
+
+def test_table_prints_a_committed_record_without_their_checkout():
+  proc = run("--table=benchmarks/results/authors_side_by_side_D768.json")
+  assert proc.returncode == 0, proc.stderr
+  assert "| vae2 | ours, 3x3 grid (scan) | 515 | 2.08 | 2.04, 2.12, 2.08 " \
+      "| 19.94 | 51% |" in proc.stdout
