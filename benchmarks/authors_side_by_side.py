@@ -302,7 +302,9 @@ def main():
   p.add_argument("--num_train", type=int, default=400,
                  help="our training instances per type (an epoch is "
                  "num_train/100 steps per cell)")
-  p.add_argument("--torch_threads", type=int, default=os.cpu_count())
+  p.add_argument("--torch_threads", type=int, default=os.cpu_count(),
+                 help="1 is their fastest on a loaded machine "
+                 "(benchmarks/README.md)")
   p.add_argument("--out", default="")
   p.add_argument("--record", action="store_true",
                  help="replace the committed record in benchmarks/results/")

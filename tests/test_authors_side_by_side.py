@@ -47,3 +47,13 @@ def test_table_prints_a_committed_record_without_their_checkout():
   assert proc.returncode == 0, proc.stderr
   assert "| vae2 | ours, 3x3 grid (scan) | 515 | 2.08 | 2.04, 2.12, 2.08 " \
       "| 19.94 | 51% |" in proc.stdout
+
+
+def test_the_readme_tables_are_the_new_solvers_record():
+  proc = run("--table=benchmarks/results/"
+             "authors_side_by_side_new_solvers_D768.json")
+  assert proc.returncode == 0, proc.stderr
+  with open(os.path.join(ROOT, "benchmarks", "README.md")) as f:
+    readme = f.read()
+  rows = [r for r in proc.stdout.splitlines() if r.startswith("| ")]
+  assert len(rows) > 14 and not [r for r in rows if r not in readme]
