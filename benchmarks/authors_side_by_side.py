@@ -36,9 +36,10 @@ two_level_vae_subnets` (default arguments, D and 7 sentences), against our
 code's loss). Their samplers are `simpleSampling(5)`, as for vae2 above:
 their command line's default `joint` sampler with no categories computes
 the same numbers plus a constant, through a Python loop over the batch.
-Each model's parameter count on both sides goes in the record beside the
-count the parity tests imply (tests/torch_reference.py maps one weight
-onto the other), so a mismatch shows. A record with any of these is
+Each model's parameter count on both sides goes in the record (the parity
+tests map their weights one to one onto ours, so the counts must agree;
+parameters of theirs that no forward uses are named and left out), so a
+mismatch shows. A record with any of these is
 written as authors_side_by_side_new_solvers_D<dim>; vae2 and ffnn alone
 keep authors_side_by_side_D<dim>.
 """
@@ -290,7 +291,8 @@ def markdown_table(record: dict) -> str:
 
 def main():
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  p.add_argument("--authors", default="", help="checkout of CLCL-Geneva/BLM-SNFDisentangling")
+  p.add_argument("--authors", default="",
+                 help="checkout of CLCL-Geneva/BLM-SNFDisentangling")
   p.add_argument("--table", default="", metavar="RECORD",
                  help="print the README tables of this record and exit")
   p.add_argument("--models", default="vae2,ffnn")
