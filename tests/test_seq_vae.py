@@ -91,3 +91,38 @@ def test_bad_kernels_and_foreign_keys_are_named():
                      "sizes each"):
     models.registry.get("vae").check_data(
         c, types.SimpleNamespace(num_context=7, embed_dim=768))
+
+
+@pytest.mark.parametrize("shape,kernel,stride", [
+    ((7, 32, 24), (3, 15, 15), (1, 15, 15)),  # vae's encoder at D = 768
+    ((7, 24, 16), (3, 15, 15), (1, 15, 15)),  # ... at 384 (ours)
+    ((32, 24), (15, 15), (15, 15)),  # subnets' sentence convolution
+    ((6, 10), (4, 4), (4, 4)), ((5, 7), (2, 3), (2, 3))])
+def test_window_matmuls_are_xlas_convolutions(shape, kernel, stride,
+                                              monkeypatch):
+  """The non-overlapping-window path of strided_conv equals XLA's
+  convolution (the general path) forwards, transposed and in gradient."""
+  plan = strided_conv.plan(shape, kernel, stride)
+  k = jax.random.split(jax.random.key(0), 4)
+  x = jax.random.normal(k[0], (2, *shape, 3))
+  w = jax.random.normal(k[1], (*kernel, 3, 4))
+  y = jax.random.normal(k[2], (2, *plan["windows"][-2:], 4))
+  wt = jax.random.normal(k[3], (*kernel[-2:], 4, 1))
+
+  def both(fn):
+    fast = fn()
+    monkeypatch.setattr(strided_conv, "_windowed", lambda *a: False)
+    slow = fn()
+    monkeypatch.undo()
+    # Sums of up to 2 x 7 x 3 x 2 window products: float32 rounding.
+    np.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-3)
+
+  both(lambda: strided_conv.conv(x, w, stride, plan["pads"]))
+  both(lambda: jax.grad(lambda w: jnp.sum(jnp.sin(strided_conv.conv(
+      x, w, stride, plan["pads"]))))(w))
+  sub = strided_conv.plan(shape[-2:], kernel[-2:], stride[-2:])
+  both(lambda: strided_conv.conv_transpose(y, wt, stride[-2:], sub["pads"],
+                                           sub["out_pads"]))
+  out = strided_conv.conv_transpose(y, wt, stride[-2:], sub["pads"],
+                                    sub["out_pads"])
+  assert out.shape == (2, *shape[-2:], 1)
