@@ -11,12 +11,11 @@ Each grid (blm_jax/cli/suites.py) is `configs/<model>.py:<arg>` run into
 its config is the one this command would run and its datasets' builders
 are at the versions it was trained on (else the command refuses, naming
 the differing keys or versions: shards run with other flags, or a grid of
-data rebuilt since, cannot be merged),
-and a killed one resumes; grids that ask for it (000's chunk grids, for
-Figures 20-22) are probed once trained. Before anything runs the command prints its
-plan: every grid, done or not, and the time each should take from the
-throughput measured by the grids of the same model already finished in
-`--out`. Without --suite, --datasets x --models (the datasets the papers'
+data rebuilt since, cannot be merged), and a killed one resumes; grids
+that ask for it (000's chunk grids, for Figures 20-22) are probed once
+trained. Before anything runs the command prints its plan: every grid,
+done or not, and the time each should take from the throughput measured
+by the grids of the same model already finished in `--out`. Without --suite, --datasets x --models (the datasets the papers'
 claims are about). The claims and their intervals (from each grid's
 predictions.npz) are `blm_jax.results.claims`, the report
 `blm_jax.results.claims_report`.
