@@ -90,6 +90,16 @@ def _join(*words: str) -> str:
   return " ".join(w for w in words if w)
 
 
+def _aspect_auxiliaries(group: str, agr: str) -> tuple[str, str, str]:
+  """(have, be, aspect) of the perfect, progressive and "going to" groups,
+  affirmative or "not "-negated: the auxiliaries carry the negation."""
+  negated = group.startswith(_NOT)
+  aspect = group[len(_NOT):] if negated else group
+  have = (_s(agr, "hasn't", "haven't") if negated
+          else _s(agr, "has", "have"))
+  return have, (_BE_NOT_PRESENT if negated else _BE_PRESENT)[agr], aspect
+
+
 def active(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
   """The active verb group agreeing with a subject of agreement `agr`."""
   if group == "present":
@@ -113,18 +123,13 @@ def active(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
                  v.base)
   if group == "not used to":
     return _join("didn't use to", adverb, v.base)
-  if group == "not perfect":
-    return _join(_s(agr, "hasn't", "haven't"), adverb, v.participle)
-  if group == "not progressive":
-    return _join(_BE_NOT_PRESENT[agr], adverb, v.gerund)
-  if group == "not going to":
-    return _join(_BE_NOT_PRESENT[agr], "going to", adverb, v.base)
-  if group == "perfect":
-    return _join(_s(agr, "has", "have"), adverb, v.participle)
-  if group == "progressive":
-    return _join(_BE_PRESENT[agr], adverb, v.gerund)
-  if group == "going to":
-    return _join(_BE_PRESENT[agr], "going to", adverb, v.base)
+  have, be, aspect = _aspect_auxiliaries(group, agr)
+  if aspect == "perfect":
+    return _join(have, adverb, v.participle)
+  if aspect == "progressive":
+    return _join(be, adverb, v.gerund)
+  if aspect == "going to":
+    return _join(be, "going to", adverb, v.base)
   raise KeyError(f"unknown verb group {group!r}; known: "
                  f"{list(VERB_GROUPS + NEGATED_GROUPS)}")
 
@@ -153,18 +158,13 @@ def passive(group: str, v: VerbForms, agr: str, adverb: str = "") -> str:
                  part)
   if group == "not used to":
     return _join("didn't use to be", part)
-  if group == "not perfect":
-    return _join(_s(agr, "hasn't", "haven't"), "been", part)
-  if group == "not progressive":
-    return _join(_BE_NOT_PRESENT[agr], "being", part)
-  if group == "not going to":
-    return _join(_BE_NOT_PRESENT[agr], "going to be", part)
-  if group == "perfect":
-    return _join(_s(agr, "has", "have"), "been", part)
-  if group == "progressive":
-    return _join(_BE_PRESENT[agr], "being", part)
-  if group == "going to":
-    return _join(_BE_PRESENT[agr], "going to be", part)
+  have, be, aspect = _aspect_auxiliaries(group, agr)
+  if aspect == "perfect":
+    return _join(have, "been", part)
+  if aspect == "progressive":
+    return _join(be, "being", part)
+  if aspect == "going to":
+    return _join(be, "going to be", part)
   raise KeyError(f"unknown verb group {group!r}; known: "
                  f"{list(VERB_GROUPS + NEGATED_GROUPS)}")
 
