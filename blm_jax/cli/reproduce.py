@@ -85,15 +85,16 @@ def data_changes(workdir: str, config) -> list[str] | None:
           if saved.get(n) != now.get(n)]
 
 
-def reuse_problem(workdir: str, config) -> str | None:
+def reuse_problem(workdir: str, config,
+                  changes: list[str] | None = None) -> str | None:
   """Why the finished grid in `workdir` cannot stand for a run of
-  `config`, or None when it can."""
+  `config`, or None when it can; `changes`: its `data_changes`."""
   saved = saved_config(workdir)
   if saved is None:
     diffs = ["it has no record of its config"]
   else:
     diffs = run_identity.reuse_differences(saved, config)
-  diffs += data_changes(workdir, config) or []
+  diffs += changes or []
   if not diffs:
     return None
   return (f"{workdir} holds a finished grid that another config produced; "
@@ -275,10 +276,11 @@ def entries_of(grids, options: Options, out: str,
     workdir = os.path.join(out, grid.name, grid.model)
     done = _finished(workdir)
     if done is not None:
-      problem = reuse_problem(workdir, config)
+      changes = data_changes(workdir, config)
+      problem = reuse_problem(workdir, config, changes)
       if problem:
         raise suites.SuiteError(problem)
-      if data_changes(workdir, config) is None:
+      if changes is None:
         warn(f"warning: {workdir} was trained before grids recorded their "
              "data's builder versions: reused without checking that its "
              "data is what the builders make now")
