@@ -2,6 +2,8 @@
 
   python benchmarks/embed_bench.py                      # MiniLM, this machine
   python benchmarks/embed_bench.py --models=minilm,electra,openai-gpt
+  python benchmarks/embed_bench.py --batches=32,128,512,2048 --sentences=20000 \
+      --out=benchmarks/results/embed_<machine>.json     # a committed record
 
 Two measurements per model, both warm (compilation excluded):
   forward: the jitted, sharded pooled forward on synthetic token ids, for a
@@ -88,12 +90,16 @@ def forward_table(enc_or_forward, hidden_params, lengths, batches, vocab):
       ids = np.random.default_rng(0).integers(5, vocab, (b, t), np.int32)
       mask = np.ones((b, t), np.int32)
       s = _time(fn, params, ids, mask)
-      rows.append((t, b, b / s))
+      rows.append({"length": t, "batch": b, "sentences_per_s": b / s})
       print(f"  forward  len {t:4d}  batch {b:4d}: {b / s:9.1f} sentences/s")
   return rows
 
 
-def bench(name, lengths, batches, random_weights):
+def bench(name, lengths, batches, random_weights, n_sentences=1000,
+          save=lambda row: None):
+  """Prints the two tables and returns them (None when the model is
+  skipped); `save` gets the row after each table, so a run cut at its time
+  limit keeps the forward table."""
   print(f"== {name}")
   folder = None
   try:
@@ -101,7 +107,7 @@ def bench(name, lengths, batches, random_weights):
   except encoders.EncoderUnavailableError as e:
     if not random_weights:
       print(f"  skipped: {str(e)[:160]}... (or use --random_weights)")
-      return
+      return None
     enc, folder = _random_encoder(name)
     print("  (random weights of the published architecture)")
   devices = tuple(jax.local_devices())
@@ -114,19 +120,28 @@ def bench(name, lengths, batches, random_weights):
       return encoders.pool(module.apply({"params": p}, ids, mask)[0], mask,
                            "mean")
 
-    forward_table(fwd, params, lengths, batches, config.vocab_size)
-    return
+    return {"model": name, "random_weights": True,
+            "forward": forward_table(fwd, params, lengths, batches,
+                                     config.vocab_size)}
   fn, params, rows = embed._compiled(enc, "mean", devices)
   put = lambda x: jax.device_put(x, rows)
-  forward_table(lambda p, i, m: fn(p, put(i), put(m)), params, lengths,
-                batches, enc.tokenizer.vocab_size)
-  texts = _sentences(1000)
+  forward = forward_table(lambda p, i, m: fn(p, put(i), put(m)), params,
+                          lengths, batches, enc.tokenizer.vocab_size)
+  save({"model": name, "random_weights": folder is not None,
+        "forward": forward})
+  texts = _sentences(n_sentences)
   embed.embed_sentences(texts[:64], enc, progress=False)  # Warm the buckets.
   _, s = embed.embed_with_stats(texts, enc, progress=False)
   print(f"  end-to-end embed_sentences, {s.embedded} sentences "
         f"({s.real_tokens / s.embedded:.1f} tokens each, padding "
         f"{1 - s.real_tokens / s.padded_tokens:.0%}): "
         f"{s.sentences_per_s:.1f} sentences/s")
+  return {"model": name, "random_weights": folder is not None,
+          "forward": forward,
+          "end_to_end": {"sentences": s.embedded,
+                         "tokens_per_sentence": s.real_tokens / s.embedded,
+                         "padding": 1 - s.real_tokens / s.padded_tokens,
+                         "sentences_per_s": s.sentences_per_s}}
 
 
 def main():
@@ -135,13 +150,29 @@ def main():
   p.add_argument("--lengths", default="16,32,64,128")
   p.add_argument("--batches", default="32,128")
   p.add_argument("--random_weights", action="store_true")
+  p.add_argument("--sentences", type=int, default=1000,
+                 help="sentences in the end-to-end measurement")
+  p.add_argument("--out", default="",
+                 help="JSON record (blm_jax.cli.bench.write_record)")
   a = p.parse_args()
   d = jax.local_devices()
   print(f"devices: {len(d)} x {d[0].device_kind} ({d[0].platform}); "
         f"jax {jax.__version__}")
+  from blm_jax.cli.bench import write_record
+  models = []
+
+  def save(row=None):  # Rewritten after each table: a cut run keeps the rest.
+    if a.out:
+      write_record("embed", {"models": models + ([row] if row else [])},
+                   a.out)
+
   for name in a.models.split(","):
-    bench(name, [int(x) for x in a.lengths.split(",")],
-          [int(x) for x in a.batches.split(",")], a.random_weights)
+    row = bench(name, [int(x) for x in a.lengths.split(",")],
+                [int(x) for x in a.batches.split(",")], a.random_weights,
+                a.sentences, save)
+    if row:
+      models.append(row)
+      save()
 
 
 if __name__ == "__main__":

