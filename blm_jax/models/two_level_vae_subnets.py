@@ -73,7 +73,8 @@ FED_SHARE = 0.5
 DEFAULTS = {
     "grid_shape": (),  # 2-D reshape of D; () = derived (32x24 for 768)
     "hidden_channels": 40,  # sentence convolution (theirs: 40)
-    "kernel": 15,  # sentence convolution and answer decoder, k x k
+    "kernel": 15,  # sentence convolution and answer decoder, k x k (the
+    # unpadded answer decoder needs k <= both sides of the array)
     "stride": 15,  # sentence convolution: one window per region
     "latent": 5,  # sentence latent = masked units
     "task_latent": 5,
