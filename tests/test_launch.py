@@ -40,6 +40,18 @@ def test_another_solvers_key_is_unknown_to_an_ffnn_config(tmp_path):
   assert not os.listdir(tmp_path)
 
 
+def test_a_kernel_that_does_not_fit_grid_shape_is_one_error(tmp_path):
+  proc = _launch("--config=configs/sent_vae.py", f"--workdir={tmp_path}",
+                 "--config.model.grid_shape=(2,4)")
+  assert proc.returncode != 0
+  assert proc.stderr.strip().splitlines() == [
+      "error: invalid config:",
+      "  config.model.kernel=15 does not fit config.model.grid_shape=(2, 4): "
+      "a 15x15 convolution needs both sides >= 15; set config.model.kernel "
+      "<= 2"]
+  assert not os.listdir(tmp_path)
+
+
 def test_unknown_variant_is_named(tmp_path):
   proc = _launch("--config=configs/ffnn.py:dataset=klingon",
                  f"--workdir={tmp_path}")

@@ -1,5 +1,7 @@
 """Solver output shapes, parameter counts and the sentence-VAE reshape."""
 
+import re
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -88,3 +90,46 @@ def test_unknown_model_name():
   with pytest.raises(ValueError, match="config.model.name='rnn' is not a "
                      "known solver"):
     models.create_model(cfg, embed_dim=4, num_context=7, score="dot")
+
+
+KERNEL_TOO_BIG = ("config.model.kernel=15 does not fit config.model."
+                  "grid_shape=(2, 4): a 15x15 convolution needs both sides "
+                  ">= 15; set config.model.kernel <= 2")
+
+
+@pytest.mark.parametrize("name", ["sent_vae", "vae2"])
+def test_a_kernel_larger_than_a_set_grid_shape_is_refused(name):
+  """Refused before any data (config_check) and by the builder, not shrunk:
+  the shrunk model would not be the one the config names."""
+  from blm_jax.training import config_check
+  from configs import sent_vae, vae2
+  c = {"sent_vae": sent_vae, "vae2": vae2}[name].get_config(None)
+  c.model.grid_shape = (2, 4)
+  assert config_check.problems(c) == [KERNEL_TOO_BIG]
+  with pytest.raises(ValueError, match=r"^" + re.escape(KERNEL_TOO_BIG)):
+    models.create_model(c.model, embed_dim=8, num_context=4, score="cosine",
+                        loss_cfg=c.loss)
+  c.model.kernel = 2
+  assert config_check.problems(c) == []
+
+
+def test_a_fitting_kernel_on_a_set_grid_is_the_configured_one():
+  out, n = _init("sent_vae", 8, 1, grid_shape=(2, 4), kernel=2,
+                 channels=(3,))
+  assert out.pred.shape == (3, 8)
+  # A 2x2 kernel over 2 x 4: 1 x 3 positions x 3 channels = 9 features.
+  enc = (2 * 2 * 3 + 3) + (9 * 10 + 10)  # conv; dense to 5 means, 5 logvars
+  dec = (5 * 9 + 9) + (3 * 2 * 2 + 1)  # dense; transposed conv
+  assert n == enc + dec
+
+
+def test_a_derived_grid_shrinks_the_kernel_to_fit():
+  """grid_shape unset: the kernel follows the array derived from D (D = 8:
+  4 x 2, so 15 becomes 2), as DEFAULTS documents."""
+  from blm_jax.models import sentence_vae
+  cfg = common.base("sent_vae").model
+  grid, pads = sentence_vae.sentence_array(cfg, 8)
+  assert grid == (4, 2) and sentence_vae.sentence_kernel(cfg, grid,
+                                                         pads) == 2
+  out, _ = _init("sent_vae", 8, 1)
+  assert out.pred.shape == (3, 8)

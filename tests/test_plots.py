@@ -1,6 +1,7 @@
 """The figures: dataset named without the '{}' placeholder, encoder and chance
 shown, nothing clipped for one cell, legends only of labels that occur."""
 
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
@@ -66,3 +67,57 @@ def test_dataset_title():
       "blm_agreement/fr_mixed")
   assert plots.dataset_title("blm_chunks/agreement_en") == (
       "blm_chunks/agreement_en")
+
+
+def _bars(ax) -> dict:
+  """{legend label: (heights, face colour)} of the stacked bars."""
+  return {c.get_label(): ([p.get_height() for p in c.patches],
+                          c.patches[0].get_facecolor())
+          for c in ax.containers}
+
+
+def test_error_bars_colour_a_small_inventory_by_place(tmp_path,
+                                                      saved_figures):
+  """Up to 20 labels nothing is folded and each label has its inventory
+  colour, the same in every figure of the family."""
+  labels = tuple(f"L{i}" for i in range(20))
+  chosen = {name: i + 1 for i, name in enumerate(labels) if i % 3}
+  plots.error_bars(_summary(("I",), chosen), ("I",), ("I",), labels,
+                   str(tmp_path / "e.png"))
+  (fig,) = saved_figures
+  bars = _bars(fig.axes[0])
+  assert list(bars) == [n for n in labels if n in chosen]
+  colors = plots.label_colors(labels)
+  assert all(c == colors[n] for n, (_, c) in bars.items())
+
+
+def test_error_bars_fold_the_least_chosen_of_many_labels(tmp_path,
+                                                         saved_figures):
+  """84 compound labels (agreement _seq): the correct label and the 18
+  most chosen others keep a colour each, the rest are one segment."""
+  labels = ("Corr",) + tuple(f"WN{i}+WPOL" for i in range(83))
+  # Label i chosen i + 1 times in the first cell and once in the second.
+  first = {name: i + 1 for i, name in enumerate(labels)}
+  summary = {"I": {"I": {"chosen_total": first},
+                   "II": {"chosen_total": dict.fromkeys(labels, 1)}}}
+  plots.error_bars(summary, ("I",), ("I", "II"), labels,
+                   str(tmp_path / "e.png"), num_answers=9)
+  (fig,) = saved_figures
+  ax = fig.axes[0]
+  legend = [t.get_text() for t in ax.get_legend().get_texts()]
+  assert legend[0] == "chance for Corr (1/9)"
+  assert len(legend) - 1 <= plots.PALETTE_SIZE
+  bars = _bars(ax)
+  assert list(bars) == ["Corr", *labels[-18:], "other (65 labels)"]
+  faces = [c for _, c in bars.values()]
+  assert len(set(faces)) == len(faces)  # no colour repeats
+  # The folded segment is the folded labels' sum, in each cell.
+  totals = (sum(first.values()), len(labels))
+  folded = labels[1:66]
+  want = [sum(first[n] for n in folded) / totals[0],
+          len(folded) / totals[1]]
+  np.testing.assert_allclose(bars["other (65 labels)"][0], want)
+  # Stacked on top: every bar still sums to 1.
+  np.testing.assert_allclose(
+      np.sum([h for h, _ in bars.values()], axis=0), [1.0, 1.0])
+  _texts_inside(fig)

@@ -2,6 +2,7 @@
 VariationalAutoencoder_2level_subnets with the same weights; its mask
 checks; a tiny grid."""
 
+import re
 import types
 
 import jax.numpy as jnp
@@ -211,3 +212,27 @@ def test_foreign_keys_are_named():
       "hidden_channels, kernel, latent, latent_layout, mask_temperature, "
       "masked_weights_train, name, stride, task_channels, task_kernel, "
       "task_latent"]
+
+
+def test_an_answer_kernel_larger_than_the_array_is_refused():
+  """The answer decoder's 'VALID' kernel is refused, not shrunk, whether
+  grid_shape is set (before any data) or derived from D."""
+  from blm_jax import models
+  from blm_jax.models import registry
+  c = config_file.get_config(None)
+  c.model.grid_shape = (4, 2)
+  assert config_check.problems(c) == [
+      "config.model.kernel=15 does not fit config.model.grid_shape=(4, 2): "
+      "a 15x15 transposed convolution (the answer decoder) needs both sides "
+      ">= 15; set config.model.kernel <= 2"]
+  c.model.grid_shape = ()
+  derived = ("config.model.kernel=15 does not fit the 4 x 2 sentence array "
+             "derived from D = 8 (config.model.grid_shape unset): a 15x15 "
+             "transposed convolution (the answer decoder) needs both sides "
+             ">= 15; set config.model.kernel <= 2")
+  data = types.SimpleNamespace(embed_dim=8, num_context=4)
+  with pytest.raises(ValueError, match=r"^" + re.escape(derived) + "$"):
+    registry.get("two_level_vae_subnets").check_data(c, data)
+  with pytest.raises(ValueError, match=r"^" + re.escape(derived) + "$"):
+    models.create_model(c.model, embed_dim=8, num_context=4, score="cosine",
+                        loss_cfg=c.loss)

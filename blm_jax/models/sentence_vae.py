@@ -20,8 +20,9 @@ from blm_jax.models.common import sentence_grid_shape, SolverOutput
 # config.model keys of the sentence VAE, shared by the two-level VAE.
 DEFAULTS = {
     "grid_shape": (),  # 2-D reshape of D; () = derived (32x24 for 768)
-    # 'ours': `grid_shape`, unpadded (a kernel larger than the array
-    # shrinks to fit); 'authors': their code's array, 32 rows of D / 32,
+    # 'ours': `grid_shape`, unpadded; a kernel larger than a derived array
+    # shrinks to fit it, one larger than a set grid_shape is refused
+    # (`sentence_kernel`). 'authors': their code's array, 32 rows of D / 32,
     # zero-padded as their convolutions pad it (`authors_array`).
     "sentence_array": "ours",
     "channels": (32,),  # output channels of the 15x15 convolution
@@ -70,6 +71,61 @@ def sentence_array(model_cfg, embed_dim: int
   return authors_array(embed_dim, model_cfg.kernel)
 
 
+def kernel_fit_problem(kernel: int, grid: tuple[int, int],
+                       embed_dim: int | None = None,
+                       what: str = "convolution") -> str | None:
+  """Why `config.model.kernel` does not fit the sentence array (None when
+  it fits): the array `config.model.grid_shape` sets, or, with
+  `embed_dim`, the one derived from D. Shrinking the kernel instead would
+  train another model than the config names."""
+  side = min(grid)
+  if kernel <= side:
+    return None
+  where = (f"the {grid[0]} x {grid[1]} sentence array derived from D = "
+           f"{embed_dim} (config.model.grid_shape unset)" if embed_dim
+           else f"config.model.grid_shape={tuple(grid)}")
+  return (f"config.model.kernel={kernel} does not fit {where}: a "
+          f"{kernel}x{kernel} {what} needs both sides >= {kernel}; set "
+          f"config.model.kernel <= {side}")
+
+
+def set_grid(model_cfg) -> tuple[int, int] | None:
+  """`config.model.grid_shape` when set to two sizes, else None: derived
+  from D, or malformed (`sentence_grid_shape` names it once D is known)."""
+  grid = tuple(model_cfg.grid_shape)
+  if len(grid) == 2 and all(isinstance(d, int) and d >= 1 for d in grid):
+    return grid
+  return None
+
+
+def kernel_problems(model_cfg) -> list[str]:
+  """`check_config`'s part: the kernel against a set grid_shape, before
+  any data (a derived array needs D)."""
+  k, grid = model_cfg.kernel, set_grid(model_cfg)
+  if k < 1:  # An integer: config_check checks the types first.
+    return [f"config.model.kernel={k}: must be at least 1"]
+  # The authors' array is padded to fit any kernel (and `sentence_array`
+  # refuses a grid_shape set with it); a derived one needs D.
+  if model_cfg.sentence_array != "ours" or grid is None:
+    return []
+  problem = kernel_fit_problem(k, grid)
+  return [problem] if problem else []
+
+
+def sentence_kernel(model_cfg, grid: tuple[int, int],
+                    pads: tuple[int, int]) -> int:
+  """The k of the k x k convolution on the sentence array: config.model.
+  kernel, shrunk to a derived array's shorter side (D = 8: 4 x 2, k = 2);
+  refused (ValueError) where a set grid_shape is too small for it. The
+  authors' array is padded to fit any kernel."""
+  k = model_cfg.kernel
+  if model_cfg.sentence_array == "ours" and tuple(model_cfg.grid_shape):
+    problem = kernel_fit_problem(k, grid)
+    if problem:
+      raise ValueError(problem)
+  return min(k, *patch_conv.padded_shape(grid, pads))
+
+
 # Its latent: size `latent`, KL terms `sentence_kl`, `sentence_categorical_kl`.
 LEVEL = latents.Level("", "latent", "sentence_kl", "sentence_categorical_kl")
 # Every KL weight times 'none' = 1, or 'latent_over_dim' = latent size / D
@@ -96,7 +152,7 @@ class SentenceVAE(nn.Module):
   grid_shape: tuple[int, int]
   channels: int = DEFAULTS["channels"][0]
   pads: tuple[int, int] = (0, 0)  # zeros on each side (`sentence_array`)
-  kernel: int = DEFAULTS["kernel"]
+  kernel: int = DEFAULTS["kernel"]  # at most the padded array's sides
   latent: int = DEFAULTS["latent"]
   # Decoder activations. Ours: ReLU after the dense layer, linear output.
   # The authors' Decoder_2D: linear dense layer, ReLU on the decoded output.
@@ -105,8 +161,7 @@ class SentenceVAE(nn.Module):
   categorical: latents.Categorical | None = None  # None: Gaussian only
 
   def setup(self):
-    k = min(self.kernel, *patch_conv.padded_shape(self.grid_shape,
-                                                  self.pads))
+    k = self.kernel  # `sentence_kernel`: it fits the padded array.
     oh, ow = patch_conv.output_shape(self.grid_shape, k, self.pads)
     n_pos = oh * ow
     init = nn.initializers.lecun_normal()
@@ -186,7 +241,7 @@ def build_sentence(model_cfg, embed_dim: int) -> SentenceVAE:
       grid_shape=grid,
       pads=pads,
       channels=model_cfg.channels[0] if model_cfg.channels else 1,
-      kernel=model_cfg.kernel,
+      kernel=sentence_kernel(model_cfg, grid, pads),
       latent=LEVEL.size(model_cfg),
       decoder_hidden_relu=model_cfg.decoder_hidden_relu,
       decoder_output_relu=model_cfg.decoder_output_relu,
@@ -240,7 +295,8 @@ SPEC = registry.SolverSpec(
     active_terms=latents.active_terms([LEVEL]),
     check_data=_check_data,
     check_config=lambda config: latents.check_config(
-        config, [LEVEL], DEFAULTS, LOSS_DEFAULTS),
+        config, [LEVEL], DEFAULTS, LOSS_DEFAULTS)
+    + kernel_problems(config.model),
     choices={"loss.kl_scale": KL_SCALES,
              "model.sentence_array": SENTENCE_ARRAYS,
              **latents.choices([LEVEL])},

@@ -123,8 +123,7 @@ class ConvAnswerDecoder(nn.Module):
 
   @nn.compact
   def __call__(self, z: jax.Array) -> jax.Array:
-    k = min(self.kernel, *patch_conv.padded_shape(self.grid_shape,
-                                                  self.pads))
+    k = self.kernel  # Refused by output_shape where it does not fit.
     oh, ow = patch_conv.output_shape(self.grid_shape, k, self.pads)
     y = nn.Dense(oh * ow * self.channels, name="dense")(z)
     if self.hidden_relu:
@@ -292,7 +291,8 @@ SPEC = registry.SolverSpec(
     active_terms=latents.active_terms(LEVELS, ("sentence_margin",)),
     check_data=_check_data,
     check_config=lambda config: latents.check_config(
-        config, LEVELS, DEFAULTS, LOSS_DEFAULTS),
+        config, LEVELS, DEFAULTS, LOSS_DEFAULTS)
+    + sentence_vae.kernel_problems(config.model),
     choices={"model.task_level": TASK_LEVELS,
              "loss.sentence_reduction": SENTENCE_REDUCTIONS,
              "loss.sentence_score": ("",) + SENTENCE_SCORES,

@@ -61,8 +61,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blm_jax.models import (latents, registry, strided_conv, two_level_vae,
-                            two_level_vae_1d)
+from blm_jax.models import (latents, registry, sentence_vae, strided_conv,
+                            two_level_vae, two_level_vae_1d)
 from blm_jax.models.common import sentence_grid_shape
 
 LATENT_LAYOUTS = ("split", "interleaved")
@@ -73,7 +73,8 @@ FED_SHARE = 0.5
 DEFAULTS = {
     "grid_shape": (),  # 2-D reshape of D; () = derived (32x24 for 768)
     "hidden_channels": 40,  # sentence convolution (theirs: 40)
-    "kernel": 15,  # sentence convolution and answer decoder, k x k
+    "kernel": 15,  # sentence convolution and answer decoder, k x k (the
+    # unpadded answer decoder needs k <= both sides of the array)
     "stride": 15,  # sentence convolution: one window per region
     "latent": 5,  # sentence latent = masked units
     "task_latent": 5,
@@ -298,6 +299,17 @@ def region_spans(grid_shape, kernel: int, stride: int) -> list[dict]:
   return spans
 
 
+def answer_kernel_problem(model_cfg, embed_dim: int) -> str | None:
+  """Why `config.model.kernel` does not fit the answer decoder (None when
+  it fits). The sentence convolution pads a larger kernel (their code); the
+  'VALID' answer decoder would have to shrink it."""
+  grid = sentence_grid_shape(embed_dim, tuple(model_cfg.grid_shape))
+  return sentence_vae.kernel_fit_problem(
+      model_cfg.kernel, grid,
+      None if tuple(model_cfg.grid_shape) else embed_dim,
+      "transposed convolution (the answer decoder)")
+
+
 def _sentence(model_cfg, embed_dim: int) -> SubnetSentenceVAE:
   return SubnetSentenceVAE(
       embed_dim=embed_dim,
@@ -310,6 +322,9 @@ def _sentence(model_cfg, embed_dim: int) -> SubnetSentenceVAE:
 
 
 def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
+  problem = answer_kernel_problem(model_cfg, embed_dim)
+  if problem:
+    raise ValueError(problem)
   return TwoLevelVAESubnets(
       sentence=_sentence(model_cfg, embed_dim),
       num_context=num_context,
@@ -323,12 +338,17 @@ def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
 
 
 def _check_config(config) -> list[str]:
-  """The mask schedule must leave every latent unit fed by some region."""
+  """Sizes at least 1, the kernel fitting a set grid_shape, and a mask
+  schedule that leaves every latent unit fed by some region."""
   m = config.model
   out = []
   for key in ("hidden_channels", "kernel", "stride", "latent"):
     if int(m[key]) < 1:
       out.append(f"config.model.{key}={m[key]} must be at least 1")
+  grid = sentence_vae.set_grid(m)
+  if m.kernel >= 1 and grid:  # A derived array needs D (`_check_data`).
+    problem = answer_kernel_problem(m, grid[0] * grid[1])
+    out.extend([problem] if problem else [])
   t = float(m.mask_temperature)
   if not t > 0:
     out.append(f"config.model.mask_temperature={m.mask_temperature} must be "
@@ -352,6 +372,9 @@ def _check_data(config, data) -> None:
   except ValueError as e:
     raise ValueError(f"config.model.kernel={m.kernel}, config.model.stride="
                      f"{m.stride} on the sentence array {grid}: {e}") from None
+  problem = answer_kernel_problem(m, data.embed_dim)
+  if problem:
+    raise ValueError(problem)
   inputs = p["size"] * m.hidden_channels
   if inputs < m.latent:
     raise ValueError(

@@ -261,11 +261,38 @@ def occurring_labels(summary: dict, label_names) -> list[str]:
   return [name for name in label_names if name in seen]
 
 
+PALETTE = "tab20"
+PALETTE_SIZE = 20
+# The folded labels' segment: a grey that tab20 lacks (its greys are 0.50
+# and 0.78), so it repeats no label's colour.
+OTHER_COLOR = "0.25"
+
+
 def label_colors(label_names) -> dict:
   """One colour per label by its place in the family's full inventory, so a
-  label keeps its colour in every figure and panel of a family."""
-  cmap = matplotlib.colormaps["tab20"]
-  return {name: cmap(i % 20) for i, name in enumerate(label_names)}
+  label keeps its colour in every figure and panel of a family (up to
+  PALETTE_SIZE labels; past that, colours repeat)."""
+  cmap = matplotlib.colormaps[PALETTE]
+  return {name: cmap(i % PALETTE_SIZE) for i, name in enumerate(label_names)}
+
+
+def fold_labels(names: list[str], fractions: np.ndarray, correct: str
+                ) -> tuple[list[str], np.ndarray, np.ndarray, int]:
+  """(kept names, their fractions, the folded labels' summed fractions per
+  bar, how many were folded): past PALETTE_SIZE labels, the correct label
+  and the most chosen others (summed over the bars) fill PALETTE_SIZE - 1
+  colours and the rest become one segment. Kept names stay in inventory
+  order; nothing is folded when every label fits."""
+  if len(names) <= PALETTE_SIZE:
+    return names, fractions, np.zeros(len(fractions)), 0
+  totals = fractions.sum(axis=0)
+  # The correct label first, then by total, ties in inventory order.
+  order = sorted(range(len(names)),
+                 key=lambda i: (names[i] != correct, -totals[i], i))
+  keep = sorted(order[:PALETTE_SIZE - 1])
+  fold = sorted(order[PALETTE_SIZE - 1:])
+  return ([names[i] for i in keep], fractions[:, keep],
+          fractions[:, fold].sum(axis=1), len(fold))
 
 
 def error_bars(summary: dict, train_types, test_types,
@@ -277,10 +304,14 @@ def error_bars(summary: dict, train_types, test_types,
 
   The correct answer's label (the inventory's first) is the bottom segment;
   with `num_answers`, chance for it (1/num_answers) is marked on each bar's
-  bottom segment, not across the other labels' fractions.
+  bottom segment, not across the other labels' fractions. Past
+  PALETTE_SIZE occurring labels (the `_seq` datasets' compound labels) the
+  least chosen are folded into one 'other (N labels)' segment on top
+  (`fold_labels`); results.json keeps every label's count.
   """
   colors = label_colors(label_names)
   correct = label_names[0] if label_names else ""
+  many = len(label_names) > PALETTE_SIZE
   label_names = occurring_labels(summary, label_names)
   pairs = [(t, u) for t in train_types for u in test_types]
   fractions = np.zeros((len(pairs), len(label_names)))
@@ -288,6 +319,10 @@ def error_bars(summary: dict, train_types, test_types,
     chosen = summary[t][u]["chosen_total"]
     total = max(1, sum(chosen.values()))
     fractions[k] = [chosen.get(name, 0) / total for name in label_names]
+  label_names, fractions, other, n_other = fold_labels(label_names, fractions,
+                                                       correct)
+  if many:  # Inventory colours would repeat: one per shown label instead.
+    colors = label_colors(label_names)
   fig = Figure(figsize=(max(5.5, 0.6 * len(pairs) + 4), 4.8),
                layout="constrained")
   ax = fig.subplots()
@@ -296,6 +331,9 @@ def error_bars(summary: dict, train_types, test_types,
   for i, name in enumerate(label_names):
     ax.bar(x, fractions[:, i], bottom=bottom, label=name, color=colors[name])
     bottom += fractions[:, i]
+  if n_other:
+    ax.bar(x, other, bottom=bottom, label=f"other ({n_other} labels)",
+           color=OTHER_COLOR)
   if num_answers:
     ax.hlines(np.full(len(pairs), 1 / num_answers), x - 0.45, x + 0.45,
               color="red", linestyles="--", linewidth=1.2,
