@@ -219,6 +219,29 @@ def test_the_baselines_can_be_switched_off(outcome, tmp_path):
   assert not list((tmp_path / "gain").iterdir())  # Nothing half-written.
 
 
+def test_a_second_report_reads_the_baselines_from_the_cache(
+    outcome, tmp_path, monkeypatch):
+  from blm_jax.results import report
+
+  calls = []
+  monkeypatch.setattr(context_free, "baseline_scores", lambda d, ts, us, s: (
+      calls.append(s), {t: {u: dict.fromkeys(context_free.BASELINES, 0.5)
+                            for u in us} for t in ts})[1])
+  cfg, out = outcome
+  cfg = cfg.copy_and_resolve_references()
+  cfg.results.context_free_cache = str(tmp_path / "cf")
+  logs = []
+  for run in ("a", "b"):
+    (tmp_path / run).mkdir()
+    res = report.write_report(cfg, str(tmp_path / run), out)
+    assert res["context_free"]["I"]["II"]["best"] == 0.5
+    logs.append((tmp_path / run / "log.txt").read_text())
+  assert len(calls) == 1
+  (path,) = (tmp_path / "cf").iterdir()
+  assert "read from the cache" not in logs[0]
+  assert f"context-free baselines read from the cache: {path}" in logs[1]
+
+
 def test_results_keys_are_checked_and_left_out_of_the_run_identity():
   from blm_jax.training import config_check, config_defaults, run_identity
   from tests import synthetic
@@ -228,20 +251,20 @@ def test_results_keys_are_checked_and_left_out_of_the_run_identity():
   # Type-safe fields refuse a str for a bool: a config.json could hold one.
   # (Types are checked first, alone: a later check may rely on them.)
   cfg.results = {"heatmap": "f1", "context_free": "yes",
-                 "figure_formats": "png"}
+                 "figure_formats": "png", "context_free_cache": "auto"}
   assert "config.results.context_free='yes'" in "\n".join(
       config_check.problems(cfg))
   cfg.results = {"heatmap": "gain", "context_free": True,
-                 "figure_formats": "png"}
+                 "figure_formats": "png", "context_free_cache": "auto"}
   assert "config.results.heatmap='gain' is not known" in "\n".join(
       config_check.problems(cfg))
   cfg.results = {"heatmap": "context_gain", "context_free": False,
-                 "figure_formats": "png"}
+                 "figure_formats": "png", "context_free_cache": "auto"}
   assert config_check.problems(cfg) == [
       "config.results.heatmap='context_gain' needs the context-free "
       "baselines: config.results.context_free=True"]
   cfg.results = {"heatmap": "f1", "context_free": True,
-                 "figure_formats": "png,gif"}
+                 "figure_formats": "png,gif", "context_free_cache": "auto"}
   assert config_check.problems(cfg) == [
       "config.results.figure_formats='gif' is not known; expected one of "
       "'png', 'svg', 'pdf'"]

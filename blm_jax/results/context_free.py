@@ -26,12 +26,20 @@ Each score is an accuracy (ties shared out evenly for the two word
 and set baselines), the same quantity as the heatmap's F1 (`metrics.cell_metrics`:
 one correct and one chosen answer per instance). The context gain of a pair
 is the solver's mean F1 minus the best of the five.
+
+The scores depend on the data and the MLP settings, not on the solver, so
+they are computed once per dataset: `cached_scores` keeps them in a
+content-keyed cache (`context_free_cache.py`, the folder given by
+`config.results.context_free_cache`), and each grid adds the gain from
+its own summary after the lookup.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
+from typing import Callable
 
 import jax
 import jax.numpy as jnp
@@ -42,6 +50,7 @@ from blm_jax.data import answers_only, set_scorer
 from blm_jax.data.input_pipeline import BLMData
 from blm_jax.data.sentence_table import SentenceTable
 from blm_jax.models import losses
+from blm_jax.results import context_free_cache
 
 BASELINES = ("candidate_mlp", "word_logit", "odd_one_in", "set_logit",
              "set_trees")
@@ -204,32 +213,85 @@ def candidate_mlp_accuracy(
   return out
 
 
-def context_free(data: BLMData, summary: dict, train_types, test_types,
-                 settings: MLPSettings = MLPSettings()) -> dict:
-  """results.json's `context_free`: per (train, test) pair each baseline's
-  accuracy, the best of them (`best`, `best_baseline`) and the context
-  gain (the solver's mean F1 in `summary` minus `best`)."""
+def baseline_scores(data: BLMData, train_types, test_types,
+                    settings: MLPSettings = MLPSettings()) -> dict:
+  """{train type: {test type: {baseline: accuracy}}}, computed."""
   sentences = data.table.sentences
+  train = {t: data.train[t] for t in train_types}
   test = {u: data.test[u] for u in test_types}
-  mlp = candidate_mlp_accuracy(data.embeddings,
-                               {t: data.train[t] for t in train_types},
-                               test, settings)
-  words = word_logit_accuracy({t: data.train[t] for t in train_types},
-                              test, sentences)
+  mlp = candidate_mlp_accuracy(data.embeddings, train, test, settings)
+  words = word_logit_accuracy(train, test, sentences)
   odd = {u: odd_one_in_accuracy(test[u], sentences) for u in test_types}
-  sets = set_scorer_accuracy({t: data.train[t] for t in train_types}, test,
-                             sentences)
+  sets = set_scorer_accuracy(train, test, sentences)
+  return {t: {u: {"candidate_mlp": mlp[t][u], "word_logit": words[t][u],
+                  "odd_one_in": odd[u],
+                  **{s: sets[s][t][u] for s in set_scorer.SCORERS}}
+              for u in test_types} for t in train_types}
+
+
+def _warn(log: Callable[[str], None], message: str) -> None:
+  logging.warning("%s", message)
+  log(message)
+
+
+def cache_entry(data: BLMData, train_types, test_types,
+                settings: MLPSettings, cache_dir: str) -> tuple[dict, str]:
+  """(key, file) of these scores in the cache folder `cache_dir`."""
+  key = context_free_cache.cache_key(
+      data.embeddings, data.table.sentences,
+      {t: data.train[t] for t in train_types},
+      {u: data.test[u] for u in test_types}, dataclasses.asdict(settings),
+      f"{jax.default_backend()}:{jax.devices()[0].device_kind}")
+  return key, context_free_cache.path_of(cache_dir, key)
+
+
+def cached_scores(data: BLMData, train_types, test_types,
+                  settings: MLPSettings = MLPSettings(), cache_dir: str = "",
+                  log: Callable[[str], None] = logging.info) -> dict:
+  """`baseline_scores`, read from the cache in folder `cache_dir` when
+  it holds them ('' = no cache), else computed and stored there. `log`
+  gets one line when they come from the cache (naming the file) and any
+  warning about a cache file ignored or not written."""
+  if not cache_dir:
+    return baseline_scores(data, train_types, test_types, settings)
+  key, path = cache_entry(data, train_types, test_types, settings, cache_dir)
+  scores, problem = context_free_cache.load(path, key, train_types,
+                                            test_types, BASELINES)
+  if scores is not None:
+    log(f"context-free baselines read from the cache: {path}")
+    return scores
+  if problem:
+    _warn(log, f"context-free score cache file {path} ignored: {problem}; "
+          "computing the scores again and rewriting it")
+  scores = baseline_scores(data, train_types, test_types, settings)
+  problem = context_free_cache.store(path, key, scores)
+  if problem:
+    _warn(log, f"context-free scores not cached in {cache_dir}: {problem}")
+  return scores
+
+
+def with_gain(scores: dict, summary: dict) -> dict:
+  """Each (train, test) pair's scores plus the best of them (`best`,
+  `best_baseline`) and the context gain (the solver's mean F1 in
+  `summary` minus `best`)."""
   out = {}
-  for t in train_types:
+  for t, row in scores.items():
     out[t] = {}
-    for u in test_types:
-      scores = {"candidate_mlp": mlp[t][u], "word_logit": words[t][u],
-                "odd_one_in": odd[u],
-                **{s: sets[s][t][u] for s in set_scorer.SCORERS}}
-      best = max(BASELINES, key=scores.get)
-      out[t][u] = {**scores, "best": scores[best], "best_baseline": best,
-                   "context_gain": summary[t][u]["f1_mean"] - scores[best]}
+    for u, cell in row.items():
+      best = max(BASELINES, key=cell.get)
+      out[t][u] = {**cell, "best": cell[best], "best_baseline": best,
+                   "context_gain": summary[t][u]["f1_mean"] - cell[best]}
   return out
+
+
+def context_free(data: BLMData, summary: dict, train_types, test_types,
+                 settings: MLPSettings = MLPSettings(), cache_dir: str = "",
+                 log: Callable[[str], None] = logging.info) -> dict:
+  """results.json's `context_free`: per (train, test) pair each baseline's
+  accuracy (`cached_scores`), the best of them and the context gain
+  (`with_gain`, from this call's `summary`: never cached)."""
+  return with_gain(cached_scores(data, train_types, test_types, settings,
+                                 cache_dir, log), summary)
 
 
 def cross_fitted_mlp_accuracy(embeddings: np.ndarray, table: SentenceTable,

@@ -58,24 +58,40 @@ def _variant_summaries(outcome: trainer.TrainingOutcome
       for v in spec.variants}
 
 
+def context_free_cache_dir(config: ml_collections.ConfigDict) -> str:
+  """The folder of the context-free score cache ('' = none):
+  `config.results.context_free_cache`, where 'auto' (and a config saved
+  before the key existed) is 'context_free' beside the run's embedding
+  cache."""
+  value = config.results.get("context_free_cache", "auto")
+  if value != "auto":
+    return os.path.expanduser(value)
+  from blm_jax.embedding import embed  # Lazily, as the trainer does.
+
+  root = embed.from_config(config.encoder)[1]["cache_dir"]
+  return os.path.join(os.path.dirname(os.path.abspath(
+      os.path.expanduser(root))), "context_free")
+
+
 def _context_free(config: ml_collections.ConfigDict,
                   outcome: trainer.TrainingOutcome,
-                  summary: dict) -> dict | None:
+                  summary: dict, log) -> dict | None:
   """results.json's `context_free` section, or None when switched off or
   the outcome does not carry its data."""
   if not config.results.context_free or outcome.data is None:
     return None
   settings = context_free.MLPSettings(
       reduction=config.loss.get("answer_reduction", "sum"))
-  return context_free.context_free(outcome.data, summary,
-                                   outcome.spec.train_types,
-                                   outcome.test_types, settings)
+  return context_free.context_free(
+      outcome.data, summary, outcome.spec.train_types, outcome.test_types,
+      settings, cache_dir=context_free_cache_dir(config),
+      log=lambda line: log.info("%s", line))
 
 
 def _results(config: ml_collections.ConfigDict,
              outcome: trainer.TrainingOutcome, by_variant: dict,
-             summaries: dict) -> dict:
-  """The dict written to results.json."""
+             summaries: dict, log) -> dict:
+  """The dict written to results.json; `log` is the run's logger."""
   spec, test_types = outcome.spec, outcome.test_types
   summary = summaries[""]
   results = {
@@ -106,7 +122,7 @@ def _results(config: ml_collections.ConfigDict,
         c: {"summary": summaries[c], "cells": by_variant[c],
             "selectivity": metrics.selectivity(summary, summaries[c])}
         for c in controls}
-  free = _context_free(config, outcome, summary)
+  free = _context_free(config, outcome, summary, log)
   if free is not None:
     results["context_free"] = free
   if outcome.sweep_layers:
@@ -186,13 +202,13 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
                      "context-free baselines: "
                      "config.results.context_free=True")
   by_variant, summaries = _variant_summaries(outcome)
-  results = _results(config, outcome, by_variant, summaries)
+  log = trainer.open_log(workdir)
+  results = _results(config, outcome, by_variant, summaries, log)
   predictions.write(workdir, outcome)
   files.write_json(os.path.join(workdir, "results.json"), results)
   files.write_text(os.path.join(workdir, "results.csv"),
                    tables.to_csv(tables.cell_rows(results)))
   write_plots(config, workdir, outcome, results)
-  log = trainer.open_log(workdir)
   for line in f1_lines(outcome, summaries) + context_free_lines(
       results.get("context_free", {})):
     log.info("%s", line)

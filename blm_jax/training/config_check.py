@@ -264,6 +264,10 @@ def problems(config) -> list[str]:
         and not config.results.context_free):
     out.append("config.results.heatmap='context_gain' needs the "
                "context-free baselines: config.results.context_free=True")
+  cache = config.results.get("context_free_cache", "auto")
+  if not isinstance(cache, str):
+    out.append(f"config.results.context_free_cache={cache!r}: expected a "
+               "folder, 'auto' or '' (no cache)")
   out.append(_variants_error("encoder.layer_sweep",
                              config.encoder.layer_sweep))
   seeds = tuple(config.grid.seeds)

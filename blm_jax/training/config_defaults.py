@@ -105,6 +105,11 @@ def _shared() -> ml_collections.ConfigDict:
   # Context-free baselines (candidate-only MLP, word logit, odd-one-in) per
   # (train, test) pair: results.json 'context_free'. False skips them.
   c.results.context_free = True
+  # Where those baselines' scores are cached (results/context_free_cache.py):
+  # they depend on the data only, so the grids of one dataset fit them
+  # once. 'auto' = a folder 'context_free' beside the embedding cache
+  # (~/.cache/blm_jax/context_free by default); '' = no cache.
+  c.results.context_free_cache = "auto"
   # heatmap.png: 'f1' (F1, the best context-free score in each cell) or
   # 'context_gain' (F1 minus the best context-free score).
   c.results.heatmap = "f1"

@@ -27,7 +27,8 @@ EXECUTION_KEYS = frozenset({
     "train.eval_chunk", "train.resume", "train.keep_checkpoints",
     "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
     "data.manual_dir", "grid.mode", "grid.memory_limit_gb",
-    "results.context_free", "results.heatmap",
+    "results.context_free", "results.context_free_cache", "results.heatmap",
+    "results.figure_formats",
 })
 
 RESUME_MODES = ("auto", "force", "restart")

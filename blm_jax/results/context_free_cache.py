@@ -1,0 +1,184 @@
+"""A content-keyed cache of the context-free baselines' scores.
+
+The baselines of `context_free.py` depend on the data (the train tables of
+a grid's train types, the test tables, the sentences they index, the
+embeddings), the MLP settings and the code that computes them, never on
+the solver: the ffnn, cnn and vae2 grids of one dataset get the same
+numbers, which take minutes to fit on a CPU. So each set of scores is
+stored once, as `<folder>/<digest>.json`, where the digest is a sha256
+over all of those, the source files of the scoring modules (`SOURCES`)
+and the library versions and platform included: a change to a scorer
+misses the cache instead of serving stale numbers. Only the scores are
+stored; the context gain depends on the solver and is computed by the
+caller after the lookup.
+
+Files from others are never trusted: a file that is a link, unreadable,
+larger than `MAX_BYTES`, not of the expected structure or written for
+another key is ignored (`load` says why) and overwritten by `store`,
+atomically (`base.files`: the rename replaces a link, it never writes
+through one). A folder that cannot be written costs a warning, never the
+run (`store` returns the reason).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import math
+import os
+import stat
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from blm_jax.base import files
+from blm_jax.data.sentence_table import SentenceTable
+
+# The layout of a cache file; a change bumps it (older files then miss).
+FORMAT_VERSION = 1
+# A cache file holds a few hundred floats; anything much larger is not one.
+MAX_BYTES = 1 << 20
+# The modules whose code computes the scores: their file bytes are hashed.
+SOURCES = ("blm_jax.results.context_free", "blm_jax.data.set_scorer",
+           "blm_jax.data.set_features", "blm_jax.data.answers_only",
+           "blm_jax.models.losses")
+_PACKAGES = ("jax", "jaxlib", "optax", "numpy")
+# The arrays of a table the scores read (answers, masks, correct), plus
+# the rest of what says which instances it holds.
+_TABLE_ARRAYS = ("context", "context_mask", "answers", "answer_mask",
+                 "correct", "labels")
+
+
+def _sha(*parts: bytes) -> str:
+  h = hashlib.sha256()
+  for p in parts:
+    h.update(len(p).to_bytes(8, "little"))
+    h.update(p)
+  return h.hexdigest()
+
+
+def _texts(texts: Sequence[str]) -> bytes:
+  return json.dumps(list(texts), ensure_ascii=False).encode("utf-8")
+
+
+def _array(a: np.ndarray) -> bytes:
+  a = np.ascontiguousarray(a)
+  return f"{a.dtype.str}{a.shape}".encode() + a.tobytes()
+
+
+def _table_digest(table: SentenceTable) -> str:
+  return _sha(*(_array(getattr(table, f)) for f in _TABLE_ARRAYS),
+              _texts(table.label_names), _texts(table.instance_ids))
+
+
+def _source_digests() -> dict[str, str]:
+  out = {}
+  for name in SOURCES:
+    with open(importlib.util.find_spec(name).origin, "rb") as f:
+      out[name] = _sha(f.read())
+  return out
+
+
+def _versions() -> dict[str, str]:
+  out = {}
+  for p in _PACKAGES:
+    try:
+      out[p] = importlib.metadata.version(p)
+    except importlib.metadata.PackageNotFoundError:
+      out[p] = ""
+  return out
+
+
+def cache_key(embeddings: np.ndarray, sentences: Sequence[str],
+              train: Mapping[str, SentenceTable],
+              test: Mapping[str, SentenceTable], settings: Mapping,
+              platform: str) -> dict:
+  """Everything the scores depend on, as plain JSON (digests of the
+  arrays). `sentences` are the texts the tables index; `train` and `test`
+  map each type to its table, in the grid's order; `settings` is the
+  MLP's (`dataclasses.asdict`); `platform` the device kind the MLP is
+  fitted on (its float results differ)."""
+  return {
+      "format": FORMAT_VERSION, "sources": _source_digests(),
+      "versions": _versions(), "platform": platform,
+      "settings": json.loads(json.dumps(dict(settings), sort_keys=True)),
+      "embeddings": _sha(_array(embeddings)),
+      "sentences": _sha(_texts(sentences)),
+      "train": [[t, _table_digest(table)] for t, table in train.items()],
+      "test": [[u, _table_digest(table)] for u, table in test.items()]}
+
+
+def path_of(folder: str, key: Mapping) -> str:
+  """The cache file of `key` in `folder`."""
+  digest = _sha(json.dumps(key, sort_keys=True).encode())[:32]
+  return os.path.join(os.path.expanduser(folder), f"{digest}.json")
+
+
+def _read_bounded(path: str) -> bytes:
+  """The file's bytes; OSError for a link or a file that is not regular,
+  ValueError past MAX_BYTES (nothing more is read)."""
+  fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+  try:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+      raise OSError(errno.EINVAL, "not a regular file")
+    with os.fdopen(fd, "rb") as f:
+      fd = -1
+      data = f.read(MAX_BYTES + 1)
+  finally:
+    if fd >= 0:
+      os.close(fd)
+  if len(data) > MAX_BYTES:
+    raise ValueError(f"larger than {MAX_BYTES} bytes")
+  return data
+
+
+def _scores_problem(scores, train_types, test_types, baselines) -> str:
+  """'' when `scores` is {train: {test: {baseline: accuracy}}} over
+  exactly the given names, else what is wrong."""
+  if not isinstance(scores, dict) or set(scores) != set(train_types):
+    return "its train types are not the run's"
+  for row in scores.values():
+    if not isinstance(row, dict) or set(row) != set(test_types):
+      return "its test types are not the run's"
+    for cell in row.values():
+      if not isinstance(cell, dict) or set(cell) != set(baselines):
+        return "its baselines are not the expected ones"
+      for v in cell.values():
+        if (not isinstance(v, (int, float)) or isinstance(v, bool)
+            or not math.isfinite(v) or not 0 <= v <= 1):
+          return f"a score is not an accuracy ({v!r})"
+  return ""
+
+
+def load(path: str, key: Mapping, train_types: Sequence[str],
+         test_types: Sequence[str], baselines: Sequence[str]
+         ) -> tuple[dict | None, str]:
+  """(scores, '') from the cache file at `path`; (None, '') when there is
+  none; (None, why) when there is one that cannot be used."""
+  if not os.path.lexists(path):
+    return None, ""
+  if os.path.islink(path):
+    return None, "it is a symbolic link"
+  try:
+    stored = json.loads(_read_bounded(path).decode("utf-8"))
+  except (OSError, ValueError) as e:  # JSON and UTF-8 errors included.
+    return None, f"it cannot be read ({type(e).__name__}: {e})"
+  if not isinstance(stored, dict) or set(stored) != {"key", "scores"}:
+    return None, "it is not a context-free score file"
+  if stored["key"] != json.loads(json.dumps(dict(key))):
+    return None, "it was written for another key"
+  problem = _scores_problem(stored["scores"], train_types, test_types,
+                            baselines)
+  return (None, problem) if problem else (stored["scores"], "")
+
+
+def store(path: str, key: Mapping, scores: dict) -> str:
+  """Writes `scores` under `key` at `path` atomically; '' or why not."""
+  try:
+    files.write_json(path, {"key": dict(key), "scores": scores})
+  except OSError as e:
+    return f"{type(e).__name__}: {e}"
+  return ""

@@ -1,0 +1,256 @@
+"""The context-free score cache: computed once per data, any change misses,
+files from others are ignored with a warning and overwritten, the gain is
+always the caller's."""
+
+import dataclasses
+import importlib
+import json
+import logging
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+from blm_jax.results import context_free, context_free_cache as cfc
+from tests import synthetic
+
+TYPES = ("I", "II")
+SETTINGS = context_free.MLPSettings(hidden=8, steps=20)
+
+
+def _summary(f1):
+  return {t: {u: {"f1_mean": f1} for u in TYPES} for t in TYPES}
+
+
+@pytest.fixture(scope="module")
+def data():
+  return synthetic.data(n_train=40, n_dev=4, n_test=30)
+
+
+@pytest.fixture
+def calls(monkeypatch):
+  """The real scorers, counted."""
+  made = []
+  real = context_free.baseline_scores
+
+  def counted(*args, **kwargs):
+    made.append(1)
+    return real(*args, **kwargs)
+
+  monkeypatch.setattr(context_free, "baseline_scores", counted)
+  return made
+
+
+@pytest.fixture
+def fake(monkeypatch):
+  """Scorers replaced by a fixed answer (the cache's logic only), counted."""
+  made = []
+
+  def scores(data, train_types, test_types, settings):
+    made.append(1)
+    return {t: {u: {b: 0.25 for b in context_free.BASELINES}
+                for u in test_types} for t in train_types}
+
+  monkeypatch.setattr(context_free, "baseline_scores", scores)
+  return made
+
+
+def _run(data, folder, f1=0.5, settings=SETTINGS, lines=None, **kw):
+  return context_free.context_free(
+      data, _summary(f1), TYPES, TYPES, settings, cache_dir=str(folder),
+      log=(lines if lines is not None else []).append, **kw)
+
+
+def _entry(data, folder, settings=SETTINGS):
+  return context_free.cache_entry(data, TYPES, TYPES, settings, str(folder))
+
+
+def test_a_second_call_reads_the_scores_and_adds_its_own_gain(
+    data, calls, tmp_path):
+  first = _run(data, tmp_path, f1=0.5)
+  lines = []
+  second = _run(data, tmp_path, f1=0.9, lines=lines)
+  assert len(calls) == 1
+  (path,) = tmp_path.iterdir()
+  assert lines == [f"context-free baselines read from the cache: {path}"]
+  for t in TYPES:
+    for u in TYPES:
+      a, b = first[t][u], second[t][u]
+      assert {k: a[k] for k in context_free.BASELINES} == {
+          k: b[k] for k in context_free.BASELINES}
+      assert a["best"] == b["best"]
+      assert a["context_gain"] == pytest.approx(0.5 - a["best"])
+      assert b["context_gain"] == pytest.approx(0.9 - b["best"])
+  # The numbers are those computed without a cache.
+  assert second == context_free.with_gain(
+      context_free.baseline_scores(data, TYPES, TYPES, SETTINGS),
+      _summary(0.9))
+
+
+def _changed_test_table(d):
+  t = d.test["II"]
+  return dataclasses.replace(d, test={**d.test, "II": dataclasses.replace(
+      t, correct=np.roll(t.correct, 1))})
+
+
+def _changed_train_table(d):
+  return dataclasses.replace(d, train={**d.train, "I": d.train["I"].select(
+      np.arange(d.train["I"].num_instances - 1))})
+
+
+def _changed_embeddings(d):
+  emb = d.embeddings.copy()
+  emb[3, 0] += 1e-6
+  return dataclasses.replace(d, embeddings=emb)
+
+
+def _changed_sentences(d):
+  table = dataclasses.replace(
+      d.table, sentences=d.table.sentences[:-1] + ("another",))
+  return dataclasses.replace(d, table=table)
+
+
+@pytest.mark.parametrize("change", [
+    _changed_test_table, _changed_train_table, _changed_embeddings,
+    _changed_sentences])
+def test_other_data_misses(data, fake, tmp_path, change):
+  _run(data, tmp_path)
+  _run(change(data), tmp_path)
+  assert len(fake) == 2 and len(list(tmp_path.iterdir())) == 2
+  _run(data, tmp_path)
+  assert len(fake) == 2
+
+
+def test_other_settings_or_types_miss(data, fake, tmp_path):
+  _run(data, tmp_path)
+  _run(data, tmp_path, settings=dataclasses.replace(SETTINGS, steps=21))
+  context_free.context_free(data, _summary(0.5), ("I",), TYPES, SETTINGS,
+                            cache_dir=str(tmp_path), log=[].append)
+  assert len(fake) == 3 and len(list(tmp_path.iterdir())) == 3
+
+
+def test_a_change_to_a_scorer_source_misses(data, tmp_path, monkeypatch):
+  module = tmp_path / "cf_cache_probe_scorer.py"
+  module.write_text("X = 1\n")
+  monkeypatch.syspath_prepend(str(tmp_path))
+  importlib.invalidate_caches()
+  monkeypatch.setattr(cfc, "SOURCES", cfc.SOURCES + (module.stem,))
+  before = _entry(data, tmp_path)[1]
+  module.write_text("X = 2\n")
+  assert _entry(data, tmp_path)[1] != before
+  monkeypatch.setattr(cfc, "SOURCES", cfc.SOURCES[:-1])
+  assert set(cfc.cache_key(data.embeddings, (), {}, {}, {}, "")[
+      "sources"]) == {"blm_jax.results.context_free",
+                      "blm_jax.data.set_scorer", "blm_jax.data.set_features",
+                      "blm_jax.data.answers_only", "blm_jax.models.losses"}
+
+
+def _foreign(data, path):
+  key = _entry(data, path.parent)[0]
+  key["settings"]["steps"] += 1
+  path.write_text(json.dumps({"key": key, "scores": {}}))
+
+
+def _symlink(data, path):
+  target = path.parent / "target.json"
+  target.write_text("kept")
+  path.symlink_to(target)
+
+
+BAD_FILES = {
+    "not JSON": lambda d, p: p.write_bytes(b"\x00\xffnot json"),
+    "another structure": lambda d, p: p.write_text('{"a": 1}'),
+    "too large": lambda d, p: p.write_text(
+        " " * cfc.MAX_BYTES + '{"key": {}, "scores": {}}'),
+    "another key": _foreign,
+    "not accuracies": None,  # Filled in below: the right key, bad scores.
+    "a link": _symlink,
+}
+
+
+def _bad_scores(data, path):
+  scores = {t: {u: {b: 7.0 for b in context_free.BASELINES}
+                for u in TYPES} for t in TYPES}
+  path.write_text(json.dumps({"key": _entry(data, path.parent)[0],
+                              "scores": scores}))
+
+
+BAD_FILES["not accuracies"] = _bad_scores
+WHY = {"not JSON": "cannot be read", "another structure":
+       "not a context-free score file", "too large": "larger than 1048576",
+       "another key": "another key", "not accuracies": "not an accuracy",
+       "a link": "symbolic link"}
+
+
+@pytest.mark.parametrize("bad", list(BAD_FILES))
+def test_a_bad_cache_file_is_ignored_with_a_warning_and_overwritten(
+    data, fake, tmp_path, caplog, bad):
+  folder = tmp_path / "cache"
+  folder.mkdir()
+  path = _entry(data, folder)[1]
+  BAD_FILES[bad](data, pathlib.Path(path))
+  before = len(fake)
+  lines = []
+  with caplog.at_level(logging.WARNING):
+    got = _run(data, folder, lines=lines)
+  assert len(fake) == before + 1
+  message = (f"context-free score cache file {path} ignored: ")
+  assert len(lines) == 1 and lines[0].startswith(message), lines
+  assert WHY[bad] in lines[0]
+  assert lines[0] in caplog.text
+  assert not os.path.islink(path)
+  stored = json.loads(pathlib.Path(path).read_text())
+  assert stored["scores"]["I"]["II"] == {
+      b: got["I"]["II"][b] for b in context_free.BASELINES}
+  if bad == "a link":
+    assert (folder / "target.json").read_text() == "kept"
+  _run(data, folder)
+  assert len(fake) == before + 1
+
+
+def test_no_cache_computes_every_time(data, fake, tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  for _ in range(2):
+    _run(data, "")
+  assert len(fake) == 2 and not list(tmp_path.iterdir())
+
+
+def test_an_unwritable_folder_costs_a_warning_not_the_scores(
+    data, fake, tmp_path):
+  blocker = tmp_path / "file"
+  blocker.write_text("")
+  lines = []
+  got = _run(data, blocker / "cache", lines=lines)
+  assert got["I"]["I"]["best"] == 0.25
+  assert len(lines) == 1 and lines[0].startswith(
+      f"context-free scores not cached in {blocker / 'cache'}: ")
+
+
+def test_the_config_key_names_the_folder_and_leaves_the_identity():
+  from blm_jax.results import report
+  from blm_jax.training import config_check, run_identity
+
+  cfg = synthetic.config("ffnn")
+  assert cfg.results.context_free_cache == "auto"
+  cfg.encoder.cache_dir = "/somewhere/embeddings"
+  assert report.context_free_cache_dir(cfg) == "/somewhere/context_free"
+  cfg.results.context_free_cache = ""
+  assert report.context_free_cache_dir(cfg) == ""
+  cfg.results.context_free_cache = "/x/cf"
+  assert report.context_free_cache_dir(cfg) == "/x/cf"
+  cfg.results = {**cfg.results.to_dict(), "context_free_cache": 0}
+  assert ("config.results.context_free_cache=0: expected a folder, 'auto' "
+          "or '' (no cache)") in config_check.problems(cfg)
+  # A grid saved before these keys existed is still resumed and reused.
+  cfg = synthetic.config("ffnn")
+  saved = run_identity.flatten(cfg.to_dict())
+  for key in ("results.context_free_cache", "results.figure_formats"):
+    del saved[key]
+  assert run_identity.reuse_differences(saved, cfg) == []
+  other = cfg.copy_and_resolve_references()
+  other.results.context_free_cache = ""
+  assert run_identity.differences(
+      {"config": run_identity.identity_keys(saved)},
+      {"config": run_identity.identity_keys(
+          run_identity.flatten(other.to_dict()))}) == []
