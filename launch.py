@@ -206,7 +206,8 @@ def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full
   disk or unwritable embedding cache, a workdir holding another run or in
   use by one, a stale or damaged dataset build, a grid that does not fit in memory,
-  a non-finite loss, a workdir that cannot be made or written."""
+  a non-finite loss, a workdir that cannot be made or written, a config
+  that does not fit its data."""
   from blm_jax.training import checkpoints
   from blm_jax.embedding import cache as embedding_cache
   from blm_jax.training import trainer as train
@@ -219,7 +220,7 @@ def error_line(e: Exception) -> str | None:
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
     where = f" (writing {e.filename})" if e.filename else ""
     return f"error: {e.strerror or e}{where}"
-  if isinstance(e, (train.RunMismatchError,
+  if isinstance(e, (train.RunMismatchError, train.DataMismatchError,
                     checkpoints.CheckpointMismatchError,
                     workdir_lock.WorkdirLockedError,
                     workdir_lock.WorkdirLinkError, MemoryError,

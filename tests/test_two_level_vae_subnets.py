@@ -236,3 +236,20 @@ def test_an_answer_kernel_larger_than_the_array_is_refused():
   with pytest.raises(ValueError, match=r"^" + re.escape(derived) + "$"):
     models.create_model(c.model, embed_dim=8, num_context=4, score="cosine",
                         loss_cfg=c.loss)
+
+
+def test_a_refusal_found_on_the_data_is_one_error_line():
+  """The same refusal raised by the solver's data check reaches the command
+  line as one 'error:' line (trainer.DataMismatchError), not a traceback."""
+  import launch
+  from blm_jax.training import trainer
+  c = config_file.get_config(None)
+  c.model.grid_shape = ()
+  c.data.num_answers = 0
+  c.data.seed_follows_grid = False
+  data = types.SimpleNamespace(embed_dim=8, num_context=4, num_answers=9)
+  with pytest.raises(trainer.DataMismatchError) as e:
+    trainer.check_compatible(c, data)
+  line = launch.error_line(e.value)
+  assert line.startswith("error: config.model.kernel=15 does not fit the 4 x 2")
+  assert "\n" not in line

@@ -129,8 +129,23 @@ def default_sources(config, sentences: Sequence[str]) -> Sources:
   return Sources(tables, layers, main)
 
 
+class DataMismatchError(ValueError):
+  """The config does not fit the data it loaded (a user's error: the
+  command line shows it as one line)."""
+
+
 def check_compatible(config, data: input_pipeline.BLMData) -> None:
-  """Data/model mismatches, reported before anything is compiled."""
+  """Data/model mismatches, reported before anything is compiled, as
+  DataMismatchError (a solver's `check_data` raises plain ValueErrors)."""
+  try:
+    _check_compatible(config, data)
+  except DataMismatchError:
+    raise
+  except ValueError as e:
+    raise DataMismatchError(str(e)) from None
+
+
+def _check_compatible(config, data: input_pipeline.BLMData) -> None:
   spec = models.registry.get(config.model.name)
   expected = config.data.num_answers
   if expected and expected != data.num_answers:
