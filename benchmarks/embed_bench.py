@@ -96,7 +96,7 @@ def forward_table(enc_or_forward, hidden_params, lengths, batches, vocab):
 
 
 def bench(name, lengths, batches, random_weights, n_sentences=1000,
-          save=lambda row: None):
+          save=lambda row: None, batch_size=embed.DEFAULT_BATCH_SIZE):
   """Prints the two tables and returns them (None when the model is
   skipped); `save` gets the row after each table, so a run cut at its time
   limit keeps the forward table."""
@@ -130,15 +130,18 @@ def bench(name, lengths, batches, random_weights, n_sentences=1000,
   save({"model": name, "random_weights": folder is not None,
         "forward": forward})
   texts = _sentences(n_sentences)
-  embed.embed_sentences(texts[:64], enc, progress=False)  # Warm the buckets.
-  _, s = embed.embed_with_stats(texts, enc, progress=False)
-  print(f"  end-to-end embed_sentences, {s.embedded} sentences "
+  embed.embed_sentences(texts[:max(batch_size, 64)], enc,
+                        batch_size=batch_size, progress=False)  # Warm up.
+  _, s = embed.embed_with_stats(texts, enc, batch_size=batch_size,
+                                progress=False)
+  print(f"  end-to-end embed_sentences, batch {batch_size}, "
+        f"{s.embedded} sentences "
         f"({s.real_tokens / s.embedded:.1f} tokens each, padding "
         f"{1 - s.real_tokens / s.padded_tokens:.0%}): "
         f"{s.sentences_per_s:.1f} sentences/s")
   return {"model": name, "random_weights": folder is not None,
           "forward": forward,
-          "end_to_end": {"sentences": s.embedded,
+          "end_to_end": {"sentences": s.embedded, "batch_size": batch_size,
                          "tokens_per_sentence": s.real_tokens / s.embedded,
                          "padding": 1 - s.real_tokens / s.padded_tokens,
                          "sentences_per_s": s.sentences_per_s}}
@@ -152,6 +155,10 @@ def main():
   p.add_argument("--random_weights", action="store_true")
   p.add_argument("--sentences", type=int, default=1000,
                  help="sentences in the end-to-end measurement")
+  p.add_argument("--batch_size", type=int, default=embed.DEFAULT_BATCH_SIZE,
+                 help="the end-to-end measurement's batch (a training "
+                      "config's encoder.batch_size; 0 = the largest that "
+                      "fits)")
   p.add_argument("--out", default="",
                  help="JSON record (blm_jax.cli.bench.write_record)")
   a = p.parse_args()
@@ -169,7 +176,7 @@ def main():
   for name in a.models.split(","):
     row = bench(name, [int(x) for x in a.lengths.split(",")],
                 [int(x) for x in a.batches.split(",")], a.random_weights,
-                a.sentences, save)
+                a.sentences, save, a.batch_size)
     if row:
       models.append(row)
       save()

@@ -35,7 +35,8 @@ for step in "$@"; do
   embed)  # The forward table compiles once per shape: ~10 s each.
     stage "embedding benchmark"
     timeout "$(limit embed 150)" python3 benchmarks/embed_bench.py \
-        --batches=128,2048 --sentences=20000 --out="$OUT/embed.json" | tail -12 ;;
+        --batches=128,2048 --sentences=20000 --batch_size=1024 \
+        --out="$OUT/embed.json" | tail -12 ;;
   seq|paper000)  # Data first (one builder process per config), then the grids.
     stage "data: $step"
     NAMES=$step PROCS=12 timeout "$(limit data 300)" python3 \
