@@ -66,9 +66,7 @@ def context_free_cache_dir(config: ml_collections.ConfigDict) -> str:
   value = config.results.get("context_free_cache", "auto")
   if value != "auto":
     return os.path.expanduser(value)
-  from blm_jax.embedding import embed  # Lazily, as the trainer does.
-
-  root = embed.from_config(config.encoder)[1]["cache_dir"]
+  root = trainer.embedding_cache_dir(config.encoder)
   return os.path.join(os.path.dirname(os.path.abspath(
       os.path.expanduser(root))), "context_free")
 

@@ -46,7 +46,8 @@ def encoder_spec(encoder_cfg, **overrides):
   return dataclasses.replace(spec, **overrides)
 
 
-def _cache_dir(encoder_cfg) -> str:
+def embedding_cache_dir(encoder_cfg) -> str:
+  """The embedding cache folder a config's encoder section names."""
   from blm_jax.embedding import embed
 
   return embed.from_config(encoder_cfg)[1]["cache_dir"]
@@ -117,7 +118,7 @@ def default_sources(config, sentences: Sequence[str]) -> Sources:
     by_layer, _ = distributed.embed_shared(
         lambda s: embed.embed_layers(
             s, spec, layers + (main,), batch_size=enc_cfg.batch_size,
-            cache_dir=_cache_dir(enc_cfg)), sentences)
+            cache_dir=embedding_cache_dir(enc_cfg)), sentences)
     tables.update({variants.layer_variant(k): by_layer[k] for k in layers})
   if "random_encoder" in controls:
     random_spec = encoder_spec(enc_cfg,
@@ -125,7 +126,7 @@ def default_sources(config, sentences: Sequence[str]) -> Sources:
     tables["random_encoder"] = distributed.embed_shared(
         lambda s: embed.embed_sentences(
             s, random_spec, batch_size=enc_cfg.batch_size,
-            cache_dir=_cache_dir(enc_cfg)), sentences)
+            cache_dir=embedding_cache_dir(enc_cfg)), sentences)
   return Sources(tables, layers, main)
 
 
