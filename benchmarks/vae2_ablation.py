@@ -16,6 +16,11 @@ The `ffnn_*` settings give the FFNN the same kind of tuning budget on dev
 
   python benchmarks/vae2_ablation.py --settings=ffnn,ffnn_hidden_1,...
 
+The solvers added later (relnet, cnn_seq, vae, vae_1d_2level,
+two_level_vae_subnets) get the same kind of budget, `<solver>` and
+`<solver>_<change>` (`--settings=relnet,relnet_lr_3e-3,...`; the list is
+`_solver_budget`).
+
 Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn*`) at
 paper scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change
 from `base` (or `ffnn`), trained for one seed over the three train types
@@ -39,7 +44,8 @@ from absl import app, flags
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from configs import common, ffnn, sent_vae, vae2  # noqa: E402
+from configs import (cnn_seq, ffnn, relnet, sent_vae,  # noqa: E402
+                     two_level_vae_subnets, vae, vae2, vae_1d_2level)
 
 _SV_DOT_SUM = {"train.score": "dot", "loss.answer_reduction": "sum"}
 _SV_NORMALIZED_SUM = {"train.score": "normalized",
@@ -100,6 +106,45 @@ SETTINGS = {
     "sent_vae_normalized_no_kl": (sent_vae, "", {**_SV_NORMALIZED_SUM,
                                                  "loss.sentence_kl": 0.0}),
 }
+
+
+def _solver_budget() -> dict:
+  """The same kind of dev budget for each solver added after the FFNN's
+  (issue 36): its default, the learning rate either side, its own sizes
+  one at a time, and (where their code has one) the authors' training loop.
+  Names are `<solver>` and `<solver>_<change>`."""
+  lr = {"lr_3e-4": {"train.learning_rate": 3e-4},
+        "lr_3e-3": {"train.learning_rate": 3e-3}}
+  own = {
+      relnet: {"panel_64": {"model.panel_dim": 64},
+               "panel_256": {"model.panel_dim": 256},
+               "g_512": {"model.g_hidden": (512, 512, 512)},
+               "f_512": {"model.f_hidden": (512, 512)}},
+      cnn_seq: {"channels_half": {"model.channels": (2, 4, 8)},
+                "channels_double": {"model.channels": (8, 16, 32)}},
+      vae: {"latent_10": {"model.latent": 10},
+            "hidden_64": {"model.hidden_channels": 64},
+            "no_kl": {"loss.task_kl": 0.0}},
+      vae_1d_2level: {"latent_10": {"model.latent": 10},
+                      "task_latent_10": {"model.task_latent": 10},
+                      "no_sentence_margin": {"loss.sentence_margin": 0.0}},
+      two_level_vae_subnets: {
+          "latent_10": {"model.latent": 10},
+          "task_latent_10": {"model.task_latent": 10},
+          "no_sentence_margin": {"loss.sentence_margin": 0.0}},
+  }
+  out = {}
+  for module, changes in own.items():
+    name = module.__name__.rsplit(".", 1)[-1]
+    out[name] = (module, "", {})
+    for change, keys in {**lr, **changes}.items():
+      out[f"{name}_{change}"] = (module, "", keys)
+    if module is not relnet:  # relnet is ours: no authors' loop
+      out[f"{name}_reference"] = (module, "reference", {})
+  return out
+
+
+SETTINGS.update(_solver_budget())
 
 _OUT = flags.DEFINE_string("out", "workdirs/ablation", "Root of the runs.")
 _SETTINGS = flags.DEFINE_list("settings", ["base", "kl_scale"],

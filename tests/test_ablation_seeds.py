@@ -40,3 +40,38 @@ def test_each_seed_and_its_difference_to_the_first_setting():
   # +0.02, +0.01, -0.02: a mean gain whose seeds disagree in sign.
   assert lr == ["lr", "0.787 / 0.777 / 0.767", "0.777",
                 "+0.020 / +0.010 / -0.020", "+0.003"]
+
+
+def test_every_setting_builds_a_valid_config_that_changes_known_keys():
+  # A misspelt key would be added to the ConfigDict silently; the
+  # validator refuses keys that are not the solver's, so a bad setting
+  # fails here rather than an hour into the tuning budget.
+  code = """
+import sys; sys.path.insert(0, 'benchmarks')
+import vae2_ablation as a
+from blm_jax.training import config_check
+a.flags.FLAGS(['x'])
+for name, (module, variant, changes) in sorted(a.SETTINGS.items()):
+  key = 'source' if module is a.sent_vae else 'dataset'
+  base = module.get_config(','.join(filter(None, [f'{key}=spray_load' if key == 'dataset' else 'source=spray_load_ALT-ATL', variant])))
+  for k in changes:
+    section, field = k.split('.')
+    assert field in base[section], (name, k)
+  c = a.config_for(name, 'spray_load_ALT-ATL' if module is a.sent_vae else 'spray_load')
+  config_check.validate(c)
+  for k, v in changes.items():
+    section, field = k.split('.')
+    assert c[section][field] == v, (name, k)
+print(len(a.SETTINGS))
+"""
+  out = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
+                       capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr[-2000:]
+  names = subprocess.run(
+      [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
+       "import vae2_ablation as a; print(' '.join(sorted(a.SETTINGS)))"],
+      cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+  for solver in ("relnet", "cnn_seq", "vae", "vae_1d_2level",
+                 "two_level_vae_subnets"):
+    assert {solver, f"{solver}_lr_3e-4", f"{solver}_lr_3e-3"} <= set(names)
+  assert "relnet_reference" not in names and "vae_reference" in names

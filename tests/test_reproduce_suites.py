@@ -138,11 +138,29 @@ def test_encoder_folder_checkpoint(tmp_path):
     (dict(shard="x"), "--shard='x': expected i/N"),
     (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
     (dict(encoder="minilm,pooling=avg"), "--encoder: pooling='avg'"),
+    (dict(encoder_batch_size=-1), "--encoder_batch_size=-1: expected 0"),
 ])
 def test_bad_input_is_one_error(tmp_path, flag, message):
   with pytest.raises(suites.SuiteError, match=message.replace(
       "(", r"\(").replace("[", r"\[")):
     reproduce.select(_opts(_configs(tmp_path), tmp_path / "o", **flag))
+
+
+def test_the_encoder_batch_size_reaches_every_grid_and_not_its_identity(
+    tmp_path):
+  """--encoder_batch_size (a GPU embeds far more than the configs' 128 at
+  once) sets every grid's config.encoder.batch_size, and a grid trained at
+  another size is reused: the size changes how fast, not what."""
+  configs = _configs(tmp_path)
+  _suite(_opts(configs, tmp_path / "o", suite="cos_en/ffnn"))
+  grids, options = reproduce.select(_opts(
+      configs, tmp_path / "o", suite="cos_en/ffnn", encoder_batch_size=0))
+  (grid, config, _, done), = reproduce.entries_of(grids, options,
+                                                  str(tmp_path / "o"))
+  assert config.encoder.batch_size == 0 and done is not None
+  grids, options = reproduce.select(_opts(configs, tmp_path / "o"))
+  assert all(reproduce.grid_config(g, options).encoder.batch_size != 0
+             for g in grids)
 
 
 def test_shards_run_with_other_flags_do_not_merge(tmp_path):
@@ -185,6 +203,14 @@ def test_suites_cover_the_papers():
   ctx = {x.key for x in suites.paper000_ctx()}
   assert {"spray_load_ctx/cnn", "agreement_ro_ctx/vae2"} <= ctx
   assert len(ctx) == 3 * 9  # the two spray/load groups share one design
+  new = suites.solvers()
+  assert len(new) == 5 * 9 == len({x.key for x in new})
+  assert {"agreement_en_seq/relnet", "cos_en_ctx/cnn_seq",
+          "spray_load/vae"} <= {x.key for x in new}
+  # The sparsified model, and only it, is probed for its region map.
+  assert {x.model for x in new if x.probe == ("regions",)} == {
+      "two_level_vae_subnets"}
+  assert all(x.probe in ((), ("regions",)) for x in new)
   everything = suites.battery(("cos_en", "published_spray_load", "roll"))
   assert [x.key for x in everything] == ["cos_en/ffnn", "roll/ffnn"]
   # Shards partition the suite.
@@ -252,6 +278,38 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
   merged = suite(True)
   assert probed == [workdir] and merged["probing"] == {}
   assert merged["missing"] == ["chunks_cos_en/sent_vae (its probe)"]
+
+
+def test_a_region_map_is_reported_as_such_not_as_000_probing(tmp_path):
+  """The solvers suite probes the sparsified two-level VAE for its region
+  map: the report gives each cell's line under its own heading, and no
+  row of 000 sec. 7's table."""
+  from tests import synthetic
+  from tests.test_two_level_vae_subnets import _tiny
+
+  data = synthetic.data(n_train=40, n_dev=20, n_test=20, types=("I",))
+  grid = suites.Grid("cos_en", "two_level_vae_subnets", "dataset=cos_en",
+                     "new solvers (issue 36)", probe=("regions",))
+  out = tmp_path / "o"
+  workdir = str(out / grid.name / grid.model)
+  from blm_jax.analysis import probing
+  record = reproduce.run_suite(
+      [(grid, _tiny(), workdir, None)], str(out), "cmd", False,
+      run_fn=lambda c, w: run_experiment(c, w, data=data),
+      echo=lambda _: None,
+      probe_fn=lambda w, a: probing.analyze(w, a, data=data))
+  probe = json.loads((out / grid.name / grid.model / "probe" /
+                      "probe.json").read_text())
+  cells = probe["regions"]["cells"]
+  assert set(cells) == {"seed=0,train=I", "seed=1,train=I"}
+  md = (out / "report.md").read_text()
+  assert "000 Figures 20-22" not in md
+  section = md[md.index("## Where the sentence pattern lives"):]
+  for cell, c in cells.items():
+    assert c["summary"].startswith("the sentence pattern lives in unit u")
+    assert f"| cos_en | {cell} | {c['summary']} |" in section
+  assert record["probing"]["cos_en"]["checkpoint_epoch"] == probe[
+      "checkpoint_epoch"]
 
 
 def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):

@@ -50,7 +50,8 @@ for step in "$@"; do
     fi
     mkdir -p /tmp/w/$step
     JAX_DEFAULT_MATMUL_PRECISION=highest timeout "$(limit $step 400)" \
-        python3 -m blm_jax.cli.reproduce $args --out=/tmp/w/$step 2>&1 \
+        python3 -m blm_jax.cli.reproduce $args --encoder_batch_size=0 \
+        --out=/tmp/w/$step 2>&1 \
         | tee /tmp/w/$step/device_run.log | grep "^==\|^plan\|rror\|wrote"
     tar czf "$OUT/$step.tgz" --exclude=checkpoints -C /tmp/w $step ;;
   *) echo "error: unknown step $step (bench, embed, seq, paper000)" ;;

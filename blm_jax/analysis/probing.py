@@ -541,8 +541,11 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
     for i, t in enumerate(cell_type):
       own = _own_set(t, sets)
       lat, patterns = distinct_sentence_latents(outputs[own], sets[own][1], i)
-      cells_map[cells[i]] = {"probe_set": own, **region_map.cell_map(
-          {k: v[i] for k, v in masks.items()}, spans, lat, patterns)}
+      cell = region_map.cell_map({k: v[i] for k, v in masks.items()},
+                                 spans, lat, patterns)
+      # The line a report prints without reading the arrays again.
+      cells_map[cells[i]] = {"probe_set": own, **cell,
+                             "summary": region_map.summary(cell)}
     path = os.path.join(out_dir, "regions.png")
     region_map.plot(cells_map, run.model.sentence.grid_shape, path,
                     f"Embedding regions -> sentence latent units: {title}")

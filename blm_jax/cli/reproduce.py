@@ -118,6 +118,9 @@ class Options:
   seeds: tuple[int, ...] | None = None
   seed_follows_grid: bool = True
   encoder: suites.EncoderSpec | None = None
+  # config.encoder.batch_size (an execution key: the same run at any
+  # size); None keeps the configs' CPU-sized 128.
+  encoder_batch_size: int | None = None
 
 
 def grid_config(grid: suites.Grid, opts: Options):
@@ -128,6 +131,8 @@ def grid_config(grid: suites.Grid, opts: Options):
   config.data.seed_follows_grid = opts.seed_follows_grid
   if opts.encoder is not None:
     opts.encoder.apply(config)
+  if opts.encoder_batch_size is not None:
+    config.encoder.batch_size = opts.encoder_batch_size
   for key, value in grid.overrides:
     node = config
     *parents, leaf = key.split(".")
@@ -221,6 +226,10 @@ def define_flags() -> None:
   flags.DEFINE_string("encoder", "", "Every grid's encoder: a registry name "
                       "or a model folder, with optional ',layer=K' and "
                       "',pooling=P' (default: the configs', MiniLM).")
+  flags.DEFINE_integer("encoder_batch_size", None, "Sentences per encoder "
+                       "batch (config.encoder.batch_size; 0: the largest "
+                       "that fits the device, up to 1024); does not change "
+                       "a run's identity.")
   flags.DEFINE_string("shard", "", "i/N: run every N-th grid from the i-th "
                       "(0-based); a final --report_only merges the shards.")
   flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
@@ -252,10 +261,14 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
   except ValueError:
     raise suites.SuiteError(f"--seeds={','.join(opts.seeds)}: not "
                             "integers") from None
+  batch = getattr(opts, "encoder_batch_size", None)
+  if batch is not None and batch < 0:
+    raise suites.SuiteError(f"--encoder_batch_size={batch}: expected 0 "
+                            "(the largest that fits) or a positive size")
   options = Options(opts.configs_dir, opts.variant, seeds,
                     opts.seed_follows_grid,
                     suites.parse_encoder(opts.encoder) if opts.encoder
-                    else None)
+                    else None, batch)
   if opts.shard:
     if opts.report_only:
       raise suites.SuiteError("--report_only reads every shard's grids: "

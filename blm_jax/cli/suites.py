@@ -102,7 +102,24 @@ def battery(datasets) -> list[Grid]:
                         "battery")
 
 
-SUITES = ("paper000", "paper000_ctx", "paper004", "paper001", "battery")
+# The solvers added after the papers' (issue 36), each on the papers',
+# the context-necessary and the sequence-necessary design of three
+# families; the sparsified two-level VAE is probed for its region map.
+NEW_SOLVERS = ("relnet", "cnn_seq", "vae", "vae_1d_2level",
+               "two_level_vae_subnets")
+SOLVER_DATASETS = ("spray_load", "spray_load_ctx", "spray_load_seq",
+                   "cos_en", "cos_en_ctx", "cos_en_seq", "agreement_en",
+                   "agreement_en_ctx", "agreement_en_seq")
+
+
+def solvers() -> list[Grid]:
+  return [Grid(ds, m, f"dataset={ds}", "new solvers (issue 36)",
+               probe=("regions",) if m == "two_level_vae_subnets" else ())
+          for ds in SOLVER_DATASETS for m in NEW_SOLVERS]
+
+
+SUITES = ("paper000", "paper000_ctx", "paper004", "paper001", "battery",
+          "solvers")
 
 
 def grids(spec: str, datasets) -> list[Grid]:
@@ -112,7 +129,8 @@ def grids(spec: str, datasets) -> list[Grid]:
     if spec == "battery":
       return battery(datasets)
     return {"paper000": paper000, "paper000_ctx": paper000_ctx,
-            "paper004": paper004, "paper001": paper001}[spec]()
+            "paper004": paper004, "paper001": paper001,
+            "solvers": solvers}[spec]()
   out = []
   for item in filter(None, (s.strip() for s in spec.split(","))):
     if "/" not in item:

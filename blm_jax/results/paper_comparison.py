@@ -138,6 +138,8 @@ def probing(probes: dict[str, dict]) -> list[str]:
   rows = []
   fmt = lambda v, f=".3f": "-" if v is None else format(v, f)
   for name, probe in probes.items():
+    if not set(probe) & {"confusion", "traversal", "projection"}:
+      continue  # e.g. a region map alone: not one of 000's probes
     s = probe_summary(probe)
     src = name[len(CHUNKS):] if name.startswith(CHUNKS) else name
     rows.append(
@@ -171,7 +173,25 @@ def probing(probes: dict[str, dict]) -> list[str]:
           "are in its probe/ folder.", ""]
 
 
+def region_maps(probes: dict[str, dict]) -> list[str]:
+  """Markdown: where the sentence pattern lives in the embedding, per
+  cell of each grid whose probe made a region map (the sparsified
+  two-level VAE; `blm_jax.analysis.regions`)."""
+  rows = [f"| {name} | {cell} | {c.get('summary', '-')} |"
+          for name, probe in probes.items()
+          for cell, c in probe.get("regions", {}).get("cells", {}).items()]
+  if not rows:
+    return []
+  return ["## Where the sentence pattern lives (region maps)", "",
+          "Per cell of each probed grid: the sentence latent unit whose "
+          "variance the sentence pattern explains most (eta²), and the two "
+          "embedding regions that unit reads most of its weight from "
+          "(`python -m blm_jax.cli.probe --analysis=regions`; regions.png "
+          "in the grid's probe/ folder).", "",
+          "| data | cell | where |", "|---|---|---|", *rows, ""]
+
+
 def sections(runs: dict[str, dict[str, dict]],
              probes: dict[str, dict] | None = None) -> list[str]:
   return (table4(runs) + table5(runs) + probing(probes or {})
-          + text_bounds(runs))
+          + region_maps(probes or {}) + text_bounds(runs))
