@@ -221,6 +221,13 @@ class Level:
     return 0 if self.kind(model_cfg) == "categorical" else int(
         model_cfg[self.size_key])
 
+  def width(self, model_cfg) -> int:
+    """The sampled latent's length: Gaussian units plus the categorical
+    variables' one-hot slots."""
+    cat = self.categorical(model_cfg)
+    return self.size(model_cfg) + (cat.variables * cat.categories
+                                   if cat else 0)
+
   def categorical(self, model_cfg) -> Categorical | None:
     if self.kind(model_cfg) == "gaussian":
       return None

@@ -95,7 +95,9 @@ class ConvTaskEncoder(nn.Module):
   @nn.compact
   def __call__(self, z: jax.Array) -> jax.Array:
     c, l = z.shape[-2:]
-    k = min(self.kernel, c, l)
+    k = self.kernel  # `task_kernel_problem` refuses a kernel that does not fit
+    if not 1 <= k <= min(c, l):
+      raise ValueError(task_kernel_problem(k, l, c))
     kernel = self.param("kernel", nn.initializers.lecun_normal(),
                         (k * k, self.channels))
     bias = self.param("bias", nn.initializers.zeros, (self.channels,))
@@ -266,6 +268,34 @@ def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
       categorical_kl=loss_cfg.categorical_kl)
 
 
+def task_kernel_problem(kernel: int, width: int,
+                        num_context: int | None = None) -> str | None:
+  """Why the conv task level's k x k kernel cannot read the [context
+  sentences x latent width] matrix (None when it can; `num_context` None:
+  not known before the data)."""
+  where = ("config.model.task_kernel={k} does not fit the conv task "
+           "level's [context sentences x sentence latent] matrix").format(
+               k=kernel)
+  if kernel < 1:
+    return f"config.model.task_kernel={kernel} must be at least 1"
+  if kernel > width:
+    return (f"{where}: the sentence latent is {width} wide; use a kernel "
+            f"of at most {width} or a wider latent")
+  if num_context is not None and kernel > num_context:
+    return (f"{where}: the data has {num_context} context sentences; use a "
+            f"kernel of at most {num_context}")
+  return None
+
+
+def _task_kernel_problems(config, num_context=None) -> list[str]:
+  m = config.model
+  if m.task_level != "conv":
+    return []
+  problem = task_kernel_problem(int(m.task_kernel), LEVELS[0].width(m),
+                                num_context)
+  return [problem] if problem else []
+
+
 def check_context(config, data) -> None:
   """The sentence level needs negatives: at least 2 context sentences."""
   if data.num_context < 2:
@@ -277,6 +307,8 @@ def check_context(config, data) -> None:
 def _check_data(config, data) -> None:
   sentence_vae.check_grid_shape(config, data)
   check_context(config, data)
+  for problem in _task_kernel_problems(config, data.num_context):
+    raise ValueError(problem)
 
 
 SPEC = registry.SolverSpec(
@@ -292,7 +324,8 @@ SPEC = registry.SolverSpec(
     check_data=_check_data,
     check_config=lambda config: latents.check_config(
         config, LEVELS, DEFAULTS, LOSS_DEFAULTS)
-    + sentence_vae.kernel_problems(config.model),
+    + sentence_vae.kernel_problems(config.model)
+    + _task_kernel_problems(config),
     choices={"model.task_level": TASK_LEVELS,
              "loss.sentence_reduction": SENTENCE_REDUCTIONS,
              "loss.sentence_score": ("",) + SENTENCE_SCORES,

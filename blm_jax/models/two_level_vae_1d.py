@@ -135,6 +135,18 @@ def _check_data(config, data) -> None:
                      f"config.model.answer_stride={s} on the answer array "
                      f"{grid}: {e}") from None
   two_level_vae.check_context(config, data)
+  problem = two_level_vae.task_kernel_problem(
+      int(m.task_kernel), two_level_vae.LEVELS[0].width(m), data.num_context)
+  if problem:
+    raise ValueError(problem)
+
+
+def _check_config(config) -> list[str]:
+  problem = two_level_vae.task_kernel_problem(
+      int(config.model.task_kernel),
+      two_level_vae.LEVELS[0].width(config.model))
+  return latents.check_config(config, two_level_vae.LEVELS, DEFAULTS,
+                              LOSS_DEFAULTS) + ([problem] if problem else [])
 
 
 SPEC = registry.SolverSpec(
@@ -146,8 +158,7 @@ SPEC = registry.SolverSpec(
     term_scales=two_level_vae.SPEC.term_scales,  # the same two KL terms
     active_terms=two_level_vae.SPEC.active_terms,
     check_data=_check_data,
-    check_config=lambda config: latents.check_config(
-        config, two_level_vae.LEVELS, DEFAULTS, LOSS_DEFAULTS),
+    check_config=_check_config,
     choices={k: v for k, v in two_level_vae.SPEC.choices.items()
              if k.startswith("loss.") or k in latents.choices(
                  two_level_vae.LEVELS)},

@@ -349,6 +349,10 @@ def _check_config(config) -> list[str]:
   if m.kernel >= 1 and grid:  # A derived array needs D (`_check_data`).
     problem = answer_kernel_problem(m, grid[0] * grid[1])
     out.extend([problem] if problem else [])
+  if m.latent >= 1:
+    problem = two_level_vae.task_kernel_problem(int(m.task_kernel),
+                                                int(m.latent))
+    out.extend([problem] if problem else [])
   t = float(m.mask_temperature)
   if not t > 0:
     out.append(f"config.model.mask_temperature={m.mask_temperature} must be "
@@ -383,6 +387,10 @@ def _check_data(config, data) -> None:
         f"config.model.hidden_channels={m.hidden_channels}): some unit "
         "would be fed by no region")
   two_level_vae.check_context(config, data)
+  problem = two_level_vae.task_kernel_problem(
+      int(m.task_kernel), int(m.latent), data.num_context)
+  if problem:
+    raise ValueError(problem)
 
 
 SPEC = registry.SolverSpec(
