@@ -273,9 +273,8 @@ def task_kernel_problem(kernel: int, width: int,
   """Why the conv task level's k x k kernel cannot read the [context
   sentences x latent width] matrix (None when it can; `num_context` None:
   not known before the data)."""
-  where = ("config.model.task_kernel={k} does not fit the conv task "
-           "level's [context sentences x sentence latent] matrix").format(
-               k=kernel)
+  where = (f"config.model.task_kernel={kernel} does not fit the conv task "
+           "level's [context sentences x sentence latent] matrix")
   if kernel < 1:
     return f"config.model.task_kernel={kernel} must be at least 1"
   if kernel > width:
