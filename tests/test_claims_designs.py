@@ -1,6 +1,7 @@
 """The claims on both designs: a paper design's claims are also checked on
-its context-necessary design, the report sets the verdicts side by side
-and shows each cell's context-free baseline and context gain."""
+its context- and sequence-necessary designs, the report sets the verdicts
+side by side and shows each cell's context-free baseline and context
+gain."""
 
 import json
 
@@ -85,3 +86,30 @@ def test_every_context_necessary_design_has_its_paper_design():
       pairs.values())
   assert not unpaired, f"no paper design names {sorted(unpaired)}"
   assert not any(p.endswith("_ctx") for p in pairs)
+
+
+def test_a_paper_claim_is_checked_on_its_sequence_necessary_design(
+    tmp_path):
+  runs, preds = _designs(np.random.default_rng(0))  # as the _ctx test
+  runs["cos_en_seq"] = runs.pop("cos_en_ctx")
+  preds["cos_en_seq"] = preds.pop("cos_en_ctx")
+  verdicts = claims.evaluate_claims(runs, preds)
+  got = {(v["dataset"], v["claim"]): v["verdict"] for v in verdicts}
+  assert got["cos_en_seq", COS_GAIN] == "inconclusive"
+  assert [COS_GAIN, "cos_en", "holds", "cos_en_seq", "inconclusive"] in (
+      claims.design_pairs(verdicts))
+  claims_report.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd", preds)
+  md = (tmp_path / "report.md").read_text()
+  assert (f"| {COS_GAIN} | cos_en | **holds** | cos_en_seq | "
+          "**inconclusive** |") in md
+
+
+def test_every_sequence_necessary_design_has_its_paper_design():
+  from configs import common
+  pairs = claims.SEQUENCE_NECESSARY_OF
+  assert set(pairs) | set(pairs.values()) <= set(common.DATASETS)
+  unpaired = {n for n in common.DATASETS if n.endswith("_seq")} - set(
+      pairs.values())
+  assert not unpaired, f"no paper design names {sorted(unpaired)}"
+  assert claims.other_designs("spray_load_atl_alt") == [
+      "spray_load_ctx", "spray_load_seq"]

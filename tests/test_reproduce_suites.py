@@ -203,6 +203,9 @@ def test_suites_cover_the_papers():
   ctx = {x.key for x in suites.paper000_ctx()}
   assert {"spray_load_ctx/cnn", "agreement_ro_ctx/vae2"} <= ctx
   assert len(ctx) == 3 * 9  # the two spray/load groups share one design
+  seq = {x.key for x in suites.paper000_seq()}
+  assert {"spray_load_seq/cnn", "agreement_ro_seq/vae2"} <= seq
+  assert len(seq) == 3 * 9
   new = suites.solvers()
   assert len(new) == 5 * 9 == len({x.key for x in new})
   assert {"agreement_en_seq/relnet", "cos_en_ctx/cnn_seq",

@@ -81,6 +81,14 @@ def paper000_ctx() -> list[Grid]:
                         "design")
 
 
+def paper000_seq() -> list[Grid]:
+  """The same on each dataset's sequence-necessary design (27 grids)."""
+  seq = dict.fromkeys(claims.SEQUENCE_NECESSARY_OF[d] for d in FIG15 + FIG16)
+  return _dataset_grids(tuple(seq), ("ffnn", "cnn", "vae2"),
+                        "000 Fig. 15/16, 24-28 on the sequence-necessary "
+                        "design")
+
+
 def paper004() -> list[Grid]:
   return _dataset_grids(("spray_load", "spray_load_atl_alt"),
                         ("ffnn", "cnn"), "004 sec. 4.3, Figures 8-9")
@@ -118,8 +126,8 @@ def solvers() -> list[Grid]:
           for ds in SOLVER_DATASETS for m in NEW_SOLVERS]
 
 
-SUITES = ("paper000", "paper000_ctx", "paper004", "paper001", "battery",
-          "solvers")
+SUITES = ("paper000", "paper000_ctx", "paper000_seq", "paper004",
+          "paper001", "battery", "solvers")
 
 
 def grids(spec: str, datasets) -> list[Grid]:
@@ -129,7 +137,7 @@ def grids(spec: str, datasets) -> list[Grid]:
     if spec == "battery":
       return battery(datasets)
     return {"paper000": paper000, "paper000_ctx": paper000_ctx,
-            "paper004": paper004, "paper001": paper001,
+            "paper000_seq": paper000_seq, "paper004": paper004, "paper001": paper001,
             "solvers": solvers}[spec]()
   out = []
   for item in filter(None, (s.strip() for s in spec.split(","))):

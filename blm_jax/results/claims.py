@@ -17,8 +17,9 @@ otherwise; each verdict also carries its Holm-adjusted form over every
 verdict of the same `evaluate_claims` call (the report).
 
 Each claim is also checked on the context-necessary design of its datasets
-(`<name>_ctx`, `CONTEXT_NECESSARY_OF`) when that grid was run, and the
-report sets the two designs' verdicts side by side.
+(`<name>_ctx`, `CONTEXT_NECESSARY_OF`) and on the sequence-necessary one
+(`<name>_seq`, `SEQUENCE_NECESSARY_OF`) when that grid was run, and the
+report sets each design's verdict beside the paper design's.
 """
 
 from __future__ import annotations
@@ -202,6 +203,22 @@ CONTEXT_NECESSARY_OF = {
     # COS+ draws T2I or I2T per instance: one ctx design for both.
     **{f"cos_plus_{v}_{d}": f"cos_plus_{v}_ctx"
        for v in ("en", "it", "de_case", "de_mix") for d in ("t2i", "i2t")}}
+
+# The sequence-necessary design of each paper design (docs/data.md: the
+# answer follows only from the order of the context); spray_load_seq, like
+# spray_load_ctx, stands for both spray/load groups.
+SEQUENCE_NECESSARY_OF = {
+    "spray_load": "spray_load_seq", "spray_load_atl_alt": "spray_load_seq",
+    **{d: f"{d}_seq" for d in ("cos_en", "cos_it", "od_en", "od_it",
+                               "agreement_en", "agreement_fr",
+                               "agreement_it", "agreement_ro")}}
+
+
+def other_designs(dataset: str) -> list[str]:
+  """The context- and sequence-necessary designs of a paper design."""
+  return [m[dataset] for m in (CONTEXT_NECESSARY_OF, SEQUENCE_NECESSARY_OF)
+          if dataset in m]
+
 
 _TRAINED_OR_TESTED_III = lambda t, u: "III" in (t, u)
 _TRAINED_III = lambda t, u: t == "III"
@@ -427,9 +444,8 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
   out = []
   for claim in CLAIMS:
     datasets = sorted(runs) if claim.datasets == ("*",) else claim.datasets
-    ctx = [CONTEXT_NECESSARY_OF[d] for d in datasets
-           if d in CONTEXT_NECESSARY_OF and CONTEXT_NECESSARY_OF[d] in runs]
-    for ds in list(datasets) + [d for d in dict.fromkeys(ctx)
+    others = [o for d in datasets for o in other_designs(d) if o in runs]
+    for ds in list(datasets) + [d for d in dict.fromkeys(others)
                                 if d not in datasets]:
       have, ds_preds = runs.get(ds, {}), (preds or {}).get(ds)
       if "+" in ds:
@@ -463,13 +479,13 @@ def load_predictions(workdir: str):
 
 
 def design_pairs(verdicts: list[dict]) -> list[list[str]]:
-  """[claim, paper design, verdict, context-necessary design, verdict] for
-  each claim run on both designs of a dataset."""
+  """[claim, paper design, verdict, context- or sequence-necessary
+  design, verdict] for each claim run on a paper design and another."""
   by = {(v["claim"], v["dataset"]): v["verdict"] for v in verdicts}
   rows = []
   for (claim, ds), verdict in by.items():
-    ctx = CONTEXT_NECESSARY_OF.get(ds)
-    if ctx and (claim, ctx) in by and "not run" not in (verdict,
-                                                        by[claim, ctx]):
-      rows.append([claim, ds, verdict, ctx, by[claim, ctx]])
+    for other in other_designs(ds):
+      if (claim, other) in by and "not run" not in (verdict,
+                                                    by[claim, other]):
+        rows.append([claim, ds, verdict, other, by[claim, other]])
   return rows

@@ -83,8 +83,11 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
     return []
   return ["## Both designs", "",
           "The claims checked on a paper design and on its "
-          "context-necessary design (the answers alone cannot decide):", "",
-          "| claim | paper design | verdict | context-necessary | verdict |",
+          "context-necessary design (the answers alone cannot decide) or "
+          "its sequence-necessary one (only the order of the context "
+          "decides):", "",
+          "| claim | paper design | verdict | context- or "
+          "sequence-necessary | verdict |",
           "|---|---|---|---|---|"] + [
               f"| {c} | {d} | **{v}** | {x} | **{w}** |"
               for c, d, v, x, w in rows] + [""]

@@ -142,7 +142,8 @@ def record_from_report(out: str, command: str, commit: str,
                              "95% interval", "per seed"],
                  "rows": _claim_rows(report.get("claims", []))},
       "designs": {"columns": ["claim", "paper design", "verdict",
-                              "context-necessary design", "verdict"],
+                              "context- or sequence-necessary design",
+                              "verdict"],
                   "rows": claims.design_pairs(report.get("claims", []))}}
   curves = report.get("training_curves") or {}
   if curves.get("curves"):  # 001 Figures 7-8: F1 against the training size
