@@ -100,6 +100,13 @@ def test_two_shards_merged_equal_the_unsharded_report(tmp_path):
   assert "cos\\_en &" in tex and tex.rstrip().endswith("\\end{tabular}")
 
 
+def test_each_dataset_says_what_each_of_its_grids_stands_for():
+  shows = reproduce.shows_by_dataset(suites.paper000())
+  assert shows["cos_en"] == ("000 Fig. 15, 17-19; Table 4 (ffnn, cnn); "
+                             "000 Fig. 24-28 (vae2)")
+  assert shows["chunks_od_it"] == "000 Table 5, Fig. 20-22 (sent_vae)"
+
+
 def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   configs = _configs(tmp_path)
   _suite(_opts(configs, tmp_path / "o", shard="0/2"))

@@ -358,8 +358,19 @@ def run_suite(entries, out: str, command: str, report_only: bool,
                                or g.model not in runs[g.name])]
   missing += [f"{key} (its probe)" for key in unprobed]
   return report(runs, models, out, command, preds, missing=missing,
-                shows={g.name: g.shows for g, *_ in entries},
+                shows=shows_by_dataset(g for g, *_ in entries),
                 probes=probes)
+
+
+def shows_by_dataset(grids) -> dict[str, str]:
+  """{grid name: what its grids stand for, each model's grid named}: a
+  dataset's FFNN and vae2 grids stand for different figures."""
+  by: dict[str, dict[str, list[str]]] = {}
+  for g in grids:
+    by.setdefault(g.name, {}).setdefault(g.shows, []).append(g.model)
+  return {name: "; ".join(f"{shows} ({', '.join(models)})"
+                          for shows, models in parts.items())
+          for name, parts in by.items()}
 
 
 def print_verdicts(record: dict, out: str) -> None:
