@@ -290,38 +290,6 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
   assert merged["missing"] == ["chunks_cos_en/sent_vae (its probe)"]
 
 
-def test_a_region_map_is_reported_as_such_not_as_000_probing(tmp_path):
-  """The solvers suite probes the sparsified two-level VAE for its region
-  map: the report gives each cell's line under its own heading, and no
-  row of 000 sec. 7's table."""
-  from tests import synthetic
-  from tests.test_two_level_vae_subnets import _tiny
-
-  data = synthetic.data(n_train=40, n_dev=20, n_test=20, types=("I",))
-  grid = suites.Grid("cos_en", "two_level_vae_subnets", "dataset=cos_en",
-                     "new solvers (issue 36)", probe=("regions",))
-  out = tmp_path / "o"
-  workdir = str(out / grid.name / grid.model)
-  from blm_jax.analysis import probing
-  record = reproduce.run_suite(
-      [(grid, _tiny(), workdir, None)], str(out), "cmd", False,
-      run_fn=lambda c, w: run_experiment(c, w, data=data),
-      echo=lambda _: None,
-      probe_fn=lambda w, a: probing.analyze(w, a, data=data))
-  probe = json.loads((out / grid.name / grid.model / "probe" /
-                      "probe.json").read_text())
-  cells = probe["regions"]["cells"]
-  assert set(cells) == {"seed=0,train=I", "seed=1,train=I"}
-  md = (out / "report.md").read_text()
-  assert "000 Figures 20-22" not in md
-  section = md[md.index("## Where the sentence pattern lives"):]
-  for cell, c in cells.items():
-    assert c["summary"].startswith("the sentence pattern lives in unit u")
-    assert f"| cos_en | {cell} | {c['summary']} |" in section
-  assert record["probing"]["cos_en"]["checkpoint_epoch"] == probe[
-      "checkpoint_epoch"]
-
-
 def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
   """A finished grid records its datasets' builder versions; after a
   builder's version changes (its data would differ) the suite refuses to

@@ -119,6 +119,16 @@ def test_a_tiny_grid_trains_and_probe_maps_its_regions(tmp_path):
   with open(os.path.join(out, "regions.png"), "rb") as f:
     assert f.read(8) == b"\x89PNG\r\n\x1a\n"
   assert "the sentence pattern lives in unit" in probing.summary_text(result)
+  # A suite's report (the solvers suite probes this model) lists each
+  # cell's line under its own heading, not as one of 000 sec. 7's probes.
+  from blm_jax.analysis import regions
+  from blm_jax.results import paper_comparison
+  md = "\n".join(paper_comparison.sections({}, {"cos_en": result}))
+  assert "000 Figures 20-22" not in md
+  assert "## Where the sentence pattern lives (region maps)" in md
+  for cell, c in cells.items():
+    assert c["summary"] == regions.summary(c)
+    assert f"| cos_en | {cell} | {c['summary']} |" in md
 
 
 def test_regions_refuses_models_without_a_map(tmp_path):
