@@ -8,8 +8,11 @@ among the ids it lists (the rows of the pruned MiniLM that travelled).
       /tmp/vocab_seq.json workdirs/gpu/vocab.json  # there: exit 1 if not
 
 NAMES: seq (the agreement _seq configs still without a paper-scale record
-when this was written), paper000 (the suite's datasets and chunk sources) or
-all; PROCS: builder processes (each config is built by one).
+when this was written), paper000 (the suite's datasets and chunk sources),
+solvers (the solvers suite's datasets, issue 36), tuning (spray_load, the
+dev tuning budget's dataset) or all; PROCS: builder processes (each config
+is built by one). The second file may be the pruned model's word_ids.npy
+(the ids that travelled).
 """
 import concurrent.futures
 import json
@@ -26,13 +29,24 @@ SEQ = ("agreement_fr_seq", "agreement_it_seq", "agreement_ro_seq")
 def names(which: str) -> list[str]:
   from blm_jax.cli import suites
   from configs import common
-  datasets = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16}.get(
-      which, SEQ + suites.FIG15 + suites.FIG16)
-  out = [common.DATASETS[d].format(t) for d in datasets
+  datasets = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16,
+              "solvers": suites.SOLVER_DATASETS,
+              "tuning": ("spray_load",)}.get(
+      which, SEQ + suites.FIG15 + suites.FIG16 + suites.SOLVER_DATASETS)
+  out = [common.DATASETS[d].format(t) for d in dict.fromkeys(datasets)
          for t in ("I", "II", "III")]
-  if which != "seq":
+  if which in ("paper000", "all"):
     out += [f"blm_chunks/{s}" for s in suites.TABLE5]
-  return out
+  return list(dict.fromkeys(out))
+
+
+def kept_ids(path: str) -> set:
+  """The ids a vocab.json lists, or a pruned model's word_ids.npy."""
+  if path.endswith(".npy"):
+    import numpy as np
+    return set(np.load(path).tolist())
+  with open(path) as f:
+    return set(json.load(f)["ids"])
 
 
 def _strings(x, acc: set) -> None:
@@ -83,8 +97,7 @@ def main(out: str, kept: str | None) -> int:
   with open(out, "w") as f:
     json.dump({"ids": sorted(ids), "strings": n_strings}, f)
   if kept:
-    with open(kept) as f:
-      missing = sorted(ids - set(json.load(f)["ids"]))
+    missing = sorted(ids - kept_ids(kept))
     print(f"vocab check: {len(ids)} ids used, {len(missing)} not carried"
           + (f": {missing[:20]}" if missing else ""))
     return 1 if missing else 0

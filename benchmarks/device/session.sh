@@ -3,6 +3,7 @@
 # the call early when the code does not run there, then the named steps in
 # order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
 #   bash benchmarks/device/session.sh bench embed seq paper000
+#   TUNING_SETTINGS=relnet,relnet_lr_3e-3,... bash benchmarks/device/session.sh tuning
 # carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
 set -u -o pipefail
 T0=$(date +%s)
@@ -37,24 +38,35 @@ for step in "$@"; do
     timeout "$(limit embed 150)" python3 benchmarks/embed_bench.py \
         --batches=128,2048 --sentences=20000 --batch_size=1024 \
         --out="$OUT/embed.json" | tail -12 ;;
-  seq|paper000)  # Data first (one builder process per config), then the grids.
+  seq|paper000|solvers|tuning)
+    # Data first (one builder process per config), checked against the
+    # word-embedding rows that travelled; then the grids, or the budget.
     stage "data: $step"
     NAMES=$step PROCS=12 timeout "$(limit data 300)" python3 \
-        $D/collect_vocab.py /tmp/vocab_$step.json workdirs/gpu/vocab.json \
+        $D/collect_vocab.py /tmp/vocab_$step.json \
+        workdirs/gpu/minilm/word_ids.npy \
         | grep "vocab check" || { echo "error: data or vocabulary"; continue; }
-    stage "grids: $step (float32 matmuls at full precision)"
-    if [ "$step" = seq ]; then
-      args="--datasets=agreement_fr_seq,agreement_it_seq,agreement_ro_seq --models=ffnn,vae2 --seeds=0,1,2"
-    else
-      args="--suite=paper000"
-    fi
     mkdir -p /tmp/w/$step
-    JAX_DEFAULT_MATMUL_PRECISION=highest timeout "$(limit $step 400)" \
-        python3 -m blm_jax.cli.reproduce $args --encoder_batch_size=0 \
-        --out=/tmp/w/$step 2>&1 \
-        | tee /tmp/w/$step/device_run.log | grep "^==\|^plan\|rror\|wrote"
+    if [ "$step" = tuning ]; then  # issue 36: the new solvers' dev budget
+      stage "dev tuning budget (float32 matmuls at full precision)"
+      JAX_DEFAULT_MATMUL_PRECISION=highest timeout "$(limit tuning 400)" \
+          python3 benchmarks/vae2_ablation.py --out=/tmp/w/tuning \
+          --settings="${TUNING_SETTINGS:?name the settings}" 2>&1 \
+          | tee /tmp/w/tuning/device_run.log | grep "^==\|rror"
+    else
+      case $step in
+        seq) args="--datasets=agreement_fr_seq,agreement_it_seq,agreement_ro_seq --models=ffnn,vae2 --seeds=0,1,2" ;;
+        paper000) args="--suite=paper000" ;;
+        solvers) args="--suite=solvers --seeds=0,1,2" ;;
+      esac
+      stage "grids: $step (float32 matmuls at full precision)"
+      JAX_DEFAULT_MATMUL_PRECISION=highest timeout "$(limit $step 400)" \
+          python3 -m blm_jax.cli.reproduce $args --encoder_batch_size=0 \
+          --out=/tmp/w/$step 2>&1 \
+          | tee /tmp/w/$step/device_run.log | grep "^==\|^plan\|rror\|wrote"
+    fi
     tar czf "$OUT/$step.tgz" --exclude=checkpoints -C /tmp/w $step ;;
-  *) echo "error: unknown step $step (bench, embed, seq, paper000)" ;;
+  *) echo "error: unknown step $step (bench, embed, seq, paper000, solvers, tuning)" ;;
   esac
 done
 stage done
