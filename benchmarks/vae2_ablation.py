@@ -212,7 +212,23 @@ def seed_table(by_seed: dict[int, dict], names: list[str]) -> dict:
   seed_names = " / ".join(str(s) for s in seeds)
   return {"columns": ["setting", f"mean best dev acc, seeds {seed_names}",
                       "mean", f"minus {names[0]}, seeds {seed_names}",
-                      "mean difference"], "rows": rows}
+                      "mean difference"], "rows": rows,
+          "chosen": chosen(by_seed, names, score)}
+
+
+def chosen(by_seed: dict[int, dict], names: list[str], score) -> str:
+  """The rule every model's tuning follows (2026-11-24-dev-tuning-budget):
+  a setting replaces the default (`names[0]`) only when dev prefers it in
+  every seed; of those, the largest mean gain. With one seed nothing is
+  chosen: one seed cannot separate settings."""
+  seeds = sorted(by_seed)
+  if len(seeds) < 2:
+    return names[0]
+  gains = {n: [score(s, n) - score(s, names[0]) for s in seeds]
+           for n in names[1:]}
+  passing = {n: sum(g) / len(g) for n, g in gains.items()
+             if all(x > 0 for x in g)}
+  return max(passing, key=passing.get) if passing else names[0]
 
 
 def main(argv):
@@ -257,6 +273,8 @@ def main(argv):
     record["seeds"] = seed_table(by_seed, list(_SETTINGS.value))
     record["dev_by_seed"] = {str(k): v for k, v in by_seed.items()}
     print(record["seeds"])
+    print(f"== dev chooses {record['seeds']['chosen']} (better than "
+          f"{_SETTINGS.value[0]} in every seed, or it)")
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
             "w") as f:
     json.dump(record, f, indent=1)

@@ -40,6 +40,18 @@ def test_each_seed_and_its_difference_to_the_first_setting():
   # +0.02, +0.01, -0.02: a mean gain whose seeds disagree in sign.
   assert lr == ["lr", "0.787 / 0.777 / 0.767", "0.777",
                 "+0.020 / +0.010 / -0.020", "+0.003"]
+  # Ahead on average, behind in seed 2: the default stays.
+  assert table["chosen"] == "ffnn"
+
+
+def test_a_setting_better_in_every_seed_is_chosen_the_largest_gain_first():
+  by_seed = {s: {"ffnn": _cells(1.0, .90, .40),
+                 "a": _cells(1.0, .90, .41 + .01 * s),  # ahead in each
+                 "b": _cells(1.0, .90, (.70, .70, .39)[s]),  # larger mean
+                 "c": _cells(1.0, .90, .42 + .01 * s)}  # ahead in each, most
+             for s in range(3)}
+  assert _seed_table(by_seed, ["ffnn", "a", "b", "c"])["chosen"] == "c"
+  assert _seed_table({0: by_seed[0]}, ["ffnn", "c"])["chosen"] == "ffnn"
 
 
 def test_every_setting_builds_a_valid_config_that_changes_known_keys():
