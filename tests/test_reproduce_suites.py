@@ -112,10 +112,21 @@ def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   _suite(_opts(configs, tmp_path / "o", shard="0/2"))
   grids, options = reproduce.select(_opts(configs, tmp_path / "o"))
   entries = reproduce.entries_of(grids, options, str(tmp_path / "o"))
-  lines = reproduce.plan_lines(entries, reproduce._measured(entries))
+  lines = reproduce.plan_lines(entries, reproduce.measured(
+      e[3] for e in entries))
   assert lines[0].startswith("plan: 2 grids, 1 done, 1 to run: about ")
   assert "cos_en/ffnn" in lines[1] and " done " in lines[1]
   assert "od_en/ffnn" in lines[2] and "to run, about" in lines[2]
+  # The other shard's plan is timed from the first shard's grid.
+  out = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce",
+       "--suite=cos_en/ffnn,od_en/ffnn", "--shard=1/2", "--plan_only",
+       "--seeds=0,1", "--noseed_follows_grid", f"--configs_dir={configs}",
+       f"--out={tmp_path / 'o'}"], cwd=ROOT, capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr[-1500:]
+  plan = out.stdout.splitlines()
+  assert plan[0].startswith("plan: 1 grids, 0 done, 1 to run: about ")
+  assert "od_en/ffnn" in plan[1] and "to run, about" in plan[1]
   # Nothing measured yet: the time is unknown, and says why.
   fresh = reproduce.entries_of(grids, options, str(tmp_path / "fresh"))
   assert "no ffnn grid has finished" in reproduce.plan_lines(fresh, {})[1]

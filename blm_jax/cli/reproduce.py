@@ -166,13 +166,14 @@ def estimate_seconds(config, measured: dict) -> float | None:
   return config.train.epochs * _train_instances(config) / ips + data_s
 
 
-def _measured(entries) -> dict:
-  """{model: (median instances/s, median data s)} of the finished grids."""
+def measured(finished) -> dict:
+  """{model: (median instances/s, median data s)} of finished grids'
+  results.json."""
   by: dict = {}
-  for _, config, _, done in entries:
+  for done in finished:
     t = (done or {}).get("throughput", {})
     if t.get("train_instances_per_s"):
-      by.setdefault(config.model.name, []).append(
+      by.setdefault(done["config"]["model"], []).append(
           (t["train_instances_per_s"], t.get("data_and_embedding_s") or 0.0))
   return {m: tuple(float(np.median([v[i] for v in vals])) for i in (0, 1))
           for m, vals in by.items()}
@@ -250,6 +251,12 @@ def define_flags() -> None:
 def select(opts) -> tuple[list[suites.Grid], Options]:
   """The grids this command runs (its shard) and the options of their
   configs, from the flags; SuiteError on bad input."""
+  grids, options, _ = select_all(opts)
+  return grids, options
+
+
+def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
+  """`select`, and every grid of the suite (all shards)."""
   datasets = known_datasets(opts.configs_dir)
   if opts.suite:
     grids = suites.grids(opts.suite, datasets)
@@ -269,12 +276,13 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
                     opts.seed_follows_grid,
                     suites.parse_encoder(opts.encoder) if opts.encoder
                     else None, batch)
+  everything = grids
   if opts.shard:
     if opts.report_only:
       raise suites.SuiteError("--report_only reads every shard's grids: "
                               "drop --shard")
     grids = suites.shard(grids, *suites.parse_shard(opts.shard))
-  return grids, options
+  return grids, options, everything
 
 
 def entries_of(grids, options: Options, out: str,
@@ -396,11 +404,14 @@ def main(argv):
   quiet.quiet_logs()
   opts = flags.FLAGS
   try:
-    grids, options = select(opts)
+    grids, options, everything = select_all(opts)
     entries = entries_of(grids, options, opts.out)
   except (suites.SuiteError, FileNotFoundError, ValueError) as e:
     sys.exit(f"error: {e}")
-  print("\n".join(plan_lines(entries, _measured(entries))), flush=True)
+  # Timed from every shard's finished grids, not only this shard's.
+  rate = measured(_finished(os.path.join(opts.out, g.name, g.model))
+                  for g in everything)
+  print("\n".join(plan_lines(entries, rate)), flush=True)
   if opts.plan_only:
     return
   record = run_suite(
