@@ -38,7 +38,8 @@ def _configs(tmp_path):
 
 def _opts(configs_dir, out, **kw):
   base = dict(suite="cos_en/ffnn,od_en/ffnn", datasets=[], models=[],
-              encoder="", shard="", out=str(out), variant="",
+              encoder="", encoder_batch_size=None, shard="", out=str(out),
+              variant="",
               seeds=["0", "1"], configs_dir=configs_dir,
               seed_follows_grid=False, report_only=False, plan_only=False)
   base.update(kw)

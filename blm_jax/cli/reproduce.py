@@ -268,7 +268,7 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   except ValueError:
     raise suites.SuiteError(f"--seeds={','.join(opts.seeds)}: not "
                             "integers") from None
-  batch = getattr(opts, "encoder_batch_size", None)
+  batch = opts.encoder_batch_size
   if batch is not None and batch < 0:
     raise suites.SuiteError(f"--encoder_batch_size={batch}: expected 0 "
                             "(the largest that fits) or a positive size")
@@ -408,9 +408,11 @@ def main(argv):
     entries = entries_of(grids, options, opts.out)
   except (suites.SuiteError, FileNotFoundError, ValueError) as e:
     sys.exit(f"error: {e}")
-  # Timed from every shard's finished grids, not only this shard's.
-  rate = measured(_finished(os.path.join(opts.out, g.name, g.model))
-                  for g in everything)
+  # Timed from every shard's finished grids, not only this shard's (this
+  # shard's results.json are already read).
+  read = {w: d for _, _, w, d in entries}
+  paths = (os.path.join(opts.out, g.name, g.model) for g in everything)
+  rate = measured(read[w] if w in read else _finished(w) for w in paths)
   print("\n".join(plan_lines(entries, rate)), flush=True)
   if opts.plan_only:
     return

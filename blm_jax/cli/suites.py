@@ -137,8 +137,8 @@ def grids(spec: str, datasets) -> list[Grid]:
     if spec == "battery":
       return battery(datasets)
     return {"paper000": paper000, "paper000_ctx": paper000_ctx,
-            "paper000_seq": paper000_seq, "paper004": paper004, "paper001": paper001,
-            "solvers": solvers}[spec]()
+            "paper000_seq": paper000_seq, "paper004": paper004,
+            "paper001": paper001, "solvers": solvers}[spec]()
   out = []
   for item in filter(None, (s.strip() for s in spec.split(","))):
     if "/" not in item:

@@ -286,12 +286,19 @@ def task_kernel_problem(kernel: int, width: int,
   return None
 
 
-def _task_kernel_problems(config, num_context=None) -> list[str]:
+def check_task_kernel(kernel: int, width: int, num_context: int) -> None:
+  """`task_kernel_problem` on the data, as the ValueError a data check
+  raises."""
+  problem = task_kernel_problem(kernel, width, num_context)
+  if problem:
+    raise ValueError(problem)
+
+
+def _task_kernel_problems(config) -> list[str]:
   m = config.model
   if m.task_level != "conv":
     return []
-  problem = task_kernel_problem(int(m.task_kernel), LEVELS[0].width(m),
-                                num_context)
+  problem = task_kernel_problem(int(m.task_kernel), LEVELS[0].width(m))
   return [problem] if problem else []
 
 
@@ -306,8 +313,10 @@ def check_context(config, data) -> None:
 def _check_data(config, data) -> None:
   sentence_vae.check_grid_shape(config, data)
   check_context(config, data)
-  for problem in _task_kernel_problems(config, data.num_context):
-    raise ValueError(problem)
+  m = config.model
+  if m.task_level == "conv":
+    check_task_kernel(int(m.task_kernel), LEVELS[0].width(m),
+                      data.num_context)
 
 
 SPEC = registry.SolverSpec(

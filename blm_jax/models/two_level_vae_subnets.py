@@ -387,10 +387,8 @@ def _check_data(config, data) -> None:
         f"config.model.hidden_channels={m.hidden_channels}): some unit "
         "would be fed by no region")
   two_level_vae.check_context(config, data)
-  problem = two_level_vae.task_kernel_problem(
-      int(m.task_kernel), int(m.latent), data.num_context)
-  if problem:
-    raise ValueError(problem)
+  two_level_vae.check_task_kernel(int(m.task_kernel), int(m.latent),
+                                  data.num_context)
 
 
 SPEC = registry.SolverSpec(
