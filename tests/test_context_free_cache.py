@@ -254,3 +254,37 @@ def test_the_config_key_names_the_folder_and_leaves_the_identity():
       {"config": run_identity.identity_keys(saved)},
       {"config": run_identity.identity_keys(
           run_identity.flatten(other.to_dict()))}) == []
+
+
+def test_a_grid_that_finds_another_computing_waits_and_reads_its_scores(
+    data, fake, tmp_path):
+  """Two grids of one dataset at once (a job array): the second waits for
+  the first's lock, then reads the file it stored instead of computing."""
+  import fcntl
+  import threading
+
+  key, path = _entry(data, tmp_path)
+  lock = path[:-len(".json")] + ".lock"
+  fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+  fcntl.flock(fd, fcntl.LOCK_EX)
+  os.write(fd, b"process 1234 on elsewhere")
+  lines, got = [], {}
+  waiter = threading.Thread(target=lambda: got.update(
+      scores=_run(data, tmp_path, lines=lines)))
+  waiter.start()
+  waiter.join(timeout=2)
+  assert waiter.is_alive() and not fake  # waiting, not computing
+  assert lines == [f"waiting for process 1234 on elsewhere, which is "
+                   f"computing these context-free baselines ({lock})"]
+  stored = {t: {u: {b: 0.75 for b in context_free.BASELINES} for u in TYPES}
+            for t in TYPES}
+  assert cfc.store(path, key, stored) == ""
+  os.close(fd)  # the first grid is done
+  waiter.join(timeout=30)
+  assert not waiter.is_alive() and not fake
+  assert got["scores"]["I"]["II"]["best"] == 0.75
+  assert lines[-1] == f"context-free baselines read from the cache: {path}"
+  # The holder removes its lock file: the folder holds the scores only.
+  _run(data, tmp_path / "alone")
+  assert [p.name for p in (tmp_path / "alone").iterdir()] == [
+      os.path.basename(path)]

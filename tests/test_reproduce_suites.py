@@ -116,6 +116,9 @@ def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   lines = reproduce.plan_lines(entries, reproduce.measured(
       e[3] for e in entries))
   assert lines[0].startswith("plan: 2 grids, 1 done, 1 to run: about ")
+  assert lines[0].endswith(" one grid after another at the throughput "
+                           "measured here (shards run at once, each on its "
+                           "own device, divide it)")
   assert "cos_en/ffnn" in lines[1] and " done " in lines[1]
   assert "od_en/ffnn" in lines[2] and "to run, about" in lines[2]
   # The other shard's plan is timed from the first shard's grid.

@@ -206,8 +206,10 @@ def plan_lines(entries, measured: dict) -> list[str]:
   if unknown == len(entries) - n_done and unknown:
     when = "time unknown (nothing measured in this --out yet)"
   else:
-    when = (f"about {_hms(left)} at the throughput measured here"
-            + (f", plus {unknown} grids of unknown time" if unknown else ""))
+    when = (f"about {_hms(left)} one grid after another at the "
+            "throughput measured here"
+            + (f", plus {unknown} grids of unknown time" if unknown else "")
+            + " (shards run at once, each on its own device, divide it)")
   total = (f"plan: {len(entries)} grids, {n_done} done, "
            f"{len(entries) - n_done} to run: {when}")
   return [total] + lines

@@ -255,18 +255,25 @@ def cached_scores(data: BLMData, train_types, test_types,
   if not cache_dir:
     return baseline_scores(data, train_types, test_types, settings)
   key, path = cache_entry(data, train_types, test_types, settings, cache_dir)
-  scores, problem = context_free_cache.load(path, key, train_types,
-                                            test_types, BASELINES)
-  if scores is not None:
-    log(f"context-free baselines read from the cache: {path}")
-    return scores
-  if problem:
-    _warn(log, f"context-free score cache file {path} ignored: {problem}; "
-          "computing the scores again and rewriting it")
-  scores = baseline_scores(data, train_types, test_types, settings)
-  problem = context_free_cache.store(path, key, scores)
-  if problem:
-    _warn(log, f"context-free scores not cached in {cache_dir}: {problem}")
+  scores, _ = context_free_cache.load(path, key, train_types, test_types,
+                                      BASELINES)
+  if scores is None:
+    with context_free_cache.computing(path, log):
+      # Read again under the lock: another grid of this data may have
+      # stored the scores while this one waited for it.
+      scores, problem = context_free_cache.load(path, key, train_types,
+                                                test_types, BASELINES)
+      if scores is None:
+        if problem:
+          _warn(log, f"context-free score cache file {path} ignored: "
+                f"{problem}; computing the scores again and rewriting it")
+        scores = baseline_scores(data, train_types, test_types, settings)
+        problem = context_free_cache.store(path, key, scores)
+        if problem:
+          _warn(log, f"context-free scores not cached in {cache_dir}: "
+                f"{problem}")
+        return scores
+  log(f"context-free baselines read from the cache: {path}")
   return scores
 
 

@@ -18,19 +18,27 @@ another key is ignored (`load` says why) and overwritten by `store`,
 atomically (`base.files`: the rename replaces a link, it never writes
 through one). A folder that cannot be written costs a warning, never the
 run (`store` returns the reason).
+
+Grids of one dataset often start at once (a job array over a suite): the
+first to miss holds `computing`, a lock on `<digest>.lock`, while it fits
+the scorers; the others wait for it and then read the file it stored
+instead of fitting the same scorers again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import hashlib
 import importlib.metadata
 import importlib.util
 import json
 import math
 import os
+import socket
 import stat
-from typing import Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -182,3 +190,41 @@ def store(path: str, key: Mapping, scores: dict) -> str:
   except OSError as e:
     return f"{type(e).__name__}: {e}"
   return ""
+
+
+@contextlib.contextmanager
+def computing(path: str, log: Callable[[str], None]) -> Iterator[None]:
+  """Held while this process computes the scores stored at `path`. A
+  process that finds another holding it logs the holder and waits (the
+  caller then reads the file the holder stored). The lock is a `flock` on
+  `path` with `.lock` for `.json`, which the kernel drops when its holder
+  exits or dies, and which the holder removes when it is done; where it
+  cannot be taken (a folder that cannot be written, a link in its place)
+  the scores are computed without it."""
+  lock = os.path.splitext(path)[0] + ".lock"
+  try:
+    os.makedirs(os.path.dirname(lock), exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+  except OSError:
+    fd = -1
+  if fd < 0:
+    yield
+    return
+  try:
+    try:
+      fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+      holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+      log(f"waiting for {holder or 'another process'}, which is computing "
+          f"these context-free baselines ({lock})")
+      fcntl.flock(fd, fcntl.LOCK_EX)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()}".encode(),
+              0)
+    yield
+    # The scores are stored (or cannot be): a waiter that takes the lock
+    # of the removed file reads them; a newcomer never needs the lock.
+    with contextlib.suppress(OSError):
+      os.unlink(lock)
+  finally:
+    os.close(fd)  # Drops the lock.
