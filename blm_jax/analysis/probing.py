@@ -46,7 +46,7 @@ from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from blm_jax.models import registry
-from blm_jax.results import paper_values
+from blm_jax.results import paper_comparison, paper_values
 from blm_jax.results.plots import dataset_title
 from blm_jax.training import trainer as train
 from data_builders.common import loading as data_lib
@@ -592,18 +592,17 @@ def summary_text(result: dict) -> str:
 
 # ---- 000 Table 5 -----------------------------------------------------------
 
-# 000 Table 5, column order: (blm_chunks config, heading, F1, SD).
-TABLE5 = paper_values.TABLE5_COLUMNS
 _CHUNKS = "blm_chunks/"
 
 
 def table5(workdirs: Sequence[str]) -> dict:
-  """The sent_vae F1 (mean, sample SD over seeds) per blm_chunks dataset.
+  """The sent_vae F1 (mean, sample SD over seeds) per blm_chunks dataset,
+  beside 000 Table 5 as the reproduction report renders it.
 
   Each workdir must hold a finished sent_vae run on a blm_chunks dataset
   (results.json). Two runs of the same dataset are an error.
   """
-  ours = {}
+  ours, runs = {}, {}
   for w in workdirs:
     config = probe.load_config(w)
     path = os.path.join(w, "results.json")
@@ -627,23 +626,11 @@ def table5(workdirs: Sequence[str]) -> dict:
                     "sd": cell["f1_std"], "seeds": len(res["grid"]["seeds"]),
                     "epochs": config.train.epochs,
                     "encoder": config.encoder.name}
-  paper = {k: {"heading": h, "f1": f, "sd": s} for k, h, f, s in TABLE5}
-  extra = [k for k in ours if k not in paper]
-  cols = [k for k, *_ in TABLE5] + extra
-  cell = lambda d, k: f"{d[k]:.3f}" if d else "–"
-  head = [paper[k]["heading"] if k in paper else k for k in cols]
-  lines = ["| | " + " | ".join(head) + " |",
-           "|---" * (len(cols) + 1) + "|"]
-  for name, src, key in (("F1 (ours)", ours, "f1"), ("SD (ours)", ours, "sd"),
-                         ("F1 (000)", paper, "f1"), ("SD (000)", paper, "sd")):
-    lines.append(f"| {name} | " + " | ".join(
-        cell(src.get(k), key) for k in cols) + " |")
-  seeds = sorted({v["seeds"] for v in ours.values()})
-  lines.append("")
-  lines.append(f"Ours: positive-class F1 of sent_vae, mean and sample SD over "
-               f"{'/'.join(map(str, seeds))} seed(s); 000: mean (SD) over "
-               "three runs. – = not run.")
-  return {"ours": ours, "paper": paper, "markdown": "\n".join(lines)}
+    runs[paper_comparison.CHUNKS + source] = {"sent_vae": res}
+  paper = {k: {"heading": h, "f1": f, "sd": s}
+           for k, h, f, s in paper_values.TABLE5_COLUMNS}
+  return {"ours": ours, "paper": paper,
+          "markdown": "\n".join(paper_comparison.table5(runs)).rstrip()}
 
 
 def write_table5(workdirs: Sequence[str], out: str) -> dict:
