@@ -155,6 +155,8 @@ def test_encoder_folder_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("flag,message", [
     (dict(suite="paper999"), "--suite: unknown suite 'paper999'"),
+    (dict(suite="paper000,papr001"), "--suite: unknown suite 'papr001'"),
+    (dict(suite=" , "), "--suite: empty"),
     (dict(suite="nope/ffnn"), "--suite: unknown dataset 'nope'"),
     (dict(shard="3/2"), "--shard='3/2': needs 0 <= i < N"),
     (dict(shard="x"), "--shard='x': expected i/N"),
@@ -238,6 +240,14 @@ def test_suites_cover_the_papers():
   assert all(x.probe in ((), ("regions",)) for x in new)
   everything = suites.battery(("cos_en", "published_spray_load", "roll"))
   assert [x.key for x in everything] == ["cos_en/ffnn", "roll/ffnn"]
+  # Suites and grids join in order, a grid named twice kept once: the
+  # whole paper is paper000 then 001's curves; paper004 adds nothing.
+  whole = suites.grids("paper000, paper001,paper004,cos_en/ffnn,od_en/relnet",
+                       ("cos_en", "od_en"))
+  assert [x.key for x in whole] == (
+      [x.key for x in g] + [x.key for x in suites.paper001()]
+      + ["od_en/relnet"])
+  assert whole[0] == g[0] and whole[-1].shows == "listed"
   # Shards partition the suite.
   parts = [suites.shard(g, i, 3) for i in range(3)]
   assert sorted(x.key for p in parts for x in p) == sorted(keys)

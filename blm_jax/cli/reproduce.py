@@ -218,9 +218,10 @@ def plan_lines(entries, measured: dict) -> list[str]:
 def define_flags() -> None:
   """The command line (defined only when run, so importing this module
   never collides with other modules' absl flags)."""
-  flags.DEFINE_string("suite", "", "A suite (" + ", ".join(suites.SUITES)
-                      + ") or a list of dataset/model grids; empty: "
-                      "--datasets x --models.")
+  flags.DEFINE_string("suite", "", "Suites (" + ", ".join(suites.SUITES)
+                      + ") and dataset/model grids, comma-separated "
+                      "(paper000,paper001: all of 000 with 001's training-"
+                      "size curves); empty: --datasets x --models.")
   flags.DEFINE_list("datasets", list(DATASETS),
                     "Short dataset names (configs/common.py), without "
                     "--suite.")

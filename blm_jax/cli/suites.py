@@ -2,7 +2,8 @@
 
 A grid is one config file run with one argument into `<out>/<name>/<model>`
 (`name`: the dataset's short name, or `chunks_<source>` for 000 Table 5).
-`--suite` names a suite or lists grids ('cos_en/ffnn,spray_load/vae2');
+`--suite` names suites and lists grids ('paper000,paper001',
+'cos_en/ffnn,spray_load/vae2');
 `--shard=i/N` keeps every N-th grid from the i-th (0-based), so a job array
 of N tasks runs the whole suite once; `--encoder` sets every grid's encoder.
 """
@@ -130,25 +131,36 @@ SUITES = ("paper000", "paper000_ctx", "paper000_seq", "paper004",
           "paper001", "battery", "solvers")
 
 
+def _suite(name: str, datasets) -> list[Grid]:
+  if name == "battery":
+    return battery(datasets)
+  return {"paper000": paper000, "paper000_ctx": paper000_ctx,
+          "paper000_seq": paper000_seq, "paper004": paper004,
+          "paper001": paper001, "solvers": solvers}[name]()
+
+
 def grids(spec: str, datasets) -> list[Grid]:
-  """The grids of `--suite`: a suite name, or 'dataset/model,...'.
+  """The grids of `--suite`: suite names and 'dataset/model' items,
+  comma-separated ('paper000,paper001' is the whole of 000 with 001's
+  training-size curves), in order, a grid named twice kept once.
   `datasets`: the short names configs/common.py knows."""
-  if spec in SUITES:
-    if spec == "battery":
-      return battery(datasets)
-    return {"paper000": paper000, "paper000_ctx": paper000_ctx,
-            "paper000_seq": paper000_seq, "paper004": paper004,
-            "paper001": paper001, "solvers": solvers}[spec]()
-  out = []
+  out, seen = [], set()
   for item in filter(None, (s.strip() for s in spec.split(","))):
-    if "/" not in item:
+    if item in SUITES:
+      found = _suite(item, datasets)
+    elif "/" not in item:
       raise SuiteError(f"--suite: unknown suite {item!r}; known: "
                        f"{', '.join(SUITES)}, or a list of dataset/model "
                        "(e.g. cos_en/ffnn,spray_load/vae2)")
-    ds, model = item.split("/", 1)
-    if ds not in datasets:
-      raise SuiteError(f"--suite: unknown dataset {ds!r} in {item!r}")
-    out.append(Grid(ds, model, f"dataset={ds}", "listed"))
+    else:
+      ds, model = item.split("/", 1)
+      if ds not in datasets:
+        raise SuiteError(f"--suite: unknown dataset {ds!r} in {item!r}")
+      found = [Grid(ds, model, f"dataset={ds}", "listed")]
+    for g in found:
+      if g.key not in seen:
+        seen.add(g.key)
+        out.append(g)
   if not out:
     raise SuiteError("--suite: empty")
   return out
