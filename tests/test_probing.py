@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from absl import flags
 
-from blm_jax.analysis import probing, restore as probe
+from blm_jax.analysis import probe_figures, probing, restore as probe, table5
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
 from blm_jax.results.experiment import run_experiment
@@ -236,7 +236,7 @@ def test_tsne_projection(sent_vae_run, monkeypatch):
 
 def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
   workdir, _, res = sent_vae_run
-  report = probing.write_table5([workdir], str(tmp_path))
+  report = table5.write_table5([workdir], str(tmp_path))
   cell = res["summary"]["chunks"]["chunks"]
   assert report["ours"]["spray_load_ALT-ATL"]["f1"] == cell["f1_mean"]
   md = open(tmp_path / "table5.md").read()
@@ -248,15 +248,15 @@ def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
       str(len(res["grid"]["seeds"]))]
   assert set(rows) == {"data", "Spray-load ALT-ATL"}  # only what ran
   with pytest.raises(ValueError, match="Table 5 needs sent_vae runs"):
-    probing.table5([vae2_run[0]])
+    table5.table5([vae2_run[0]])
 
 
 def test_confusion_cells_carry_their_fraction_and_count(
     tmp_path, saved_figures):
   made = saved_figures
   m = np.array([[6, 2, 0], [0, 0, 0], [1, 0, 3]])
-  probing.plot_confusions([("train I", ["Corr", "WNA", "WN1"], m)],
-                          str(tmp_path / "c.png"), "t")
+  probe_figures.plot_confusions([("train I", ["Corr", "WNA", "WN1"], m)],
+                                str(tmp_path / "c.png"), "t")
   texts = {t.get_text() for t in made[0].axes[0].texts}
   assert texts == {"0.75\n6", "0.25\n2", "0.25\n1", "0.75\n3"}
   assert made[0].axes[0].get_ylabel() == "true"
@@ -269,8 +269,9 @@ def test_projection_colours_are_the_same_in_every_panel(
   panel = lambda groups: {
       "groups": groups, "points": rng.normal(size=(len(groups), 2)),
       "title": "p", "method": "pca", "nearest_centroid_accuracy": 0.5}
-  probing.plot_projections([panel(["b", "c", "b"]), panel(["a", "c", "a"])],
-                           str(tmp_path / "p.png"), "t", cols=2)
+  probe_figures.plot_projections(
+      [panel(["b", "c", "b"]), panel(["a", "c", "a"])],
+      str(tmp_path / "p.png"), "t", cols=2)
   colour = lambda ax: {c.get_label(): tuple(c.get_facecolor()[0])
                        for c in ax.collections}
   left, right = colour(made[0].axes[0]), colour(made[0].axes[1])

@@ -1,4 +1,4 @@
-"""Probing analyses of a restored run (000 sec. 7, Figures 20-22; Table 5).
+"""Probing analyses of a restored run (000 sec. 7, Figures 20-22).
 
 - Pattern-level confusion (Figure 20 top): for sent_vae runs on blm_chunks
   data, rows are the input sentence's chunk pattern and columns the pattern
@@ -22,7 +22,6 @@
   two_level_vae_subnets): which embedding regions feed which sentence
   latent unit, and which unit carries the sentence pattern
   (`blm_jax.analysis.regions`); run by default for those solvers.
-- Table 5: the sent_vae F1 per blm_chunks dataset from finished runs.
 
 `analyze(workdir, ...)` runs them and writes W/probe/{confusion,traversal,
 projection,tsne,regions}.png and probe.json; nothing else in the workdir is
@@ -31,22 +30,18 @@ touched.
 
 from __future__ import annotations
 
-import json
 import os
-import textwrap
 from typing import Sequence
 
-import matplotlib
 import numpy as np
-from matplotlib.figure import Figure
 
+from blm_jax.analysis import probe_figures as figures
 from blm_jax.analysis import regions as region_map
 from blm_jax.analysis import restore as probe
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from blm_jax.models import registry
-from blm_jax.results import paper_comparison, paper_values
 from blm_jax.results.plots import dataset_title
 from blm_jax.training import trainer as train
 from data_builders.common import loading as data_lib
@@ -247,100 +242,6 @@ def project(s: dict, method: str) -> dict:
   return out
 
 
-# ---- Figures (matplotlib object API: no global state) ---------------------
-
-def _suptitle(fig, title: str) -> None:
-  """A title wrapped to the figure's width (about 13 characters per inch)."""
-  width = max(30, int(13 * fig.get_figwidth()))
-  fig.suptitle(textwrap.fill(title, width, break_long_words=False),
-               fontsize=8)
-
-
-def _matrix(ax, m, names, title, labels=True):
-  """Row-normalised; rows no instance has (every label but the correct
-  one, at the label level) are left out."""
-  keep = np.flatnonzero(m.sum(axis=1) > 0)
-  m = m[keep]
-  frac = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
-  ax.imshow(frac, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-  ax.set_title(title, fontsize=7)
-  if labels:
-    short = [str(n)[:40] for n in names]
-    ax.set_xticks(np.arange(len(names)), short, rotation=90, fontsize=5)
-    ax.set_yticks(np.arange(len(keep)), [short[i] for i in keep], fontsize=5)
-    ax.set_xlabel("chosen", fontsize=6)
-    ax.set_ylabel("true", fontsize=6)
-    if frac.size <= 400:  # Each cell: its row fraction and its count.
-      for i in range(frac.shape[0]):
-        for j in range(frac.shape[1]):
-          if m[i, j]:
-            ax.text(j, i, f"{frac[i, j]:.2f}\n{int(m[i, j])}", ha="center",
-                    va="center", fontsize=4,
-                    color="black" if frac[i, j] > 0.6 else "white")
-  else:
-    ax.set_xticks([])
-    ax.set_yticks([])
-
-
-def plot_confusions(panels: list[tuple[str, list, np.ndarray]], path: str,
-                    title: str) -> None:
-  """One row-normalised matrix per (title, names, counts) panel."""
-  cols = min(3, len(panels))
-  rows = -(-len(panels) // cols)
-  size = 2.0 + 0.35 * max(len(p[1]) for p in panels)
-  height = 2.0 + 0.35 * max(int((p[2].sum(axis=1) > 0).sum()) for p in panels)
-  fig = Figure(figsize=(cols * size + 1, rows * height + 1),
-               layout="constrained")
-  axes = fig.subplots(rows, cols, squeeze=False)
-  for ax in axes.flat[len(panels):]:
-    ax.axis("off")
-  for ax, (t, names, m) in zip(axes.flat, panels):
-    _matrix(ax, m, names, t)
-  _suptitle(fig, title)
-  fig.savefig(path, dpi=120)
-
-
-def plot_traversal(names, matrices: np.ndarray, values: np.ndarray,
-                   accuracy: np.ndarray, path: str, title: str) -> None:
-  """matrices [L, steps, K, K]: one row of panels per unit."""
-  units, steps = matrices.shape[:2]
-  fig = Figure(figsize=(1.3 * steps + 1, 1.4 * units + 1),
-               layout="constrained")
-  axes = fig.subplots(units, steps, squeeze=False)
-  for u in range(units):
-    for j in range(steps):
-      _matrix(axes[u, j], matrices[u, j], names,
-              f"u{u} {values[u, j]:+.2f}\nacc {accuracy[u, j]:.2f}",
-              labels=False)
-  _suptitle(fig, title)
-  fig.savefig(path, dpi=110)
-
-
-def plot_projections(panels: list[dict], path: str, title: str,
-                     cols: int = 1) -> None:
-  """Scatter plots, `cols` panels per row (one row per train type)."""
-  rows = -(-len(panels) // cols)
-  fig = Figure(figsize=(4.6 * cols, 4 * rows), layout="constrained")
-  axes = fig.subplots(rows, cols, squeeze=False).flat
-  # One colour per group across every panel (a label keeps its colour).
-  every = sorted({str(g) for p in panels for g in p["groups"]})
-  cmap = matplotlib.colormaps["tab20"]
-  color = {g: cmap(i % 20) for i, g in enumerate(every)}
-  for ax, p in zip(axes, panels):
-    groups = np.asarray([str(g) for g in p["groups"]], dtype=object)
-    for g in sorted(set(groups)):
-      pts = p["points"][groups == g]
-      ax.scatter(pts[:, 0], pts[:, 1], s=4, label=g[:30], color=color[g])
-    how = (f"PCA {p['explained'][0]:.2f}+{p['explained'][1]:.2f} var"
-           if "explained" in p else p["method"])
-    ax.set_title(f"{p['title']}\n{how}, nearest-centroid "
-                 f"{p['nearest_centroid_accuracy']:.2f}", fontsize=7)
-    if len(set(groups)) <= 16:
-      ax.legend(fontsize=5, markerscale=2)
-  _suptitle(fig, title)
-  fig.savefig(path, dpi=120)
-
-
 # ---- The whole analysis of one workdir -------------------------------------
 
 def _probe_sets(config, data: input_pipeline.BLMData, dataset, split,
@@ -468,8 +369,8 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
         panels.append((f"train {t} -> {k}: acc {np.mean(acc):.3f}", names, m))
       conf[k] = {"names": names, "cells": per_cell, "train_types": per_type}
     path = os.path.join(out_dir, "confusion.png")
-    plot_confusions(panels, path, f"Confusion ({level(model)}), seeds "
-                    f"summed: {title}")
+    figures.plot_confusions(
+        panels, path, f"Confusion ({level(model)}), seeds summed: {title}")
     result["confusion"] = conf
     result["files"]["confusion"] = "confusion.png"
 
@@ -503,10 +404,11 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
         figure = (t, own, names, cells[idx[0]], per_cell[cells[idx[0]]])
     t, own, names, cell, c = figure
     path = os.path.join(out_dir, "traversal.png")
-    plot_traversal(names, np.asarray(c["matrices"]), np.asarray(c["values"]),
-                   np.asarray(c["accuracy"]), path,
-                   f"Latent traversal, {cell} -> {own} (untouched accuracy "
-                   f"{c['base_accuracy']:.3f}): {title}")
+    figures.plot_traversal(
+        names, np.asarray(c["matrices"]), np.asarray(c["values"]),
+        np.asarray(c["accuracy"]), path,
+        f"Latent traversal, {cell} -> {own} (untouched accuracy "
+        f"{c['base_accuracy']:.3f}): {title}")
     result["traversal"] = trav
     result["files"]["traversal"] = "traversal.png"
 
@@ -528,9 +430,9 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
           proj[key]["explained"] = s["explained"].tolist()
         panels.append({**s, "title": f"{key}\ncoloured by {s['colour']}"})
     path = os.path.join(out_dir, f"{analysis}.png")
-    plot_projections(panels, path, f"Latent projections "
-                     f"({panels[0]['method']}): {title}",
-                     cols=len(panels) // len(types))
+    figures.plot_projections(
+        panels, path, f"Latent projections ({panels[0]['method']}): {title}",
+        cols=len(panels) // len(types))
     result[analysis] = proj
     result["files"][analysis] = f"{analysis}.png"
 
@@ -588,57 +490,3 @@ def summary_text(result: dict) -> str:
                  f"{v['nearest_centroid_accuracy']:.3f} ({v['groups']} "
                  f"groups, {v['points']} points)")
   return "\n".join(lines)
-
-
-# ---- 000 Table 5 -----------------------------------------------------------
-
-_CHUNKS = "blm_chunks/"
-
-
-def table5(workdirs: Sequence[str]) -> dict:
-  """The sent_vae F1 (mean, sample SD over seeds) per blm_chunks dataset,
-  beside 000 Table 5 as the reproduction report renders it.
-
-  Each workdir must hold a finished sent_vae run on a blm_chunks dataset
-  (results.json). Two runs of the same dataset are an error.
-  """
-  ours, runs = {}, {}
-  for w in workdirs:
-    config = probe.load_config(w)
-    path = os.path.join(w, "results.json")
-    if not os.path.exists(path):
-      raise FileNotFoundError(f"{path} is missing: the run in {w} has not "
-                              "finished")
-    if config.model.name != "sent_vae" or not config.data.name.startswith(
-        _CHUNKS):
-      raise ValueError(f"{w} holds a {config.model.name!r} run on "
-                       f"{config.data.name!r}; Table 5 needs sent_vae runs "
-                       f"on {_CHUNKS}<source>")
-    source = config.data.name[len(_CHUNKS):]
-    if source in ours:
-      raise ValueError(f"two runs of {source!r}: {ours[source]['workdir']} "
-                       f"and {w}")
-    with open(path) as f:
-      res = json.load(f)
-    (t, row), = res["summary"].items()
-    cell = row[t]
-    ours[source] = {"workdir": os.path.abspath(w), "f1": cell["f1_mean"],
-                    "sd": cell["f1_std"], "seeds": len(res["grid"]["seeds"]),
-                    "epochs": config.train.epochs,
-                    "encoder": config.encoder.name}
-    runs[paper_comparison.CHUNKS + source] = {"sent_vae": res}
-  paper = {k: {"heading": h, "f1": f, "sd": s}
-           for k, h, f, s in paper_values.TABLE5_COLUMNS}
-  return {"ours": ours, "paper": paper,
-          "markdown": "\n".join(paper_comparison.table5(runs)).rstrip()}
-
-
-def write_table5(workdirs: Sequence[str], out: str) -> dict:
-  """table5() written to out/table5.md and out/table5.json."""
-  report = table5(workdirs)
-  os.makedirs(out, exist_ok=True)
-  with open(os.path.join(out, "table5.md"), "w") as f:
-    f.write(report["markdown"] + "\n")
-  with open(os.path.join(out, "table5.json"), "w") as f:
-    json.dump(report, f, indent=1)
-  return report

@@ -10,7 +10,7 @@ writes PNGs and probe.json into W/probe/ (see blm_jax.analysis.probing).
 
 from __future__ import annotations
 
-from blm_jax.analysis import probing
+from blm_jax.analysis import probing, table5
 
 
 # ---- Command line (flags defined only when run as a program) ---------------
@@ -52,7 +52,7 @@ def main(argv, flag_values=None):
   if len(argv) > 1:
     raise app.UsageError(f"unexpected arguments: {argv[1:]}")
   if fv.table5:
-    report = probing.write_table5(fv.table5, fv.out)
+    report = table5.write_table5(fv.table5, fv.out)
     print(report["markdown"])
     return
   if not fv.workdir:
