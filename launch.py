@@ -210,6 +210,7 @@ def error_line(e: Exception) -> str | None:
   that does not fit its data."""
   from blm_jax.training import checkpoints
   from blm_jax.embedding import cache as embedding_cache
+  from blm_jax.training import resume
   from blm_jax.training import trainer as train
   from blm_jax.training import workdir_lock
   from blm_jax.encoders import encoder as encoders
@@ -220,7 +221,7 @@ def error_line(e: Exception) -> str | None:
       isinstance(e, OSError) and e.errno == errno.ENOSPC):
     where = f" (writing {e.filename})" if e.filename else ""
     return f"error: {e.strerror or e}{where}"
-  if isinstance(e, (train.RunMismatchError, train.DataMismatchError,
+  if isinstance(e, (resume.RunMismatchError, train.DataMismatchError,
                     checkpoints.CheckpointMismatchError,
                     workdir_lock.WorkdirLockedError,
                     workdir_lock.WorkdirLinkError, MemoryError,

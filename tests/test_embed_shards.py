@@ -13,7 +13,7 @@ import tensorflow_datasets as tfds
 from blm_jax.data import input_pipeline
 from blm_jax.embedding import cache as embedding_cache, embed
 from blm_jax.encoders import encoder as encoders
-from blm_jax.training import trainer as train
+from blm_jax.training import embedding_sources
 from tests import tiny_checkpoints
 from tests.test_embed import EmbedToyBlm
 from blm_jax.cli import embed as embed_cli
@@ -190,7 +190,7 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
   # Training with the same config reads every sentence from that cache:
   # the same sentences, the same key folder, no new shard.
   cfg = fv["config"].value
-  data = input_pipeline.load(cfg.data, train.default_embed_fn(cfg.encoder),
+  data = input_pipeline.load(cfg.data, embedding_sources.default_embed_fn(cfg.encoder),
                              str(data_dir))
   assert len(data.table.sentences) == report.sentences
   assert os.listdir(cache) == [key_dir] and _shards(cache) == shards

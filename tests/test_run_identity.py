@@ -4,7 +4,7 @@ still resume."""
 
 import pytest
 
-from blm_jax.training import run_identity, trainer as train
+from blm_jax.training import resume, run_identity, trainer as train
 from tests import synthetic
 
 # What an FFNN run's saved identity held besides its own keys while every
@@ -70,6 +70,6 @@ def test_an_ffnn_run_saved_with_every_solvers_keys_resumes(tmp_path, data,
   train.train_and_evaluate(cfg, str(tmp_path), data=data)
   assert "resumed from epoch 1" in (tmp_path / "log.txt").read_text()
   cfg.model.hidden_factor = 3.0
-  with pytest.raises(train.RunMismatchError,
+  with pytest.raises(resume.RunMismatchError,
                      match="config.model.hidden_factor: 2.0 -> 3.0"):
     train.train_and_evaluate(cfg, str(tmp_path), data=data)

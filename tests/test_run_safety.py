@@ -16,7 +16,7 @@ import pytest
 
 from blm_jax.cli import reproduce
 from blm_jax.results.experiment import run_experiment
-from blm_jax.training import checkpoints, progress, set_aside
+from blm_jax.training import checkpoints, memory_fit, progress, set_aside
 from blm_jax.training import trainer as train
 from blm_jax.training import workdir_lock
 from tests import synthetic
@@ -386,7 +386,7 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
   cfg = synthetic.config("ffnn", epochs=1)
   cfg.grid.mode = "vmap"
   grid = train.build_grid(cfg, data)
-  need, save = grid.compile_epoch(), train.save_bytes(grid)
+  need, save = grid.compile_epoch(), memory_fit.save_bytes(grid)
   # The host copy of every leaf, and one leaf more in flight.
   leaves = [x.size * x.dtype.itemsize
             for x in jax.tree.leaves(grid.abstract_state())]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from blm_jax.results.experiment import run_experiment
-from blm_jax.training import grid as grid_lib, trainer as train
+from blm_jax.training import grid as grid_lib, resume, trainer as train
 from tests import synthetic
 
 
@@ -111,7 +111,7 @@ def test_changed_config_or_data_is_never_resumed(tmp_path, data):
   changed = synthetic.config("ffnn", epochs=2)
   changed.train.learning_rate = 0.01
   changed.loss.answer_reduction = "mean"
-  with pytest.raises(train.RunMismatchError) as e:
+  with pytest.raises(resume.RunMismatchError) as e:
     run_experiment(changed, workdir, data=data)
   msg = str(e.value)
   assert "config.train.learning_rate: 0.001 -> 0.01" in msg
@@ -120,10 +120,10 @@ def test_changed_config_or_data_is_never_resumed(tmp_path, data):
   assert (tmp_path / "run" / "config.json").read_text() == config_json
 
   other = synthetic.data(n_train=40, n_dev=20, n_test=20, seed=3)
-  with pytest.raises(train.RunMismatchError, match=r"data train/I: '"):
+  with pytest.raises(resume.RunMismatchError, match=r"data train/I: '"):
     run_experiment(cfg, workdir, data=other)
   vae = synthetic.config("vae2", epochs=2)
-  with pytest.raises(train.RunMismatchError,
+  with pytest.raises(resume.RunMismatchError,
                      match="config.model.name: 'ffnn' -> 'vae2'"):
     run_experiment(vae, workdir, data=data)
 

@@ -17,7 +17,7 @@ import ml_collections
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.results import context_free, metrics, plots, predictions, tables
-from blm_jax.training import run_identity, trainer, variants
+from blm_jax.training import embedding_sources, run_identity, trainer, variants
 
 
 def _cell_results(outcome: trainer.TrainingOutcome) -> list[dict]:
@@ -66,7 +66,7 @@ def context_free_cache_dir(config: ml_collections.ConfigDict) -> str:
   value = config.results.get("context_free_cache", "auto")
   if value != "auto":
     return os.path.expanduser(value)
-  root = trainer.embedding_cache_dir(config.encoder)
+  root = embedding_sources.embedding_cache_dir(config.encoder)
   return os.path.join(os.path.dirname(os.path.abspath(
       os.path.expanduser(root))), "context_free")
 

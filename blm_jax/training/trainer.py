@@ -6,7 +6,9 @@ every cell on every test type. It writes config.json, log.txt and
 checkpoints/, tells a `Progress` of resumes, epochs and checkpoints, and
 returns a `TrainingOutcome`; results.json and the plots are the results
 layer's (`blm_jax.results.report`). The per-cell step is in `solver.py`, the
-vmapping in `grid.py`.
+vmapping in `grid.py`; where the embeddings come from in
+`embedding_sources.py`, the memory check in `memory_fit.py`, the checkpoint
+resume in `resume.py`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import math
 import os
 import sys
 import time
-from typing import Callable, Sequence
 
 import jax
 import ml_collections
@@ -28,106 +29,17 @@ import tqdm
 from blm_jax import models
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
-from blm_jax.encoders.memory import gib
 from blm_jax.training import (checkpoints, config_check, distributed,
-                              run_identity, set_aside, variants,
-                              workdir_lock)
-from blm_jax.training.grid import available_bytes, Grid, GridSpec, resolve_mode
+                              run_identity, variants, workdir_lock)
+from blm_jax.training.embedding_sources import (default_embed_fn,
+                                                default_sources, Sources,
+                                                SourcesFn)
+from blm_jax.training.grid import Grid, GridSpec, resolve_mode
+from blm_jax.training.memory_fit import fit_memory
+from blm_jax.training.resume import restore_run
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
 from blm_jax.training.solver import Solver
-
-
-def encoder_spec(encoder_cfg, **overrides):
-  """The `embed.EncoderSpec` of a config's encoder section."""
-  from blm_jax.embedding import embed  # Imported lazily: loads the encoder stack.
-
-  spec, _ = embed.from_config(encoder_cfg)
-  return dataclasses.replace(spec, **overrides)
-
-
-def embedding_cache_dir(encoder_cfg) -> str:
-  """The embedding cache folder a config's encoder section names."""
-  from blm_jax.embedding import embed
-
-  return embed.from_config(encoder_cfg)[1]["cache_dir"]
-
-
-def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
-  """Embeds with the configured frozen encoder (cached on disk).
-
-  With `encoder.layer_sweep` set, the one encoder pass also fills the cache
-  of every swept layer, which `default_sources` then only reads.
-  """
-  from blm_jax.embedding import embed
-  from blm_jax.encoders import encoder as encoders
-
-  def fn(sentences):
-    # embed.from_config: the same cache keys as `python -m blm_jax.cli.embed
-    # --config=...` computes.
-    spec, options = embed.from_config(encoder_cfg)
-    sweep = encoder_cfg.layer_sweep
-    if not variants.parse_layer_sweep(sweep):
-      return distributed.embed_shared(
-          lambda s: embed.embed_sentences(s, encoder=spec, **options),
-          sentences)
-    enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
-    main = enc.layer_index(spec.layer)
-    layers = variants.parse_layer_sweep(sweep, enc.num_layers) + (main,)
-    by_layer, _ = distributed.embed_shared(
-        lambda s: embed.embed_layers(s, spec, layers, **options), sentences)
-    return by_layer[main]
-
-  return fn
-
-
-@dataclasses.dataclass(frozen=True)
-class Sources:
-  """The embedding tables the grid's variants read besides the real one.
-
-  tables: {'random_encoder' | 'layer=k': [S, D]}, rows as the real table's.
-  sweep_layers: the swept hidden states (non-negative), () without a sweep.
-  main_layer: the hidden state of the real cells (non-negative).
-  """
-
-  tables: dict
-  sweep_layers: tuple[int, ...] = ()
-  main_layer: int | None = None
-
-
-SourcesFn = Callable[[ml_collections.ConfigDict, Sequence[str]], Sources]
-RANDOM_ENCODER_SEED = 0  # The random encoder's weights: one fixed draw.
-
-
-def default_sources(config, sentences: Sequence[str]) -> Sources:
-  """The random encoder's and every swept layer's embeddings (cached)."""
-  controls = variants.parse_controls(config.controls)
-  sweep = config.encoder.layer_sweep
-  if "random_encoder" not in controls and not variants.parse_layer_sweep(
-      sweep):
-    return Sources({})
-  from blm_jax.embedding import embed
-  from blm_jax.encoders import encoder as encoders
-
-  enc_cfg = config.encoder
-  spec = encoder_spec(enc_cfg)
-  enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
-  main = enc.layer_index(spec.layer)
-  tables, layers = {}, variants.parse_layer_sweep(sweep, enc.num_layers)
-  if layers:
-    by_layer, _ = distributed.embed_shared(
-        lambda s: embed.embed_layers(
-            s, spec, layers + (main,), batch_size=enc_cfg.batch_size,
-            cache_dir=embedding_cache_dir(enc_cfg)), sentences)
-    tables.update({variants.layer_variant(k): by_layer[k] for k in layers})
-  if "random_encoder" in controls:
-    random_spec = encoder_spec(enc_cfg,
-                               random_weights_seed=RANDOM_ENCODER_SEED)
-    tables["random_encoder"] = distributed.embed_shared(
-        lambda s: embed.embed_sentences(
-            s, random_spec, batch_size=enc_cfg.batch_size,
-            cache_dir=embedding_cache_dir(enc_cfg)), sentences)
-  return Sources(tables, layers, main)
 
 
 class DataMismatchError(ValueError):
@@ -204,164 +116,6 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
                       (mesh.devices.flat[0] if mesh is not None
                        else jax.devices()[0]).platform)
   return Grid(solver, spec, data, mesh, sources.tables, mode)
-
-
-def memory_budget(config, grid: Grid) -> int:
-  """Bytes the grid's epoch may use: config.grid.memory_limit_gb, or (0)
-  what this process's first device has available now (the least over the
-  processes, so that all of them compile the same epoch)."""
-  limit = config.grid.memory_limit_gb
-  if limit:
-    return int(limit * 2**30)
-  return distributed.min_bytes_over_processes(
-      available_bytes(grid.local_devices[0]))
-
-
-def save_bytes(grid: Grid) -> int:
-  """Bytes a checkpoint save holds on top of the epoch: orbax copies every
-  leaf of the state to host memory before writing it, which on CPU is the
-  memory the epoch itself uses (on an accelerator it is host memory, not
-  the device's), and one leaf more is in flight while it is written.
-
-  Measured (docs/records/memory_estimate.json, 18-cell FFNN layer sweep,
-  D=384): the peak RSS grew 3.85 GiB past the RSS at the check, against
-  3.71 GiB for the epoch and the host copy alone: 0.14 GiB more, less than
-  the largest leaf (0.24 GiB there).
-  """
-  if grid.platform != "cpu":
-    return 0
-  sizes = [math.prod(x.shape) * np.dtype(x.dtype).itemsize
-           for x in jax.tree.leaves(grid.abstract_state())]
-  return sum(sizes) + max(sizes, default=0)
-
-
-def _size_keys(config) -> str:
-  """The model's numeric keys (its widths), e.g. 'config.model.hidden_factor=3.5'."""
-  keys = [f"config.model.{k}={v}" for k, v in config.model.items()
-          if isinstance(v, (int, float, tuple)) and not isinstance(v, bool)
-          and k != "name"]
-  return ", ".join(keys)
-
-
-def fit_memory(config, grid: Grid) -> list[str]:
-  """`grid.fit_memory` within the memory budget less what a checkpoint
-  save holds; the MemoryError names the keys that set the size: the
-  model's widths where the state alone does not fit, else the batch size
-  and the number of cells."""
-  budget, save = memory_budget(config, grid), save_bytes(grid)
-  of = ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
-        else "free")
-  state = sum(math.prod(x.shape) * np.dtype(x.dtype).itemsize
-              for x in jax.tree.leaves(grid.abstract_state()))
-  if max(save, state) > budget:
-    raise MemoryError(
-        f"the training state does not fit: one cell's parameters and "
-        f"optimizer moments take {gib(state / grid.num_cells)} ("
-        f"{grid.num_cells} cells: {gib(state)}"
-        + (", and a checkpoint save holds a host copy as large" if save
-           else "") + f"), over the {gib(budget)} {of}: lower "
-        f"the model's width ({_size_keys(config)}) or train fewer cells"
-        + (", or raise config.grid.memory_limit_gb"
-           if config.grid.memory_limit_gb else ""))
-  try:
-    # A limit below the save's own size leaves nothing (not less).
-    notes = grid.fit_memory(budget - save,
-                            may_scan=config.grid.mode == "auto")
-  except MemoryError as e:
-    raise MemoryError(
-        f"{e}, or lower config.train.batch_size (now "
-        f"{config.train.batch_size}) or the model's width ("
-        f"{_size_keys(config)}) (of the {budget / 2**30:.2f} GiB {of}"
-        + (f", {save / 2**30:.2f} GiB are kept for the host copy of the "
-           "state a checkpoint save makes" if save else "") + ")") from None
-  if save:
-    notes.append(f"checkpoint saves: {save / 2**30:.2f} GiB (a host copy of "
-                 "the state), counted in the budget")
-  return notes
-
-
-class RunMismatchError(ValueError):
-  """A workdir holds a run that another config or other data produced."""
-
-
-def check_resume(config, workdir: str, step: int, saved: dict,
-                 identity: dict, log: logging.Logger,
-                 forced: list | None = None) -> None:
-  """Refuses to resume a checkpoint of another config or data.
-
-  Called with the metadata of the checkpoint about to be restored.
-  train.resume 'auto': resume only an identical run; 'force': resume
-  anyway, logging the differences and adding them to `forced` ('restart'
-  never gets here: the checkpoints are gone).
-  """
-  if "identity" not in saved:
-    diffs = ["the checkpoint has no run identity (written by an older "
-             "version of blm_jax), so it cannot be checked"]
-  else:
-    diffs = run_identity.differences(saved["identity"], identity)
-  if not diffs:
-    return
-  if config.train.resume == "force":
-    log.warning("train.resume=force: resuming epoch %d despite:\n  %s", step,
-                "\n  ".join(diffs))
-    if forced is not None:
-      forced[:] = diffs
-    return
-  raise RunMismatchError(
-      f"{workdir} holds a run (checkpoint of epoch {step}) that another "
-      f"config or other data produced; it differs in:\n  "
-      + "\n  ".join(diffs)
-      + "\nUse a new --workdir, or --config.train.resume=restart to discard "
-      "that run (--config.train.resume=force resumes it anyway).")
-
-
-def restore_run(config, workdir: str, ckpt_dir: str, grid: Grid,
-                identity: dict, log: logging.Logger,
-                forced: list | None = None, progress: Progress | None = None):
-  """(last epoch, state, meta) of this run's newest intact checkpoint, or
-  None. A run that starts afresh ('restart', or no intact checkpoint left
-  beside another run's results) first moves the workdir's outputs aside
-  (`set_aside.py`). Damaged steps moved aside and outputs set aside are
-  told to `progress` in one line each."""
-  progress = progress or Progress()
-  mode = config.train.resume
-  if mode not in run_identity.RESUME_MODES:
-    raise ValueError(f"config.train.resume={mode!r}; expected one of "
-                     f"{run_identity.RESUME_MODES}")
-
-  def move_aside(why):
-    # Process 0 alone moves the outputs of a shared workdir.
-    dest = set_aside.move_aside(workdir) if distributed.is_writer() else None
-    if dest is not None:
-      log.info("%s: moved the previous run's outputs to %s", why, dest)
-      removed = set_aside.prune(workdir)
-      note = (f" (removed the oldest, {', '.join(removed)}: a workdir keeps "
-              f"the {set_aside.KEEP_PREVIOUS} latest)" if removed else "")
-      if removed:
-        log.info("removed %s: a workdir keeps the %d latest previous-*",
-                 removed, set_aside.KEEP_PREVIOUS)
-      progress.on_notice(f"{why}: moved the previous run's outputs to "
-                         f"{dest}{note}")
-
-  if mode == "restart":
-    move_aside("train.resume=restart")
-    distributed.barrier("restart")
-  quarantine = ckpt_dir.rstrip("/") + "-quarantine"
-  before = set(os.listdir(quarantine)) if os.path.isdir(quarantine) else set()
-  restored = checkpoints.restore_latest(
-      ckpt_dir, grid.abstract_state(),
-      check_meta=lambda step, saved: check_resume(config, workdir, step,
-                                                  saved, identity, log,
-                                                  forced))
-  if distributed.is_writer() and os.path.isdir(quarantine):
-    for name in sorted(set(os.listdir(quarantine)) - before):
-      progress.on_notice(
-          f"checkpoint step {name.split('-')[0]} is damaged: moved to "
-          f"{os.path.join(quarantine, name)} (details in log.txt)")
-  if restored is None and set_aside.present(workdir, set_aside.RESULTS):
-    move_aside("no intact checkpoint of the finished run")
-  distributed.barrier("restored")  # Before any process saves a step.
-  return restored
 
 
 class _LogFile(logging.FileHandler):
