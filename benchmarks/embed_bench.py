@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from blm_jax.embedding import embed
+from blm_jax.embedding import embed, placement
 from blm_jax.encoders import encoder as encoders  # noqa: E402
 
 WORDS = ("the girl boy sprayed loaded paint hay onto into wall truck with cat "
@@ -123,7 +123,7 @@ def bench(name, lengths, batches, random_weights, n_sentences=1000,
     return {"model": name, "random_weights": True,
             "forward": forward_table(fwd, params, lengths, batches,
                                      config.vocab_size)}
-  fn, params, rows = embed._compiled(enc, "mean", devices)
+  fn, params, rows = placement.compiled(enc, "mean", devices)
   put = lambda x: jax.device_put(x, rows)
   forward = forward_table(lambda p, i, m: fn(p, put(i), put(m)), params,
                           lengths, batches, enc.tokenizer.vocab_size)

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from blm_jax.embedding import embed
+from blm_jax.embedding import embed, placement
 from blm_jax.encoders import encoder as encoders
 from blm_jax.encoders import memory
 from tests import tiny_checkpoints
@@ -116,7 +116,7 @@ import json, sys
 import jax
 import numpy as np
 from jax.sharding import PartitionSpec as P
-from blm_jax.embedding import embed
+from blm_jax.embedding import embed, placement
 from blm_jax.encoders import encoder as encoders
 
 folder, out = sys.argv[1], sys.argv[2]
@@ -127,7 +127,7 @@ res = {}
 for shard in (True, False):
   res[shard] = embed.embed_layers(texts, enc, batch_size=8, progress=False,
                                   shard_params=shard)[0]
-  _, params, _ = embed._compiled(enc, "mean", tuple(jax.devices()), shard)
+  _, params, _ = placement.compiled(enc, "mean", tuple(jax.devices()), shard)
   specs = [x.sharding.spec for x in jax.tree_util.tree_leaves(params)]
   split = [s for s in specs if "data" in tuple(s)]
   # Sharded: every matrix split (norms stay whole); replicated: none.
@@ -204,8 +204,8 @@ def test_parameters_the_device_count_does_not_divide_stay_whole():
   params = {"w": np.zeros((8, 8), np.float32), "b": np.zeros((6,), np.float32),
             "e": np.zeros((7, 6), np.float32)}
   # 3 devices: w (256 B) whole; b split (8 B each); e split on its 6 axis.
-  assert embed._resident_bytes(params, 3) == 256 + 8 + 56
-  assert embed._resident_bytes(params, 2) == 128 + 12 + 84
+  assert placement._resident_bytes(params, 3) == 256 + 8 + 56
+  assert placement._resident_bytes(params, 2) == 128 + 12 + 84
 
 
 def test_missing_shard_file_names_the_index_and_the_file(tmp_path):
@@ -275,13 +275,13 @@ def test_memory_estimate_over_the_limit(tmp_path, monkeypatch):
                 for s in (False, True))
   assert shard < rep
   monkeypatch.setenv(memory.ENV_LIMIT, str(rep - 1))
-  assert embed.plan_params(deep, four, 4, 8) is True
+  assert placement.plan_params(deep, four, 4, 8) is True
   monkeypatch.setenv(memory.ENV_LIMIT, str(rep))
-  assert embed.plan_params(deep, four, 4, 8) is False
+  assert placement.plan_params(deep, four, 4, 8) is False
   monkeypatch.setenv(memory.ENV_LIMIT, str(shard - 1))
   with pytest.raises(memory.MemoryEstimateError, match="sharded over 4 "
                      "devices.*or use more devices"):
-    embed.plan_params(deep, four, 4, 8)
+    placement.plan_params(deep, four, 4, 8)
 
 
 def test_random_weights_control_and_missing_tokenizer(tmp_path):
@@ -309,7 +309,7 @@ def test_batch_size_zero_is_the_largest_that_fits(tmp_path, monkeypatch):
   dev = [jax.devices()[0]]
   # No memory limit known (a CPU): the default batch size.
   monkeypatch.delenv(memory.ENV_LIMIT, raising=False)
-  assert embed.choose_batch_size(enc, dev, 16) == embed.DEFAULT_BATCH_SIZE
+  assert placement.choose_batch_size(enc, dev, 16) == placement.DEFAULT_BATCH_SIZE
   # A limit that holds the weights and the activations of 8 rows, not 16.
   need = lambda b: memory.per_device_bytes(
       param_bytes=memory.tree_bytes(enc.params), layers=enc.num_layers,
@@ -317,7 +317,7 @@ def test_batch_size_zero_is_the_largest_that_fits(tmp_path, monkeypatch):
       intermediate=enc.intermediate_size, heads=enc.num_heads,
       compute_bytes=4)
   monkeypatch.setenv(memory.ENV_LIMIT, str((need(8) + need(16)) // 2))
-  assert embed.choose_batch_size(enc, dev, 16) == 8
+  assert placement.choose_batch_size(enc, dev, 16) == 8
   auto = embed.embed_sentences(SENTENCES * 5, enc, batch_size=0,
                                max_length=16, progress=False)
   by_hand = embed.embed_sentences(SENTENCES * 5, enc, batch_size=8,
@@ -327,6 +327,6 @@ def test_batch_size_zero_is_the_largest_that_fits(tmp_path, monkeypatch):
   monkeypatch.setenv(memory.ENV_LIMIT, str(need(1) // 2))
   with pytest.raises(memory.MemoryEstimateError,
                      match=r"batch_size=1 at max_length=16"):
-    embed.choose_batch_size(enc, dev, 16)
+    placement.choose_batch_size(enc, dev, 16)
   with pytest.raises(ValueError, match=r"batch_size=-1 must be >= 1 \(or 0"):
     embed.embed_sentences(SENTENCES, enc, batch_size=-1, progress=False)

@@ -11,7 +11,7 @@ import pytest
 import tensorflow_datasets as tfds
 
 from blm_jax.data import input_pipeline
-from blm_jax.embedding import cache as embedding_cache, embed
+from blm_jax.embedding import cache as embedding_cache, embed, placement
 from blm_jax.encoders import encoder as encoders
 from blm_jax.training import embedding_sources
 from tests import tiny_checkpoints
@@ -53,7 +53,7 @@ def encoder_calls(monkeypatch, tmp_path):
     cache = str(tmp_path / "cache")
 
   calls = Calls()
-  real = embed._compiled
+  real = placement.compiled
 
   def counting(*args, **kwargs):
     fn, params, rows = real(*args, **kwargs)
@@ -66,7 +66,7 @@ def encoder_calls(monkeypatch, tmp_path):
 
     return wrapped, params, rows
 
-  monkeypatch.setattr(embed, "_compiled", counting)
+  monkeypatch.setattr(placement, "compiled", counting)
   return calls
 
 
