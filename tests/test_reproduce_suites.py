@@ -303,6 +303,14 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
           "(000 sec. 7, Figure 20 (top), line 613)") in section
   row = next(x for x in section.splitlines() if x.startswith("| CoS En"))
   assert row.startswith(f"| CoS En | 4 | {ours['diagonal']:.3f} | ")
+  # The record keeps the report's tables: the doc renders them from it.
+  from blm_jax.results import records
+  rec = records.record_from_report(str(out), "cmd", "abc")
+  assert rec["probing"] == record["probing"]
+  assert set(rec["tables"]) >= {"claims", "designs", "table5", "probing"}
+  assert records.render(rec, {"table": "probing"}).splitlines()[2] == row
+  t5 = next(x for x in md.splitlines() if x.startswith("| CoS En | 0.909"))
+  assert records.render(rec, {"table": "table5"}).splitlines()[2] == t5
   html = (out / "report.html").read_text()
   # heatmap and errors, then the probe's confusion, traversal, projection
   assert html.count("data:image/png;base64,") == 5

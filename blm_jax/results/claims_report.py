@@ -211,12 +211,16 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   context_free = {ds: {m: r["context_free"] for m, r in by_model.items()
                        if "context_free" in r}
                   for ds, by_model in runs.items()}
+  compared = paper_comparison.tables(runs, probes)
+  if len(table) > 1:
+    compared["battery"] = {"columns": list(battery.COLUMNS), "rows": table}
   record = {"command": command, "summaries": summary,
             "context_free": context_free, "seed_f1": seed_tables(runs),
             "claims": verdicts, "missing": list(missing or []),
             "probing": {ds: paper_comparison.probe_summary(p)
                         for ds, p in probes.items()},
-            "training_curves": training_curves.record(curves)}
+            "training_curves": training_curves.record(curves),
+            "tables": compared}
   markdown = "\n".join(lines) + "\n"
   files.write_text(os.path.join(out, "report.md"), markdown)
   files.write_text(os.path.join(out, "report.html"),

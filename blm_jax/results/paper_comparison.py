@@ -198,7 +198,32 @@ def region_maps(probes: dict[str, dict]) -> list[str]:
           "| data | cell | where |", "|---|---|---|", *rows, ""]
 
 
+def _parts(runs: dict[str, dict[str, dict]],
+           probes: dict[str, dict] | None) -> dict[str, list[str]]:
+  """Each section's markdown lines by the name its table has in the
+  record (sections with nothing to show are left out)."""
+  probes = probes or {}
+  parts = {"table4": table4(runs), "table5": table5(runs),
+           "probing": probing(probes), "region_maps": region_maps(probes),
+           "bounds": text_bounds(runs)}
+  return {k: v for k, v in parts.items() if v}
+
+
 def sections(runs: dict[str, dict[str, dict]],
              probes: dict[str, dict] | None = None) -> list[str]:
-  return (table4(runs) + table5(runs) + probing(probes or {})
-          + region_maps(probes or {}) + text_bounds(runs))
+  return [x for lines in _parts(runs, probes).values() for x in lines]
+
+
+def _table_of(lines: list[str]) -> dict:
+  """The one markdown table in a section's lines as {"columns", "rows"}
+  (cells stripped; these sections' cells hold no '|')."""
+  block = [x for x in lines if x.startswith("|")]
+  split = lambda x: [c.strip() for c in x.strip().strip("|").split("|")]
+  return {"columns": split(block[0]), "rows": [split(x) for x in block[2:]]}
+
+
+def tables(runs: dict[str, dict[str, dict]],
+           probes: dict[str, dict] | None = None) -> dict[str, dict]:
+  """The sections' tables as a record keeps them (`records` renders each
+  with `table=NAME`): table4, table5, probing, region_maps, bounds."""
+  return {k: _table_of(v) for k, v in _parts(runs, probes).items()}

@@ -116,9 +116,11 @@ def record_from_report(out: str, command: str, commit: str,
                        note: str | None = None) -> dict:
   """The record of a reproduction suite's `out` folder (its report.json):
   each grid's heatmap and context-free baselines, the verdicts as a
-  `claims` table (the claims that were run) and, where grids differ only
-  in the training size, their curves (`training_curves`, also as a
-  table)."""
+  `claims` table (the claims that were run), the report's tables of the
+  papers' numbers beside ours (`table4`, `table5`, `probing`,
+  `region_maps`, `bounds`, where shown) and the battery, and, where grids
+  differ only in the training size, their curves (`training_curves`,
+  also as a table)."""
   path = os.path.join(out, "report.json")
   if not os.path.isfile(path):
     raise RecordError(f"{out}: no report.json (run the reproduction suite)")
@@ -133,8 +135,10 @@ def record_from_report(out: str, command: str, commit: str,
   if note:
     record["note"] = note
   # seed_f1: each grid's per-seed F1, so the record can be re-judged.
+  # probing: the numbers of 000 Figures 20-22 per probed grid; missing:
+  # the suite's grids that had not finished.
   record.update({k: report[k] for k in ("summaries", "context_free",
-                                        "seed_f1")
+                                        "seed_f1", "probing", "missing")
                  if k in report})
   record["tables"] = {
       "claims": {"columns": ["source", "dataset", "claim", "verdict",
@@ -144,7 +148,10 @@ def record_from_report(out: str, command: str, commit: str,
       "designs": {"columns": ["claim", "paper design", "verdict",
                               "context- or sequence-necessary design",
                               "verdict"],
-                  "rows": claims.design_pairs(report.get("claims", []))}}
+                  "rows": claims.design_pairs(report.get("claims", []))},
+      # The papers' numbers beside ours (000 Tables 4-5, Figures 20-22,
+      # the bounds in the text) and the battery, as the report shows them.
+      **report.get("tables", {})}
   curves = report.get("training_curves") or {}
   if curves.get("curves"):  # 001 Figures 7-8: F1 against the training size
     # Here, not at the top: `records tables` stays free of matplotlib and
