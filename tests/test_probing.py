@@ -277,24 +277,3 @@ def test_projection_colours_are_the_same_in_every_panel(
   left, right = colour(made[0].axes[0]), colour(made[0].axes[1])
   assert left["c"] == right["c"]
   assert len({left["b"], right["a"], left["c"]}) == 3
-
-
-def test_table5_rows_follow_the_papers_order_and_add_sources_it_lacks():
-  from blm_jax.results import paper_comparison
-
-  def run(f1):
-    return {"sent_vae": {"summary": {"c": {"c": {"f1_mean": f1,
-                                                 "f1_std": 0.01}}},
-                         "grid": {"seeds": [0, 1, 2]},
-                         "config": {"encoder": "minilm"}}}
-
-  lines = paper_comparison.table5({"chunks_zz_new": run(0.5),
-                                   "chunks_od_it": run(0.7),
-                                   "chunks_cos_en": run(0.6),
-                                   "spray_load": {"ffnn": {}}})
-  rows = [x for x in lines if x.startswith("| ") and "---" not in x][1:]
-  assert rows == ["| CoS En | 0.909 (0.015) | 0.600 (0.010) | 3 |",
-                  "| OD It | 0.975 (0.004) | 0.700 (0.010) | 3 |",
-                  "| zz_new | – | 0.500 (0.010) | 3 |"]
-  assert "the encoder (minilm here" in lines[-2]
-  assert paper_comparison.table5({"spray_load": {"ffnn": {}}}) == []

@@ -303,6 +303,11 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
           "(000 sec. 7, Figure 20 (top), line 613)") in section
   row = next(x for x in section.splitlines() if x.startswith("| CoS En"))
   assert row.startswith(f"| CoS En | 4 | {ours['diagonal']:.3f} | ")
+  # The dataset's section says how it differs from what 000 shows.
+  assert ("What differs from 000: the encoder (minilm here; 000 sec. 7: "
+          "averaged Electra token embeddings, as 32x24 arrays); the runs (2 "
+          "seeds here, one train/dev sample; 000 sec. 7: \"average F1 "
+          "score over three runs\")") in md
   # The record keeps the report's tables: the doc renders them from it.
   from blm_jax.results import records
   rec = records.record_from_report(str(out), "cmd", "abc")

@@ -158,6 +158,8 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
     lines += [f"## {ds}", ""]
     if (shows or {}).get(ds):
       lines += [f"Stands for: {shows[ds]}.", ""]
+      if "000 " in shows[ds]:  # grids standing for 000's figures
+        lines += [paper_comparison.what_differs(ds, by_model), ""]
     lines += [heatmap_table(by_model, models), "",
               "Best context-free baseline and context gain (F1 minus it):",
               "", context_free_table(by_model, models), ""]

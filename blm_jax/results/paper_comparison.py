@@ -26,6 +26,34 @@ def _encoder(runs_of_ds: dict) -> str:
   return ", ".join(sorted(names))
 
 
+def what_differs(dataset: str, by_model: dict[str, dict]) -> str:
+  """A dataset section's line on how its grids differ from the figures of
+  000 they stand for: the encoder, the runs averaged, the data, and the
+  CNN, which 000 shows no figure of."""
+  seeds = "/".join(str(n) for n in sorted(
+      {len(r["grid"]["seeds"]) for r in by_model.values()}))
+  if dataset.startswith(CHUNKS):
+    encoder = "000 sec. 7: averaged Electra token embeddings, as 32x24 arrays"
+    runs = "000 sec. 7: \"average F1 score over three runs\""
+  else:
+    encoder = ("000 sec. 6.1: \"averaged token embeddings\" of Electra and "
+               "OpenAI-GPT")
+    runs = "000 sec. 6.2: \"average F1 scores [...] over three runs\""
+  resampled = all(r["data"].get("sample_seed") == "the grid seed"
+                  for r in by_model.values())
+  sample = ("each drawing its own train/dev sample" if resampled else
+            "one train/dev sample")
+  parts = [f"the encoder ({_encoder(by_model)} here; {encoder})",
+           f"the runs ({seeds} seeds here, {sample}; {runs})",
+           "the data (this project's builders, data_builders/; the papers' "
+           "own generated data in 000)"]
+  if "cnn" in by_model:
+    parts.append("000 prints no CNN heatmap (its footnote 18: \"We refer to "
+                 "previous publications for results on CNN on Electra "
+                 "embeddings\")")
+  return "What differs from 000: " + "; ".join(parts) + "."
+
+
 def table4(runs: dict[str, dict[str, dict]]) -> list[str]:
   """Markdown: per dataset of 000 Table 4 that was run, the paper's test
   sizes and ours."""
