@@ -66,13 +66,11 @@ def test_spray_load_groups_share_one_context_necessary_design():
   rng = np.random.default_rng(2)
   runs = {"spray_load_ctx": {m: _run(_hits(rng, 0.5))[0]
                              for m in ("ffnn", "vae2")}}
-  ds = [v["dataset"] for v in claims.evaluate_claims(runs)
-        if v["verdict"] != "not run" and v["dataset"].endswith("_ctx")]
+  run = [v for v in claims.evaluate_claims(runs)
+         if v["verdict"] != "not run" and v["dataset"].endswith("_ctx")]
   # Each spray/load claim once, not once per paper group.
-  assert len(ds) == len(set(
-      v["claim"] for v in claims.evaluate_claims(runs)
-      if v["dataset"] == "spray_load_ctx"))
-  assert "spray_load_ctx" in ds
+  assert len(run) == len({v["claim"] for v in run}) == 4
+  assert {v["dataset"] for v in run} == {"spray_load_ctx"}
 
 
 def test_every_context_necessary_design_has_its_paper_design():

@@ -37,6 +37,8 @@ LEVEL = statistics.LEVEL
 PAIRED_BASIS = "t interval over seeds and test instances"
 SEEDS_BASIS = ("t interval over seeds only: no predictions.npz, so the "
                "noise of the shared test sample is not counted")
+SHARES_BASIS = ("t interval over seeds of the error shares (the noise of "
+                "the shared test sample is not counted)")
 
 # A table is {train type: {test type: F1}}.
 Table = dict
@@ -84,6 +86,9 @@ class Claim:
   threshold: float
   evidence: Callable[[dict], str]
   ours: str
+  # The wrong-answer labels an error claim was written for: on data
+  # labelled otherwise (another design, another family) it is not run.
+  labels: frozenset = frozenset()
 
 
 def _hardest(model: str, cell=("I", "III")):
@@ -182,10 +187,57 @@ def _same_within(a: str, b: str):
 
 
 def _claim(source, quote, datasets, models, text, test, ours,
-           threshold=0.0) -> Claim:
+           threshold=0.0, labels=()) -> Claim:
   contrasts, rule, evidence = test
   return Claim(source, quote, tuple(datasets), tuple(models), text,
-               contrasts, rule, threshold, evidence, ours)
+               contrasts, rule, threshold, evidence, ours, frozenset(labels))
+
+
+def _dominant_errors(model: str, top: tuple[str, ...],
+                     others: tuple[str, ...], cells=None):
+  """'all': each `top` label's error share minus each other label's > 0
+  (the `top` labels are the most frequent wrong answers), the shares
+  averaged over `cells` (default: all nine). Models: 'model#LABEL'."""
+  cells = list(cells or _cells())
+  w = 1 / len(cells)
+
+  def contrasts():
+    return [(f"{a} − {b}", {**{(f"{model}#{a}", *c): w for c in cells},
+                            **{(f"{model}#{b}", *c): -w for c in cells}})
+            for a in top for b in others]
+
+  def evidence(tabs):
+    share = {x: _mean(tabs[f"{model}#{x}"], cells) for x in top + others}
+    where = ("over all cells" if len(cells) == 9
+             else "in " + ", ".join(_arrow(c) for c in cells))
+    return (f"{model}'s mean share of its wrong answers {where}: "
+            + ", ".join(f"{x} {v:.3f}" for x, v in sorted(
+                share.items(), key=lambda kv: -kv[1])))
+  return contrasts, "all", evidence
+
+
+def _error_claim(source, quote, datasets, model, text, top, others, ours,
+                 cells=None) -> Claim:
+  return _claim(source, quote, datasets,
+                tuple(f"{model}#{x}" for x in top + others), text,
+                _dominant_errors(model, top, others, cells), ours,
+                labels=top + others)
+
+
+def _mean_below(low: str, highs: tuple[str, ...]):
+  """'all': mean F1 of each of `highs` minus that of `low` > 0."""
+  def contrasts():
+    out = []
+    for high in highs:
+      w = {(high, *c): 1 / 9 for c in _cells()}
+      w.update({(low, *c): -1 / 9 for c in _cells()})
+      out.append((f"{high} − {low}", w))
+    return out
+
+  def evidence(tabs):
+    return "mean F1 of all cells: " + ", ".join(
+        f"{m} {_mean(tabs[m]):.3f}" for m in highs + (low,))
+  return contrasts, "all", evidence
 
 
 # The context-necessary design of each paper design (configs/common.py):
@@ -308,6 +360,83 @@ CLAIMS = (
         "the error rate is 1 - F1 averaged over all cells; 'noticeable' is "
         "not tested"),
     _claim(
+        "000 sec. 6.2",
+        "Second, performance on the Italian data, while it follows the same "
+        "trends, is overall lower.",
+        ("cos_en+cos_it",), ("cos_en:ffnn", "cos_it:ffnn"),
+        "the FFNN's mean F1 is lower on Italian CoS than on English",
+        _mean_below("cos_it:ffnn", ("cos_en:ffnn",)),
+        "'overall' read as the mean F1 of all cells; the two languages "
+        "have different test sets, so this comparison is unpaired"),
+    _claim(
+        "000 sec. 6.2",
+        "Second, performance on the Italian data, while it follows the same "
+        "trends, is overall lower.",
+        ("od_en+od_it",), ("od_en:ffnn", "od_it:ffnn"),
+        "the FFNN's mean F1 is lower on Italian OD than on English",
+        _mean_below("od_it:ffnn", ("od_en:ffnn",)),
+        "'overall' read as the mean F1 of all cells; the two languages "
+        "have different test sets, so this comparison is unpaired"),
+    _claim(
+        "000 sec. 6.2",
+        "The FFNN baseline model performs acceptably for English, French "
+        "and Italian, less so for Romanian.",
+        ("agreement_en+agreement_fr+agreement_it+agreement_ro",),
+        tuple(f"agreement_{x}:ffnn" for x in ("en", "fr", "it", "ro")),
+        "the FFNN's mean F1 on Romanian agreement is below English, "
+        "French and Italian",
+        _mean_below("agreement_ro:ffnn", tuple(
+            f"agreement_{x}:ffnn" for x in ("en", "fr", "it"))),
+        "'less so' read as a lower mean F1 of all cells than each of the "
+        "other three ('acceptably' is not tested); unpaired"),
+    _claim(
+        "000 sec. 6.1",
+        "Overall, the picture painted by the FFNN and CNN baselines is very "
+        "similar.",
+        ("spray_load", "spray_load_atl_alt", "cos_en", "cos_it", "od_en",
+         "od_it", "agreement_en", "agreement_fr", "agreement_it",
+         "agreement_ro"), ("cnn", "ffnn"),
+        "the CNN's mean F1 is within 0.05 of the FFNN's",
+        _same_within("cnn", "ffnn"),
+        "footnote 18 of 000, on the earlier CNN results; 'very similar' "
+        "read as the mean F1 of all cells within 0.05 (the tolerance is "
+        "ours)", threshold=-0.05),
+    _error_claim(
+        "000 sec. 6.2",
+        "For agreement, in all languages, the dominant mistakes are WN1 and "
+        "WN2",
+        ("agreement_en", "agreement_fr", "agreement_it", "agreement_ro"),
+        "ffnn", "WN1 and WN2 are the FFNN's most frequent wrong answers on "
+        "agreement", ("WN1", "WN2"), ("Coord", "WNA", "AEV", "AEN1", "AEN2"),
+        "000 Figure 19; 'dominant' read as: each of WN1 and WN2 takes a "
+        "larger share of the wrong answers than every other label, the "
+        "shares averaged over the nine cells"),
+    _error_claim(
+        "000 sec. 6.2",
+        "For *spray/load*, the larger number of errors in the train type I/ "
+        "test type III is dominated by Alt-NP, Alt-PP and LexPrep errors",
+        SPRAY_LOAD, "ffnn", "ALT-NP, ALT-PP and LEXPREP are the FFNN's most "
+        "frequent wrong answers in I→III on spray/load",
+        ("ALT-NP", "ALT-PP", "LEXPREP"),
+        ("AGENTACT", "NOEMB", "SSM-1", "SSM-2", "AASSM"),
+        "000 Figure 17; 'dominated by' read as: each of the three takes a "
+        "larger share of I→III's wrong answers than every other label",
+        cells=(("I", "III"),)),
+    _error_claim(
+        "000 sec. 6.2",
+        "For CoS and OD, in English and Italian, the dominant error is of a "
+        "semantic nature. I-INT indicates that the intransitive target "
+        "structure has been identified, but with an incorrect semantic "
+        "mapping of the subject.",
+        ("cos_en", "od_en", "cos_it", "od_it"), "ffnn",
+        "I-INT is the FFNN's most frequent wrong answer on CoS and OD",
+        ("I-INT",), ("ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS", "E-WRBY",
+                     "IE-WRBY", "SI-PAT", "SI-AG"),
+        "000 Figure 18; 'of a semantic nature' read through the one label "
+        "the paper names, I-INT: it takes a larger share of the wrong "
+        "answers than every other label, the shares averaged over the nine "
+        "cells"),
+    _claim(
         "project check",
         "",
         ("*",), ("vae2", "ffnn"),
@@ -345,10 +474,46 @@ def seed_f1(results: dict) -> tuple[np.ndarray, tuple, tuple, tuple]:
                      for t in trains] for s in seeds]), seeds, trains, tests)
 
 
-def model_data(results: dict, preds=None, group: str = ""
+def error_labels(results: dict) -> tuple[str, ...]:
+  """The grid's wrong-answer labels: every label but the first, the
+  correct answer's (the builders' convention)."""
+  return tuple(results.get("label_names", ())[1:])
+
+
+def error_shares(results: dict, label: str
+                 ) -> tuple[np.ndarray, tuple, tuple, tuple]:
+  """As `seed_f1`, the share of each cell's wrong answers that are
+  `label` answers (0 in a cell without wrong answers)."""
+  trains = tuple(results["summary"])
+  tests = tuple(next(iter(results["summary"].values())))
+  cells = [c for c in results.get("cells", []) if not c.get("variant")]
+  seeds = tuple(dict.fromkeys(c["seed"] for c in cells))
+  by = {(c["seed"], c["train_type"]): c for c in cells}
+  wrong = set(error_labels(results))
+
+  def share(chosen: dict) -> float:
+    errors = sum(n for k, n in chosen.items() if k in wrong)
+    return chosen.get(label, 0) / errors if errors else 0.0
+
+  return (np.array([[[share(by[s, t]["test"][u]["chosen"]) for u in tests]
+                     for t in trains] for s in seeds]), seeds, trains, tests)
+
+
+def _grid_and_label(model: str) -> tuple[str, str]:
+  """'ffnn#WN1' -> ('ffnn', 'WN1'): the FFNN grid's share of WN1 among its
+  wrong answers; 'ffnn' -> ('ffnn', '') (its F1)."""
+  grid, _, label = model.partition("#")
+  return grid, label
+
+
+def model_data(results: dict, preds=None, group: str = "", label: str = ""
                ) -> statistics.ModelData:
   """`statistics.ModelData` of one grid (its predictions.npz's hits,
-  ordered as results.json's seeds and train types, when given)."""
+  ordered as results.json's seeds and train types, when given); with
+  `label`, its error shares of that label instead of its F1 (seeds
+  only)."""
+  if label:
+    return statistics.ModelData(*error_shares(results, label), group=group)
   f1, seeds, trains, tests = seed_f1(results)
   hits = ids = None
   if preds is not None:
@@ -370,9 +535,12 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
   and raw verdict. `preds`: {model: `predictions.CellPredictions` | None}.
   A model named 'a:model' is grid `model` of dataset `a` (its test set is
   not the other dataset's)."""
-  data = {m: model_data(runs[m], (preds or {}).get(m),
-                        m.split(":")[0] if ":" in m else "")
-          for m in claim.models}
+  data = {}
+  for m in claim.models:
+    grid, label = _grid_and_label(m)
+    data[m] = model_data(runs[grid], None if label else
+                         (preds or {}).get(grid),
+                         grid.split(":")[0] if ":" in grid else "", label)
   labelled = claim.contrasts()
   test = statistics.Test(
       tuple(statistics.estimate(w, data) for _, w in labelled),
@@ -380,7 +548,9 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
   binding = test.estimates[test.binding()]
   lo, hi = binding.interval()
   with_hits = all(d.hits is not None for d in data.values())
-  basis = PAIRED_BASIS if with_hits else SEEDS_BASIS
+  shares = any(_grid_and_label(m)[1] for m in claim.models)
+  basis = (SHARES_BASIS if shares else PAIRED_BASIS if with_hits
+           else SEEDS_BASIS)
   if with_hits and len(data) > 1:
     basis += (", paired on the same instances" if _paired(data)
               else ", unpaired (the models' test instances differ)")
@@ -396,6 +566,10 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
                   for k in range(len(per_seed[0]))]
                  if all(per_seed) else [])
   means = {m: _mean_table(r) for m, r in runs.items() if m in claim.models}
+  means.update({m: {t: {u: float(d.f1[:, i, j].mean())
+                        for j, u in enumerate(d.tests)}
+                    for i, t in enumerate(d.trains)}
+                for m, d in data.items() if _grid_and_label(m)[1]})
   return {"source": claim.source, "claim": claim.text, "quote": claim.quote,
           "ours": claim.ours, "verdict": test.verdict(),
           "statistic": test.statistic, "threshold": claim.threshold,
@@ -455,10 +629,17 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
             have[f"{d}:{m}"] = r
             ds_preds[f"{d}:{m}"] = (preds or {}).get(d, {}).get(m)
       missing = None
-      if not all(m in have for m in claim.models):
-        missing = f"needs {', '.join(claim.models)} on {ds}"
+      grids = list(dict.fromkeys(_grid_and_label(m)[0]
+                                 for m in claim.models))
+      if not all(m in have for m in grids):
+        missing = f"needs {', '.join(grids)} on {ds}"
+      elif claim.labels and any(set(error_labels(have[m])) != claim.labels
+                                for m in grids):
+        missing = (f"its wrong answers are labelled "
+                   f"{', '.join(error_labels(have[grids[0]]))}, not the "
+                   f"claim's {', '.join(sorted(claim.labels))}")
       else:
-        partial = [m for m in claim.models if not _full_grid(have[m])]
+        partial = [m for m in grids if not _full_grid(have[m])]
         if partial:
           missing = (f"needs train and test types {', '.join(TYPES)}; "
                      + "; ".join(f"{m} has train {list(have[m]['summary'])}"

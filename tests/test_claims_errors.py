@@ -1,0 +1,102 @@
+"""The claims on 000's error bars (Figures 17-19) and its comparisons
+across languages and baselines: error shares per seed and cell, labels
+checked against the data, unpaired means across datasets."""
+
+import numpy as np
+import pytest
+
+from blm_jax.results import claims
+
+TYPES = claims.TYPES
+AGR = ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2")
+WN_CLAIM = ("WN1 and WN2 are the FFNN's most frequent wrong answers on "
+            "agreement")
+
+
+def _results(chosen_of, f1=0.5, labels=AGR, seeds=(0, 1, 2, 3, 4)):
+  """A grid whose cell (seed, t, u) chose `chosen_of(seed, t, u)`."""
+  rng = np.random.default_rng(0)
+  cells = [{"seed": s, "train_type": t,
+            "test": {u: {"f1": f1 + 0.01 * rng.normal(),
+                         "chosen": chosen_of(s, t, u)} for u in TYPES}}
+           for s in seeds for t in TYPES]
+  summary = {t: {u: {"f1_mean": float(np.mean(
+      [c["test"][u]["f1"] for c in cells if c["train_type"] == t])),
+                     "f1_std": 0.01} for u in TYPES} for t in TYPES}
+  return {"summary": summary, "cells": cells, "label_names": list(labels),
+          "grid": {"seeds": list(seeds)}}
+
+
+def _verdict(runs, claim_text, dataset):
+  (v,) = [v for v in claims.evaluate_claims(runs)
+          if v["claim"] == claim_text and v["dataset"] == dataset]
+  return v
+
+
+def test_error_shares_count_wrong_answers_only():
+  r = _results(lambda s, t, u: ({"Corr": 10, "WN1": 3, "AEV": 1}
+                                if u != "I" else {"Corr": 14}))
+  shares, seeds, trains, tests = claims.error_shares(r, "WN1")
+  assert shares.shape == (5, 3, 3) and tests == TYPES
+  assert shares[0, 0, 1] == pytest.approx(0.75)  # 3 of 4 wrong answers
+  assert shares[0, 0, 0] == 0.0  # no wrong answer in the cell
+  assert claims.error_labels(r) == AGR[1:]
+
+
+def test_dominant_errors_hold_fail_and_are_not_run_on_other_labels():
+  def chosen(wn2):
+    return lambda s, t, u: {"Corr": 50, "WN1": 20 + s, "WN2": wn2 + s,
+                            "AEV": 10, "AEN1": 5, "AEN2": 4, "WNA": 1,
+                            "Coord": 0}
+  v = _verdict({"agreement_fr": {"ffnn": _results(chosen(15))}}, WN_CLAIM,
+               "agreement_fr")
+  assert v["verdict"] == "holds"
+  assert v["basis"].startswith(claims.SHARES_BASIS + "; holds when every")
+  # The binding contrast is WN2 against the next label, AEV.
+  assert v["binding"] == "WN2 − AEV"
+  assert v["evidence"].startswith(
+      "ffnn's mean share of its wrong answers over all cells: WN1 ")
+  assert len(v["contrasts"]) == 2 * 5
+  v = _verdict({"agreement_fr": {"ffnn": _results(chosen(2))}}, WN_CLAIM,
+               "agreement_fr")
+  assert v["verdict"] == "does not hold"  # AEV (10) above WN2 (2-6)
+  # Data whose wrong answers carry other labels: not run, saying why.
+  other = ("Corr", "WN1", "WN2", "X")
+  v = _verdict({"agreement_fr": {"ffnn": _results(
+      lambda s, t, u: {"Corr": 5, "WN1": 2, "WN2": 2, "X": 1},
+      labels=other)}}, WN_CLAIM, "agreement_fr")
+  assert v["verdict"] == "not run"
+  assert v["evidence"] == ("its wrong answers are labelled WN1, WN2, X, not "
+                           "the claim's AEN1, AEN2, AEV, Coord, WN1, WN2, WNA")
+
+
+def test_one_cell_error_claim_reads_that_cell_only():
+  labels = ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB", "LEXPREP",
+            "SSM-1", "SSM-2", "AASSM")
+  top = {"CORRECT": 10, "ALT-NP": 9, "ALT-PP": 8, "LEXPREP": 7,
+         "AGENTACT": 2, "NOEMB": 1, "SSM-1": 1, "SSM-2": 0, "AASSM": 0}
+  # Every other cell is dominated by SSM-1: only I->III counts.
+  rest = dict(top, **{"SSM-1": 40})
+  r = _results(lambda s, t, u: dict(top, **{"ALT-NP": 9 + s})
+               if (t, u) == ("I", "III") else rest, labels=labels)
+  text = ("ALT-NP, ALT-PP and LEXPREP are the FFNN's most frequent wrong "
+          "answers in I→III on spray/load")
+  v = _verdict({"spray_load": {"ffnn": r}}, text, "spray_load")
+  assert v["verdict"] == "holds"
+  assert "wrong answers in I→III: ALT-NP" in v["evidence"]
+
+
+def test_languages_compared_by_their_mean_f1_unpaired():
+  en = _results(lambda s, t, u: {"CORRECT": 1}, f1=0.9,
+                labels=("CORRECT", "I-INT"))
+  it = _results(lambda s, t, u: {"CORRECT": 1}, f1=0.7,
+                labels=("CORRECT", "I-INT"))
+  text = "the FFNN's mean F1 is lower on Italian CoS than on English"
+  v = _verdict({"cos_en": {"ffnn": en}, "cos_it": {"ffnn": it}}, text,
+               "cos_en+cos_it")
+  assert v["verdict"] == "holds" and v["statistic"] == pytest.approx(
+      0.2, abs=0.02)
+  assert v["evidence"].startswith("mean F1 of all cells: cos_en:ffnn 0.9")
+  v = _verdict({"cos_en": {"ffnn": it}, "cos_it": {"ffnn": en}}, text,
+               "cos_en+cos_it")
+  assert v["verdict"] == "does not hold"
