@@ -69,7 +69,7 @@ def test_spray_load_groups_share_one_context_necessary_design():
   run = [v for v in claims.evaluate_claims(runs)
          if v["verdict"] != "not run" and v["dataset"].endswith("_ctx")]
   # Each spray/load claim once, not once per paper group.
-  assert len(run) == len({v["claim"] for v in run}) == 4
+  assert len(run) == len({v["claim"] for v in run}) == 5
   assert {v["dataset"] for v in run} == {"spray_load_ctx"}
 
 

@@ -100,3 +100,21 @@ def test_languages_compared_by_their_mean_f1_unpaired():
   v = _verdict({"cos_en": {"ffnn": it}, "cos_it": {"ffnn": en}}, text,
                "cos_en+cos_it")
   assert v["verdict"] == "does not hold"
+
+
+def test_fewer_grammatical_errors_compares_shares_of_all_answers():
+  def grid(aev):
+    return _results(lambda s, t, u: {"Corr": 60, "WN1": 20, "WN2": 10,
+                                     "AEV": aev + s, "AEN1": 5, "AEN2": 5})
+  shares = claims.error_shares(grid(5), "AEV", of_answers=True)[0]
+  assert shares[1, 0, 0] == pytest.approx(6 / 106)  # seed 1: AEV 6
+  text = ("vae2 gives fewer grammatical-error answers (AEV, AEN1, AEN2) "
+          "than the FFNN on agreement")
+  v = _verdict({"agreement_it": {"ffnn": grid(20), "vae2": grid(2)}}, text,
+               "agreement_it")
+  assert v["verdict"] == "holds" and v["statistic"] > 0.1
+  assert v["evidence"].startswith("share of the test answers that are AEV, "
+                                  "AEN1, AEN2: vae2 0.")
+  v = _verdict({"agreement_it": {"ffnn": grid(2), "vae2": grid(20)}}, text,
+               "agreement_it")
+  assert v["verdict"] == "does not hold"

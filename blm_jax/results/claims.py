@@ -37,7 +37,7 @@ LEVEL = statistics.LEVEL
 PAIRED_BASIS = "t interval over seeds and test instances"
 SEEDS_BASIS = ("t interval over seeds only: no predictions.npz, so the "
                "noise of the shared test sample is not counted")
-SHARES_BASIS = ("t interval over seeds of the error shares (the noise of "
+SHARES_BASIS = ("t interval over seeds of the answer shares (the noise of "
                 "the shared test sample is not counted)")
 
 # A table is {train type: {test type: F1}}.
@@ -213,6 +213,24 @@ def _dominant_errors(model: str, top: tuple[str, ...],
     return (f"{model}'s mean share of its wrong answers {where}: "
             + ", ".join(f"{x} {v:.3f}" for x, v in sorted(
                 share.items(), key=lambda kv: -kv[1])))
+  return contrasts, "all", evidence
+
+
+def _fewer_answers(model: str, other: str, labels: tuple[str, ...]):
+  """'all': `other`'s share of all test answers that carry `labels`
+  minus `model`'s > 0, averaged over the nine cells (paired by seed).
+  Models: 'model@LABEL'."""
+  def contrasts():
+    w = {}
+    for x in labels:
+      w.update({(f"{other}@{x}", *c): 1 / 9 for c in _cells()})
+      w.update({(f"{model}@{x}", *c): -1 / 9 for c in _cells()})
+    return [(f"{other} − {model}: {' + '.join(labels)}", w)]
+
+  def evidence(tabs):
+    rate = lambda m: sum(_mean(tabs[f"{m}@{x}"]) for x in labels)
+    return (f"share of the test answers that are {', '.join(labels)}: "
+            f"{model} {rate(model):.3f}, {other} {rate(other):.3f}")
   return contrasts, "all", evidence
 
 
@@ -436,6 +454,41 @@ CLAIMS = (
         "the paper names, I-INT: it takes a larger share of the wrong "
         "answers than every other label, the shares averaged over the nine "
         "cells"),
+    _error_claim(
+        "000 sec. 8.2",
+        "For the CoS and OD English verbs, we see that, like for the "
+        "baseline, the dominant mistake is I-Int, a sequence error.",
+        ("cos_en", "od_en"), "vae2",
+        "I-INT is vae2's most frequent wrong answer on English CoS and OD",
+        ("I-INT",), ("ER-PASS", "IER-PASS", "R-TRANS", "IR-TRANS", "E-WRBY",
+                     "IE-WRBY", "SI-PAT", "SI-AG"),
+        "000 Figure 27; 'dominant' read as: I-INT takes a larger share of "
+        "the wrong answers than every other label, the shares averaged "
+        "over the nine cells"),
+    _claim(
+        "000 sec. 8.2",
+        "Comparing the agreement error distributions in Figures 28 and 19, "
+        "we note a large decrease in grammatical errors (AEV, AEN1, AEN2).",
+        ("agreement_en", "agreement_fr", "agreement_it", "agreement_ro"),
+        tuple(f"{m}@{x}" for m in ("vae2", "ffnn")
+              for x in ("AEV", "AEN1", "AEN2")),
+        "vae2 gives fewer grammatical-error answers (AEV, AEN1, AEN2) than "
+        "the FFNN on agreement",
+        _fewer_answers("vae2", "ffnn", ("AEV", "AEN1", "AEN2")),
+        "the statistic is the FFNN's minus vae2's share of the test answers "
+        "that are AEV, AEN1 or AEN2, averaged over the nine cells; 'large' "
+        "is not tested",
+        labels=("Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2")),
+    _claim(
+        "000 sec. 8.2",
+        "For *spray/load*, we see that most errors are concentrated in the "
+        "condition where type I is used in training and type III in "
+        "testing",
+        SPRAY_LOAD, ("vae2",),
+        "I→III is the lowest vae2 cell on spray/load",
+        _hardest("vae2"),
+        "000 Figure 26; 'most errors' read as the lowest F1 (the statistic "
+        "is the lowest other cell minus I→III)"),
     _claim(
         "project check",
         "",
@@ -480,10 +533,11 @@ def error_labels(results: dict) -> tuple[str, ...]:
   return tuple(results.get("label_names", ())[1:])
 
 
-def error_shares(results: dict, label: str
+def error_shares(results: dict, label: str, of_answers: bool = False
                  ) -> tuple[np.ndarray, tuple, tuple, tuple]:
   """As `seed_f1`, the share of each cell's wrong answers that are
-  `label` answers (0 in a cell without wrong answers)."""
+  `label` answers (0 in a cell without wrong answers); `of_answers`: the
+  share of all its test answers instead."""
   trains = tuple(results["summary"])
   tests = tuple(next(iter(results["summary"].values())))
   cells = [c for c in results.get("cells", []) if not c.get("variant")]
@@ -492,28 +546,33 @@ def error_shares(results: dict, label: str
   wrong = set(error_labels(results))
 
   def share(chosen: dict) -> float:
-    errors = sum(n for k, n in chosen.items() if k in wrong)
-    return chosen.get(label, 0) / errors if errors else 0.0
+    among = sum(n for k, n in chosen.items() if of_answers or k in wrong)
+    return chosen.get(label, 0) / among if among else 0.0
 
   return (np.array([[[share(by[s, t]["test"][u]["chosen"]) for u in tests]
                      for t in trains] for s in seeds]), seeds, trains, tests)
 
 
-def _grid_and_label(model: str) -> tuple[str, str]:
-  """'ffnn#WN1' -> ('ffnn', 'WN1'): the FFNN grid's share of WN1 among its
-  wrong answers; 'ffnn' -> ('ffnn', '') (its F1)."""
-  grid, _, label = model.partition("#")
-  return grid, label
+def _measure(model: str) -> tuple[str, str, str]:
+  """A claim's model name -> (grid, kind, label): 'ffnn' is the FFNN
+  grid's F1 ('', ''); 'ffnn#WN1' its share of WN1 among its wrong
+  answers; 'ffnn@AEV' its share of AEV among all its test answers."""
+  for kind in "#@":
+    if kind in model:
+      grid, _, label = model.partition(kind)
+      return grid, kind, label
+  return model, "", ""
 
 
-def model_data(results: dict, preds=None, group: str = "", label: str = ""
-               ) -> statistics.ModelData:
+def model_data(results: dict, preds=None, group: str = "", label: str = "",
+               kind: str = "#") -> statistics.ModelData:
   """`statistics.ModelData` of one grid (its predictions.npz's hits,
   ordered as results.json's seeds and train types, when given); with
-  `label`, its error shares of that label instead of its F1 (seeds
-  only)."""
+  `label`, its shares of that label (`_measure`'s kind) instead of its F1
+  (seeds only)."""
   if label:
-    return statistics.ModelData(*error_shares(results, label), group=group)
+    return statistics.ModelData(
+        *error_shares(results, label, of_answers=kind == "@"), group=group)
   f1, seeds, trains, tests = seed_f1(results)
   hits = ids = None
   if preds is not None:
@@ -537,10 +596,11 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
   not the other dataset's)."""
   data = {}
   for m in claim.models:
-    grid, label = _grid_and_label(m)
+    grid, kind, label = _measure(m)
     data[m] = model_data(runs[grid], None if label else
                          (preds or {}).get(grid),
-                         grid.split(":")[0] if ":" in grid else "", label)
+                         grid.split(":")[0] if ":" in grid else "", label,
+                         kind)
   labelled = claim.contrasts()
   test = statistics.Test(
       tuple(statistics.estimate(w, data) for _, w in labelled),
@@ -548,7 +608,7 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
   binding = test.estimates[test.binding()]
   lo, hi = binding.interval()
   with_hits = all(d.hits is not None for d in data.values())
-  shares = any(_grid_and_label(m)[1] for m in claim.models)
+  shares = any(_measure(m)[2] for m in claim.models)
   basis = (SHARES_BASIS if shares else PAIRED_BASIS if with_hits
            else SEEDS_BASIS)
   if with_hits and len(data) > 1:
@@ -569,7 +629,7 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
   means.update({m: {t: {u: float(d.f1[:, i, j].mean())
                         for j, u in enumerate(d.tests)}
                     for i, t in enumerate(d.trains)}
-                for m, d in data.items() if _grid_and_label(m)[1]})
+                for m, d in data.items() if _measure(m)[2]})
   return {"source": claim.source, "claim": claim.text, "quote": claim.quote,
           "ours": claim.ours, "verdict": test.verdict(),
           "statistic": test.statistic, "threshold": claim.threshold,
@@ -629,8 +689,7 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
             have[f"{d}:{m}"] = r
             ds_preds[f"{d}:{m}"] = (preds or {}).get(d, {}).get(m)
       missing = None
-      grids = list(dict.fromkeys(_grid_and_label(m)[0]
-                                 for m in claim.models))
+      grids = list(dict.fromkeys(_measure(m)[0] for m in claim.models))
       if not all(m in have for m in grids):
         missing = f"needs {', '.join(grids)} on {ds}"
       elif claim.labels and any(set(error_labels(have[m])) != claim.labels
