@@ -118,3 +118,19 @@ def test_fewer_grammatical_errors_compares_shares_of_all_answers():
   v = _verdict({"agreement_it": {"ffnn": grid(2), "vae2": grid(20)}}, text,
                "agreement_it")
   assert v["verdict"] == "does not hold"
+
+
+def test_ssm_as_one_group_against_each_other_label_in_the_train_iii_row():
+  labels = ("CORRECT", "AGENTACT", "ALT-NP", "ALT-PP", "NOEMB", "LEXPREP",
+            "SSM-1", "SSM-2", "AASSM")
+  base = {"CORRECT": 50, "AGENTACT": 6, "ALT-NP": 9, "ALT-PP": 8,
+          "NOEMB": 1, "LEXPREP": 7, "AASSM": 2}
+  # SSM-1 and SSM-2 (6 each) lose to ALT-NP alone but not together; the
+  # other rows, where ALT-NP takes everything, are not read.
+  r = _results(lambda s, t, u: dict(base, **{"SSM-1": 6 + s % 2, "SSM-2": 6})
+               if t == "III" else dict(base, **{"ALT-NP": 90}), labels=labels)
+  text = ("SSM (SSM-1 + SSM-2) is the FFNN's most frequent wrong answer "
+          "when trained on type III on spray/load")
+  v = _verdict({"spray_load": {"ffnn": r}}, text, "spray_load")
+  assert v["verdict"] == "holds" and v["binding"] == "SSM-1 + SSM-2 − ALT-NP"
+  assert "III→I, III→II, III→III: SSM-1 + SSM-2 0." in v["evidence"]
