@@ -673,6 +673,27 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
           "basis": basis, "evidence": claim.evidence(means)}
 
 
+def interval_text(verdict: dict) -> str:
+  """The verdict's interval, naming the contrast it belongs to when the
+  claim has several (the statistic shown is the extreme contrast's value,
+  the interval the deciding one's: they differ when the contrasts' errors
+  do)."""
+  lo, hi = verdict["interval"]
+  text = f"[{lo:+.3f}, {hi:+.3f}]"
+  if len(verdict.get("contrasts", ())) > 1:
+    text += f" ({verdict['binding']})"
+  return text
+
+
+def grids_read(claim: Claim) -> str:
+  """The grids a claim reads, in words ('ffnn#WN1' is the FFNN grid's
+  shares of its answers)."""
+  grids = dict.fromkeys(_measure(m)[0] for m in claim.models)
+  shares = any(_measure(m)[2] for m in claim.models)
+  return ", ".join(grids) + (" (their shares of the answers)" if shares
+                             else "")
+
+
 def _contrast_json(label: str, e: statistics.Estimate) -> dict:
   lo, hi = e.interval()
   return {"label": label, "value": e.value, "interval": [lo, hi],

@@ -104,12 +104,11 @@ def not_run_line(verdicts: list[dict]) -> list[str]:
 
 
 def _verdict_row(v: dict) -> str:
-  lo, hi = v["interval"]
   spread = ", ".join(f"{x:+.3f}" for x in v["seed_values"]) or "-"
   return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
           f"**{v['verdict']}** | {v['verdict_holm']} (p {v['p_holm']:.3g}) | "
           f"{v['statistic']:+.3f} vs {v['threshold']:+.2f} | "
-          f"[{lo:+.3f}, {hi:+.3f}] | {spread} | "
+          f"{claims.interval_text(v)} | {spread} | "
           f"{v['evidence']}; {v['basis']} |")
 
 
@@ -118,15 +117,16 @@ def claims_section() -> list[str]:
   lines = ["## How each claim became a test", "",
            "000 = Merlo et al., Blackbird Language Matrices; 004 = Samo "
            "et al., BLM-s/IE (../shared/papers). Each test is a statistic "
-           "of the F1 heatmaps that is above its threshold when the claim "
-           "holds.", ""]
+           "of the F1 heatmaps (or, for the error bars, of each seed's "
+           "shares of the answers) that is above its threshold when the "
+           "claim holds.", ""]
   for c in claims.CLAIMS:
     said = (f"> \"{c.quote}\" ({c.source})" if c.quote
             else "> (no paper states this)")
     on = "every dataset run" if c.datasets == ("*",) else ", ".join(
         c.datasets)
     lines += [said, "", f"Tested as: {c.text} (statistic > "
-              f"{c.threshold:+.2f}; {', '.join(c.models)} on {on}). "
+              f"{c.threshold:+.2f}; {claims.grids_read(c)} on {on}). "
               f"Our reading: {c.ours}.", ""]
   return lines
 

@@ -96,17 +96,16 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   return record
 
 
-def _claim_rows(claims: list[dict]) -> list[list[str]]:
+def _claim_rows(verdicts: list[dict]) -> list[list[str]]:
   rows = []
-  for v in claims:
+  for v in verdicts:
     if v["verdict"] == "not run":
       continue
-    lo, hi = v["interval"]
     holm = (f"{v['verdict_holm']} (p {v['p_holm']:.3g})"
             if "verdict_holm" in v else "-")
     rows.append([v["source"], v["dataset"], v["claim"], v["verdict"], holm,
                  f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}",
-                 f"[{lo:+.3f}, {hi:+.3f}]",
+                 claims.interval_text(v),
                  ", ".join(f"{x:+.3f}" for x in v["seed_values"])])
   return rows
 
