@@ -90,6 +90,16 @@ class Claim:
   # labelled otherwise (another design, another family) it is not run.
   labels: frozenset = frozenset()
 
+  @property
+  def grids(self) -> tuple[str, ...]:
+    """The grids the claim reads (its models without their share keys)."""
+    return tuple(dict.fromkeys(_measure(m)[0] for m in self.models))
+
+  @property
+  def reads_shares(self) -> bool:
+    """Whether it tests shares of the answers rather than F1."""
+    return any(_measure(m)[2] for m in self.models)
+
 
 def _hardest(model: str, cell=("I", "III")):
   """'all': every other cell minus `cell` > 0 (`cell` is the lowest)."""
@@ -193,15 +203,14 @@ def _claim(source, quote, datasets, models, text, test, ours,
                contrasts, rule, threshold, evidence, ours, frozenset(labels))
 
 
-def _dominant_errors(model: str, tops: tuple, others: tuple[str, ...],
-                     cells=None):
-  """'all': each of `tops` (a label, or a tuple of labels whose shares are
-  summed) takes a larger share of the wrong answers than each of
+def _dominant_errors(model: str, tops: list[tuple[str, ...]],
+                     others: tuple[str, ...], cells=None):
+  """'all': each of `tops` (a tuple of labels whose shares are summed)
+  takes a larger share of the wrong answers than each of
   `others`, the shares averaged over `cells` (default: all nine).
   Models: 'model#LABEL'."""
   cells = list(cells or _cells())
   w = 1 / len(cells)
-  tops = [(t,) if isinstance(t, str) else tuple(t) for t in tops]
   name = " + ".join
 
   def contrasts():
@@ -243,8 +252,8 @@ def _error_claim(source, quote, datasets, model, text, tops, others, ours,
                  cells=None) -> Claim:
   """A claim that `tops` are `model`'s most frequent wrong answers
   (`_dominant_errors`), run only on data labelled with exactly these."""
-  labels = tuple(x for t in tops for x in ((t,) if isinstance(t, str)
-                                           else t)) + tuple(others)
+  tops = [(t,) if isinstance(t, str) else tuple(t) for t in tops]
+  labels = tuple(x for t in tops for x in t) + tuple(others)
   return _claim(source, quote, datasets,
                 tuple(f"{model}#{x}" for x in labels), text,
                 _dominant_errors(model, tops, others, cells), ours,
@@ -533,20 +542,32 @@ def _mean_table(results: dict) -> Table:
           for t, row in results["summary"].items()}
 
 
-def seed_f1(results: dict) -> tuple[np.ndarray, tuple, tuple, tuple]:
-  """([seeds, train types, test types] F1 of the real cells, seeds, train
-  types, test types); one pseudo-seed of means without 'cells'."""
+def _per_cell(results: dict, value: Callable[[dict], float]
+              ) -> tuple[np.ndarray, tuple, tuple, tuple]:
+  """([seeds, train types, test types] `value` of each real cell's test
+  entry, seeds, train types, test types); None without 'cells'."""
   trains = tuple(results["summary"])
   tests = tuple(next(iter(results["summary"].values())))
   cells = [c for c in results.get("cells", []) if not c.get("variant")]
   if not cells:
-    m = _mean_table(results)
-    return (np.array([[[m[t][u] for u in tests] for t in trains]]), (None,),
-            trains, tests)
+    return None
   seeds = tuple(dict.fromkeys(c["seed"] for c in cells))
   by = {(c["seed"], c["train_type"]): c for c in cells}
-  return (np.array([[[by[s, t]["test"][u]["f1"] for u in tests]
+  return (np.array([[[value(by[s, t]["test"][u]) for u in tests]
                      for t in trains] for s in seeds]), seeds, trains, tests)
+
+
+def seed_f1(results: dict) -> tuple[np.ndarray, tuple, tuple, tuple]:
+  """([seeds, train types, test types] F1 of the real cells, seeds, train
+  types, test types); one pseudo-seed of means without 'cells'."""
+  found = _per_cell(results, lambda test: test["f1"])
+  if found is not None:
+    return found
+  trains = tuple(results["summary"])
+  tests = tuple(next(iter(results["summary"].values())))
+  m = _mean_table(results)
+  return (np.array([[[m[t][u] for u in tests] for t in trains]]), (None,),
+          trains, tests)
 
 
 def error_labels(results: dict) -> tuple[str, ...]:
@@ -560,19 +581,14 @@ def error_shares(results: dict, label: str, of_answers: bool = False
   """As `seed_f1`, the share of each cell's wrong answers that are
   `label` answers (0 in a cell without wrong answers); `of_answers`: the
   share of all its test answers instead."""
-  trains = tuple(results["summary"])
-  tests = tuple(next(iter(results["summary"].values())))
-  cells = [c for c in results.get("cells", []) if not c.get("variant")]
-  seeds = tuple(dict.fromkeys(c["seed"] for c in cells))
-  by = {(c["seed"], c["train_type"]): c for c in cells}
   wrong = set(error_labels(results))
 
-  def share(chosen: dict) -> float:
+  def share(test: dict) -> float:
+    chosen = test["chosen"]
     among = sum(n for k, n in chosen.items() if of_answers or k in wrong)
     return chosen.get(label, 0) / among if among else 0.0
 
-  return (np.array([[[share(by[s, t]["test"][u]["chosen"]) for u in tests]
-                     for t in trains] for s in seeds]), seeds, trains, tests)
+  return _per_cell(results, share)
 
 
 def _measure(model: str) -> tuple[str, str, str]:
@@ -630,8 +646,7 @@ def check(claim: Claim, runs: dict, preds: dict | None = None) -> dict:
   binding = test.estimates[test.binding()]
   lo, hi = binding.interval()
   with_hits = all(d.hits is not None for d in data.values())
-  shares = any(_measure(m)[2] for m in claim.models)
-  basis = (SHARES_BASIS if shares else PAIRED_BASIS if with_hits
+  basis = (SHARES_BASIS if claim.reads_shares else PAIRED_BASIS if with_hits
            else SEEDS_BASIS)
   if with_hits and len(data) > 1:
     basis += (", paired on the same instances" if _paired(data)
@@ -680,10 +695,8 @@ def interval_text(verdict: dict) -> str:
 def grids_read(claim: Claim) -> str:
   """The grids a claim reads, in words ('ffnn#WN1' is the FFNN grid's
   shares of its answers)."""
-  grids = dict.fromkeys(_measure(m)[0] for m in claim.models)
-  shares = any(_measure(m)[2] for m in claim.models)
-  return ", ".join(grids) + (" (their shares of the answers)" if shares
-                             else "")
+  return ", ".join(claim.grids) + (" (their shares of the answers)"
+                                   if claim.reads_shares else "")
 
 
 def _contrast_json(label: str, e: statistics.Estimate) -> dict:
@@ -732,7 +745,7 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
             have[f"{d}:{m}"] = r
             ds_preds[f"{d}:{m}"] = (preds or {}).get(d, {}).get(m)
       missing = None
-      grids = list(dict.fromkeys(_measure(m)[0] for m in claim.models))
+      grids = claim.grids
       if not all(m in have for m in grids):
         missing = f"needs {', '.join(grids)} on {ds}"
       elif claim.labels and any(set(error_labels(have[m])) != claim.labels
