@@ -6,7 +6,7 @@ Draws synthetic grids with a known truth (tests/claims_simulation.py) for
 each scenario of the issue (paired gain at 0; one seed-dominated cell at
 its threshold; a 4-way tie at the bottom; the diagonal check at its
 tolerance), at 3 and 5 seeds, runs them through
-`blm_jax.results.claims.check` and records the coverage of the 95%
+`blm_jax.results.judge.check` and records the coverage of the 95%
 interval (single-contrast claims) and the rate of the wrong verdict,
 with its Monte Carlo standard error. Also the family-wise rate of a wrong
 verdict over 10 independent null claims, raw and after Holm.
@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from blm_jax.results import claims
+from blm_jax.results import judge
 from tests import claims_simulation as sim
 
 
@@ -39,8 +40,8 @@ def family(reps: int, size: int, seeds: int, seed: int = 1) -> dict:
     vs = []
     for _ in range(size):
       runs, preds = draw(rng)
-      vs.append({"dataset": "x", **claims.check(c, runs, preds)})
-    claims.adjust(vs)
+      vs.append({"dataset": "x", **judge.check(c, runs, preds)})
+    judge.adjust(vs)
     raw += any(v["verdict"] != "inconclusive" for v in vs)
     adj += any(v["verdict_holm"] != "inconclusive" for v in vs)
   return {"raw": raw / reps, "holm": adj / reps, "reps": reps}

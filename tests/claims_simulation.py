@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blm_jax.results import claims, predictions
+from blm_jax.results import claims, judge, predictions
 
 TYPES = claims.TYPES
 
@@ -118,7 +118,7 @@ def run(scenario, reps: int, seed: int = 0) -> dict:
   covered = wrongs = 0
   for _ in range(reps):
     runs, preds = draw(rng)
-    v = claims.check(c, runs, preds)
+    v = judge.check(c, runs, preds)
     lo, hi = v["interval"]
     covered += lo <= truth <= hi
     wrongs += v["verdict"] == wrong

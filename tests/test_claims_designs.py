@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from blm_jax.results import claims, claims_report
+from blm_jax.results import claims, claims_report, judge
 from tests.test_reproduce import COS_GAIN, _hits, _run
 
 
@@ -36,7 +36,7 @@ def _designs(rng):
 def test_a_paper_claim_is_checked_on_its_context_necessary_design():
   runs, preds = _designs(np.random.default_rng(0))
   got = {(v["dataset"], v["claim"]): v["verdict"]
-         for v in claims.evaluate_claims(runs, preds)}
+         for v in judge.evaluate_claims(runs, preds)}
   assert got["cos_en", COS_GAIN] == "holds"
   assert got["cos_en_ctx", COS_GAIN] == "inconclusive"
   # A ctx design that was not run adds no rows.
@@ -66,7 +66,7 @@ def test_spray_load_groups_share_one_context_necessary_design():
   rng = np.random.default_rng(2)
   runs = {"spray_load_ctx": {m: _run(_hits(rng, 0.5))[0]
                              for m in ("ffnn", "vae2")}}
-  run = [v for v in claims.evaluate_claims(runs)
+  run = [v for v in judge.evaluate_claims(runs)
          if v["verdict"] != "not run" and v["dataset"].endswith("_ctx")]
   # Each spray/load claim once, not once per paper group.
   assert len(run) == len({v["claim"] for v in run}) == 5
@@ -91,11 +91,11 @@ def test_a_paper_claim_is_checked_on_its_sequence_necessary_design(
   runs, preds = _designs(np.random.default_rng(0))  # as the _ctx test
   runs["cos_en_seq"] = runs.pop("cos_en_ctx")
   preds["cos_en_seq"] = preds.pop("cos_en_ctx")
-  verdicts = claims.evaluate_claims(runs, preds)
+  verdicts = judge.evaluate_claims(runs, preds)
   got = {(v["dataset"], v["claim"]): v["verdict"] for v in verdicts}
   assert got["cos_en_seq", COS_GAIN] == "inconclusive"
   assert [COS_GAIN, "cos_en", "holds", "cos_en_seq", "inconclusive"] in (
-      claims.design_pairs(verdicts))
+      judge.design_pairs(verdicts))
   claims_report.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd", preds)
   md = (tmp_path / "report.md").read_text()
   assert (f"| {COS_GAIN} | cos_en | **holds** | cos_en_seq | "

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from blm_jax.results import claims
+from blm_jax.results import judge
 
 TYPES = claims.TYPES
 AGR = ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2")
@@ -28,7 +29,7 @@ def _results(chosen_of, f1=0.5, labels=AGR, seeds=(0, 1, 2, 3, 4)):
 
 
 def _verdict(runs, claim_text, dataset):
-  (v,) = [v for v in claims.evaluate_claims(runs)
+  (v,) = [v for v in judge.evaluate_claims(runs)
           if v["claim"] == claim_text and v["dataset"] == dataset]
   return v
 
@@ -36,11 +37,11 @@ def _verdict(runs, claim_text, dataset):
 def test_error_shares_count_wrong_answers_only():
   r = _results(lambda s, t, u: ({"Corr": 10, "WN1": 3, "AEV": 1}
                                 if u != "I" else {"Corr": 14}))
-  shares, seeds, trains, tests = claims.error_shares(r, "WN1")
+  shares, seeds, trains, tests = judge.error_shares(r, "WN1")
   assert shares.shape == (5, 3, 3) and tests == TYPES
   assert shares[0, 0, 1] == pytest.approx(0.75)  # 3 of 4 wrong answers
   assert shares[0, 0, 0] == 0.0  # no wrong answer in the cell
-  assert claims.error_labels(r) == AGR[1:]
+  assert judge.error_labels(r) == AGR[1:]
 
 
 def test_dominant_errors_hold_fail_and_are_not_run_on_other_labels():
@@ -51,7 +52,7 @@ def test_dominant_errors_hold_fail_and_are_not_run_on_other_labels():
   v = _verdict({"agreement_fr": {"ffnn": _results(chosen(15))}}, WN_CLAIM,
                "agreement_fr")
   assert v["verdict"] == "holds"
-  assert v["basis"].startswith(claims.SHARES_BASIS + "; holds when every")
+  assert v["basis"].startswith(judge.SHARES_BASIS + "; holds when every")
   # The binding contrast is WN2 against the next label, AEV.
   assert v["binding"] == "WN2 − AEV"
   assert v["evidence"].startswith(
@@ -106,7 +107,7 @@ def test_fewer_grammatical_errors_compares_shares_of_all_answers():
   def grid(aev):
     return _results(lambda s, t, u: {"Corr": 60, "WN1": 20, "WN2": 10,
                                      "AEV": aev + s, "AEN1": 5, "AEN2": 5})
-  shares = claims.error_shares(grid(5), "AEV", of_answers=True)[0]
+  shares = judge.error_shares(grid(5), "AEV", of_answers=True)[0]
   assert shares[1, 0, 0] == pytest.approx(6 / 106)  # seed 1: AEV 6
   text = ("vae2 gives fewer grammatical-error answers (AEV, AEN1, AEN2) "
           "than the FFNN on agreement")

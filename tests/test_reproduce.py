@@ -10,6 +10,7 @@ import pytest
 
 from blm_jax.results import claims as reproduce
 from blm_jax.results import claims_report
+from blm_jax.results import judge
 from blm_jax.results import predictions
 from blm_jax.training.grid import GridSpec
 from blm_jax.training.trainer import Predictions
@@ -63,7 +64,7 @@ def _hits(rng, rate, n=300, seeds=3):
 def _cos_verdict(vae2, ffnn):
   runs = {"cos_en": {"vae2": vae2[0], "ffnn": ffnn[0]}}
   preds = {"cos_en": {"vae2": vae2[1], "ffnn": ffnn[1]}}
-  return {v["claim"]: v for v in reproduce.evaluate_claims(
+  return {v["claim"]: v for v in judge.evaluate_claims(
       runs, preds) if v["dataset"] == "cos_en"}[COS_GAIN]
 
 
@@ -73,7 +74,7 @@ def test_clear_win_holds_clear_loss_does_not():
   win = _cos_verdict(good, bad)
   assert win["verdict"] == "holds"
   assert win["interval"][0] > 0 and 0.25 < win["statistic"] < 0.35
-  assert win["basis"].startswith(reproduce.PAIRED_BASIS)
+  assert win["basis"].startswith(judge.PAIRED_BASIS)
   assert len(win["seed_values"]) == 3
   loss = _cos_verdict(bad, good)
   assert loss["verdict"] == "does not hold" and loss["interval"][1] < 0
@@ -128,7 +129,7 @@ VAE_SL = {"I": {"I": .97, "II": .6, "III": .35},
 
 def _verdicts(runs, preds=None):
   return {(v["dataset"], v["claim"]): v for v in
-          reproduce.evaluate_claims(runs, preds)}
+          judge.evaluate_claims(runs, preds)}
 
 
 def test_without_predictions_the_seeds_alone_decide_and_it_says_so():
@@ -137,7 +138,7 @@ def test_without_predictions_the_seeds_alone_decide_and_it_says_so():
   v = _verdicts(runs)
   hardest = v["spray_load", "I→III is the lowest FFNN cell on spray/load"]
   assert hardest["verdict"] == "holds"
-  assert hardest["basis"].startswith(reproduce.SEEDS_BASIS)
+  assert hardest["basis"].startswith(judge.SEEDS_BASIS)
   assert "intersection-union" in hardest["basis"]
   assert "ffnn I→III = 0.300" in hardest["evidence"]
   assert hardest["statistic"] == pytest.approx(0.1)
@@ -248,7 +249,7 @@ def test_report_files(tmp_path):
   record = json.loads((tmp_path / "report.json").read_text())
   gain = [c for c in record["claims"] if c["dataset"] == "cos_en"
           and c["claim"] == COS_GAIN][0]
-  assert gain["basis"].startswith(reproduce.SEEDS_BASIS)
+  assert gain["basis"].startswith(judge.SEEDS_BASIS)
   assert len(gain["interval"]) == 2 and gain["level"] == 0.95
   assert gain["verdict_holm"] in ("holds", "inconclusive")
   assert "| Holm |" in md

@@ -1,7 +1,7 @@
 """The claims' statistics keep their error rates (small simulations).
 
 Each scenario draws synthetic grids with a known truth
-(tests/claims_simulation.py) and runs them through `claims.check`; rates
+(tests/claims_simulation.py) and runs them through `judge.check`; rates
 are checked against the nominal ones within 3 Monte Carlo standard errors.
 benchmarks/claims_simulation.py runs the same scenarios larger (the
 figures in docs/experiments/2026-11-25-claims-statistics.md).
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from blm_jax.results import claims, statistics
+from blm_jax.results import judge, statistics
 from tests import claims_simulation as sim
 
 
@@ -67,8 +67,8 @@ def test_holm_keeps_the_family_wise_rate():
   rng = np.random.default_rng(7)
   reps, raw, holm = 60, 0, 0
   for _ in range(reps):
-    vs = [{"dataset": "x", **claims.check(c, *draw(rng))} for _ in range(10)]
-    claims.adjust(vs)
+    vs = [{"dataset": "x", **judge.check(c, *draw(rng))} for _ in range(10)]
+    judge.adjust(vs)
     raw += any(v["verdict"] != "inconclusive" for v in vs)
     holm += any(v["verdict_holm"] != "inconclusive" for v in vs)
   assert holm / reps <= 0.05 + _mc(0.05, reps)

@@ -34,9 +34,9 @@ from absl import flags
 
 from blm_jax.cli import suites
 from blm_jax.data import input_pipeline
-from blm_jax.results.claims import load_predictions
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
+from blm_jax.results.judge import load_predictions
 from blm_jax.training import run_identity
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 
 from blm_jax.base import files
-from blm_jax.results import (battery, claims, html_report, paper_comparison,
-                             training_curves)
+from blm_jax.results import (battery, claims, html_report, judge,
+                             paper_comparison, training_curves)
 
 TYPES = claims.TYPES
-LEVEL = claims.LEVEL
+LEVEL = judge.LEVEL
 
 
 def seed_tables(runs: dict[str, dict[str, dict]]) -> dict:
@@ -27,7 +27,7 @@ def seed_tables(runs: dict[str, dict[str, dict]]) -> dict:
   out = {}
   for ds, by_model in runs.items():
     for m, r in by_model.items():
-      f1, seeds, trains, tests = claims.seed_f1(r)
+      f1, seeds, trains, tests = judge.seed_f1(r)
       out.setdefault(ds, {})[m] = {
           "seeds": list(seeds), "train_types": list(trains),
           "test_types": list(tests), "f1": f1.round(6).tolist()}
@@ -78,7 +78,7 @@ def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
 
 def designs_side_by_side(verdicts: list[dict]) -> list[str]:
   """Markdown: `design_pairs` as a section of the report."""
-  rows = claims.design_pairs(verdicts)
+  rows = judge.design_pairs(verdicts)
   if not rows:
     return []
   return ["## Both designs", "",
@@ -108,7 +108,7 @@ def _verdict_row(v: dict) -> str:
   return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
           f"**{v['verdict']}** | {v['verdict_holm']} (p {v['p_holm']:.3g}) | "
           f"{v['statistic']:+.3f} vs {v['threshold']:+.2f} | "
-          f"{claims.interval_text(v)} | {spread} | "
+          f"{judge.interval_text(v)} | {spread} | "
           f"{v['evidence']}; {v['basis']} |")
 
 
@@ -142,7 +142,7 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   `shows`: {dataset: the papers' figures or tables it stands for};
   `probes`: {dataset: the probe.json of its probed grid}."""
   probes = probes or {}
-  verdicts = claims.evaluate_claims(runs, preds)
+  verdicts = judge.evaluate_claims(runs, preds)
   lines = ["# Reproduction report", "", f"Command: `{command}`", ""]
   if missing:
     lines += [f"Not finished ({len(missing)} grids of the suite): "

@@ -37,7 +37,7 @@ import os
 import re
 from typing import Any
 
-from blm_jax.results import claims
+from blm_jax.results import judge
 
 MARKER = re.compile(
     r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
@@ -105,7 +105,7 @@ def _claim_rows(verdicts: list[dict]) -> list[list[str]]:
             if "verdict_holm" in v else "-")
     rows.append([v["source"], v["dataset"], v["claim"], v["verdict"], holm,
                  f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}",
-                 claims.interval_text(v),
+                 judge.interval_text(v),
                  ", ".join(f"{x:+.3f}" for x in v["seed_values"])])
   return rows
 
@@ -147,7 +147,7 @@ def record_from_report(out: str, command: str, commit: str,
       "designs": {"columns": ["claim", "paper design", "verdict",
                               "context- or sequence-necessary design",
                               "verdict"],
-                  "rows": claims.design_pairs(report.get("claims", []))},
+                  "rows": judge.design_pairs(report.get("claims", []))},
       # The papers' numbers beside ours (000 Tables 4-5, Figures 20-22,
       # the bounds in the text) and the battery, as the report shows them.
       **report.get("tables", {})}
