@@ -11,16 +11,19 @@ def test_table5_rows_follow_the_papers_order_and_add_sources_it_lacks():
                          "grid": {"seeds": [0, 1, 2]},
                          "config": {"encoder": "minilm"}}}
 
-  lines = paper_comparison.table5({"chunks_zz_new": run(0.5),
-                                   "chunks_od_it": run(0.7),
-                                   "chunks_cos_en": run(0.6),
-                                   "spray_load": {"ffnn": {}}})
+  section = paper_comparison.table5({"chunks_zz_new": run(0.5),
+                                     "chunks_od_it": run(0.7),
+                                     "chunks_cos_en": run(0.6),
+                                     "spray_load": {"ffnn": {}}})
+  lines = section.lines()
   rows = [x for x in lines if x.startswith("| ") and "---" not in x][1:]
   assert rows == ["| CoS En | 0.909 (0.015) | 0.600 (0.010) | 3 |",
                   "| OD It | 0.975 (0.004) | 0.700 (0.010) | 3 |",
                   "| zz_new | – | 0.500 (0.010) | 3 |"]
+  assert section.table()["rows"][0] == ["CoS En", "0.909 (0.015)",
+                                        "0.600 (0.010)", "3"]
   assert "the encoder (minilm here" in lines[-2]
-  assert paper_comparison.table5({"spray_load": {"ffnn": {}}}) == []
+  assert paper_comparison.table5({"spray_load": {"ffnn": {}}}) is None
 
 
 def test_what_differs_names_the_encoder_runs_sample_and_cnn():

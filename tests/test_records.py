@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from blm_jax.cli import records as cli
-from blm_jax.results import records
+from blm_jax.results import markdown_table, records
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -182,3 +182,14 @@ def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
   assert heat.startswith("| train \\ test | I | II | III |")
   with pytest.raises(records.RecordError, match="no report.json"):
     records.record_from_report(str(tmp_path / "none"), "c", "x")
+
+
+def test_a_table_row_of_the_wrong_length_is_named():
+  # One writer for every markdown table (the report's sections, the docs'
+  # records): a row that does not fit the header is refused, not shifted.
+  assert markdown_table.lines(("a", "b"), [[1, "x"]]) == [
+      "| a | b |", "| --- | --- |", "| 1 | x |"]
+  with pytest.raises(ValueError, match=r"^row 1 has 1 cells, the header 2$"):
+    markdown_table.lines(("a", "b"), [[1, 2], [3]])
+  with pytest.raises(records.RecordError, match=r"^row 0 has 3 cells"):
+    records.rows_table(["a", "b"], [[1, 2, 3]])

@@ -252,7 +252,7 @@ def test_report_files(tmp_path):
   assert gain["basis"].startswith(judge.SEEDS_BASIS)
   assert len(gain["interval"]) == 2 and gain["level"] == 0.95
   assert gain["verdict_holm"] in ("holds", "inconclusive")
-  assert "| Holm |" in md
+  assert "| after Holm |" in md
 
 
 def test_a_finished_run_writes_its_predictions(tmp_path):

@@ -50,8 +50,9 @@ def table5(workdirs: Sequence[str]) -> dict:
     runs[paper_comparison.CHUNKS + source] = {"sent_vae": res}
   paper = {k: {"heading": h, "f1": f, "sd": s}
            for k, h, f, s in paper_values.TABLE5_COLUMNS}
+  section = paper_comparison.table5(runs)
   return {"ours": ours, "paper": paper,
-          "markdown": "\n".join(paper_comparison.table5(runs)).rstrip()}
+          "markdown": "\n".join(section.lines() if section else []).rstrip()}
 
 
 def write_table5(workdirs: Sequence[str], out: str) -> dict:

@@ -14,6 +14,7 @@ import io
 import os
 
 from blm_jax.base import files
+from blm_jax.results import markdown_table
 
 COLUMNS = ("dataset", "encoder", "diagonal F1", "off-diagonal F1",
            "best context-free", "context gain", "seeds")
@@ -48,9 +49,7 @@ def rows(runs: dict[str, dict[str, dict]], model: str = "ffnn"
 
 
 def markdown(table: list[list[str]]) -> str:
-  return "\n".join(["| " + " | ".join(COLUMNS) + " |",
-                    "|" + "---|" * len(COLUMNS)]
-                   + ["| " + " | ".join(r) + " |" for r in table]) + "\n"
+  return "\n".join(markdown_table.lines(COLUMNS, table)) + "\n"
 
 
 def latex(table: list[list[str]]) -> str:

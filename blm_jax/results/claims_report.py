@@ -15,7 +15,8 @@ import os
 
 from blm_jax.base import files
 from blm_jax.results import (battery, claims, html_report, judge,
-                             paper_comparison, training_curves)
+                             markdown_table, paper_comparison,
+                             training_curves)
 
 TYPES = claims.TYPES
 LEVEL = judge.LEVEL
@@ -41,17 +42,9 @@ def heatmap_table(runs: dict[str, dict], models: list[str]) -> str:
     return "(no finished grid)"
   tests = list(next(iter(runs[m] for m in models))["summary"]["I"]
                if "I" in runs[models[0]]["summary"] else TYPES)
-  head = "| train | " + " | ".join(f"{m} →{u}" for m in models
-                                    for u in tests) + " |"
-  lines = [head, "|---|" + "---|" * (len(models) * len(tests))]
-  for t in runs[models[0]]["summary"]:
-    cells = []
-    for m in models:
-      for u in tests:
-        c = runs[m]["summary"].get(t, {}).get(u)
-        cells.append(f"{c['f1_mean']:.3f}±{c['f1_std']:.3f}" if c else "-")
-    lines.append(f"| {t} | " + " | ".join(cells) + " |")
-  return "\n".join(lines)
+  return _by_train_type(
+      runs, models, tests, "summary",
+      lambda c: f"{c['f1_mean']:.3f}±{c['f1_std']:.3f}")
 
 
 def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
@@ -60,20 +53,24 @@ def context_free_table(runs: dict[str, dict], models: list[str]) -> str:
   models = [m for m in models if "context_free" in runs.get(m, {})]
   if not models:
     return "(no context-free baselines in these results)"
-  first = runs[models[0]]["context_free"]
-  tests = list(next(iter(first.values())))
-  lines = ["| train | " + " | ".join(f"{m} →{u}" for m in models
-                                     for u in tests) + " |",
-           "|---|" + "---|" * (len(models) * len(tests))]
-  for t in first:
-    cells = []
-    for m in models:
-      for u in tests:
-        c = runs[m]["context_free"].get(t, {}).get(u)
-        cells.append(f"{c['best']:.3f} ({c['best_baseline']}), gain "
-                     f"{c['context_gain']:+.3f}" if c else "-")
-    lines.append(f"| {t} | " + " | ".join(cells) + " |")
-  return "\n".join(lines)
+  tests = list(next(iter(runs[models[0]]["context_free"].values())))
+  return _by_train_type(
+      runs, models, tests, "context_free",
+      lambda c: f"{c['best']:.3f} ({c['best_baseline']}), gain "
+                f"{c['context_gain']:+.3f}")
+
+
+def _by_train_type(runs: dict[str, dict], models: list[str], tests: list,
+                   key: str, cell: Callable[[dict], str]) -> str:
+  """Markdown: one row per train type of the first model's `key` table,
+  the models' test columns side by side (`cell` writes one, - where a
+  model has none)."""
+  rows = []
+  for t in runs[models[0]][key]:
+    found = [runs[m][key].get(t, {}).get(u) for m in models for u in tests]
+    rows.append([t, *(cell(c) if c else "-" for c in found)])
+  return "\n".join(markdown_table.lines(
+      ["train", *(f"{m} →{u}" for m in models for u in tests)], rows))
 
 
 def designs_side_by_side(verdicts: list[dict]) -> list[str]:
@@ -86,11 +83,11 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
           "context-necessary design (the answers alone cannot decide) or "
           "its sequence-necessary one (only the order of the context "
           "decides):", "",
-          "| claim | paper design | verdict | context- or "
-          "sequence-necessary | verdict |",
-          "|---|---|---|---|---|"] + [
-              f"| {c} | {d} | **{v}** | {x} | **{w}** |"
-              for c, d, v, x, w in rows] + [""]
+          *markdown_table.lines(
+              ["claim", "paper design", "verdict",
+               "context- or sequence-necessary", "verdict"],
+              [[c, d, f"**{v}**", x, f"**{w}**"] for c, d, v, x, w in rows]),
+          ""]
 
 
 def not_run_line(verdicts: list[dict]) -> list[str]:
@@ -103,13 +100,9 @@ def not_run_line(verdicts: list[dict]) -> list[str]:
   return [f"Not run ({len(missing)}): " + "; ".join(missing) + ".", ""]
 
 
-def _verdict_row(v: dict) -> str:
-  spread = ", ".join(f"{x:+.3f}" for x in v["seed_values"]) or "-"
-  return (f"| {v['source']} | {v['dataset']} | {v['claim']} | "
-          f"**{v['verdict']}** | {v['verdict_holm']} (p {v['p_holm']:.3g}) | "
-          f"{v['statistic']:+.3f} vs {v['threshold']:+.2f} | "
-          f"{judge.interval_text(v)} | {spread} | "
-          f"{v['evidence']}; {v['basis']} |")
+def _bold_verdict(cells: list[str]) -> list[str]:
+  i = judge.VERDICT_COLUMNS.index("verdict")
+  return [*cells[:i], f"**{cells[i]}**", *cells[i + 1:]]
 
 
 def claims_section() -> list[str]:
@@ -193,11 +186,13 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       "report, with its adjusted p-value. Per seed: the statistic of each "
       "seed alone.",
       "",
-      "| source | dataset | claim | verdict | Holm | statistic vs threshold | "
-      f"{LEVEL:.0%} interval | per seed | evidence |",
-      "|---|---|---|---|---|---|---|---|---|"]
-  lines += [_verdict_row(v) for v in verdicts if v["verdict"] != "not run"]
-  lines += [""] + not_run_line(verdicts) + designs_side_by_side(verdicts)
+      *markdown_table.lines(
+          [*judge.VERDICT_COLUMNS, "evidence"],
+          [[*_bold_verdict(judge.verdict_cells(v)),
+            f"{v['evidence']}; {v['basis']}"]
+           for v in verdicts if v["verdict"] != "not run"]),
+      ""]
+  lines += not_run_line(verdicts) + designs_side_by_side(verdicts)
   lines += paper_comparison.sections(runs, probes)
   curves = training_curves.curves(runs)
   curve_lines, curve_figures = training_curves.sections(curves, out)

@@ -168,6 +168,23 @@ def interval_text(verdict: dict) -> str:
 
 
 
+# A verdict as a table row (the report's claims table, a record's).
+VERDICT_COLUMNS = ("source", "dataset", "claim", "verdict", "after Holm",
+                   "statistic vs threshold", f"{LEVEL:.0%} interval",
+                   "per seed")
+
+
+def verdict_cells(verdict: dict) -> list[str]:
+  """`VERDICT_COLUMNS` of one verdict that was run."""
+  v = verdict
+  holm = (f"{v['verdict_holm']} (p {v['p_holm']:.3g})"
+          if "verdict_holm" in v else "-")
+  return [v["source"], v["dataset"], v["claim"], v["verdict"], holm,
+          f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}",
+          interval_text(v),
+          ", ".join(f"{x:+.3f}" for x in v["seed_values"])]
+
+
 def _contrast_json(label: str, e: statistics.Estimate) -> dict:
   lo, hi = e.interval()
   return {"label": label, "value": e.value, "interval": [lo, hi],

@@ -9,15 +9,37 @@ line on what differs between their setting and ours.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from blm_jax.results import paper_values
+from blm_jax.results import markdown_table, paper_values
 
 # One unit's traversal "decreases the differentiation among patterns" when
 # it lowers the pattern-level accuracy by more than this.
 TRAVERSAL_DROP = 0.10
 
 CHUNKS = "chunks_"
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+  """One section of the report: its heading, the lines before its table,
+  the table, and the lines after it (what differs)."""
+
+  heading: str
+  columns: tuple
+  rows: list
+  before: tuple = ()
+  after: tuple = ()
+
+  def lines(self) -> list[str]:
+    return ["## " + self.heading, "", *self.before,
+            *markdown_table.lines(self.columns, self.rows), "", *self.after]
+
+  def table(self) -> dict:
+    """As a record keeps it (`records` renders it with `table=NAME`)."""
+    return {"columns": list(self.columns), "rows": self.rows}
 
 
 def _encoder(runs_of_ds: dict) -> str:
@@ -54,32 +76,31 @@ def what_differs(dataset: str, by_model: dict[str, dict]) -> str:
   return "What differs from 000: " + "; ".join(parts) + "."
 
 
-def table4(runs: dict[str, dict[str, dict]]) -> list[str]:
-  """Markdown: per dataset of 000 Table 4 that was run, the paper's test
-  sizes and ours."""
+def table4(runs: dict[str, dict[str, dict]]) -> Section | None:
+  """Per dataset of 000 Table 4 that was run, the paper's test sizes and
+  ours."""
   rows = []
   for ds, by_model in runs.items():
     paper = paper_values.table4(ds)
     if not paper or not by_model:
       continue
     ours = next(iter(by_model.values()))["data"].get("test_sizes", {})
-    rows.append(f"| {ds} | " + " | ".join(
-        f"{paper[t]} / {ours.get(t, '-')}" for t in ("I", "II", "III"))
-        + " |")
+    rows.append([ds, *(f"{paper[t]} / {ours.get(t, '-')}"
+                       for t in ("I", "II", "III"))])
   if not rows:
-    return []
-  return ["## 000 Table 4: test instances (paper / ours)", "",
-          "| dataset | type I | type II | type III |", "|---|---|---|---|",
-          *rows, "",
+    return None
+  return Section(
+      "000 Table 4: test instances (paper / ours)",
+      ("dataset", "type I", "type II", "type III"), rows, after=(
           "What differs: the paper's type I/II/III test sets come from its "
           "own generated data (90:10 split); ours from this project's "
           "builders (data_builders/), whose sizes follow the papers' "
           "templates (docs/data.md). Training is 2000 sampled per type in "
-          "both.", ""]
+          "both.", ""))
 
 
-def table5(runs: dict[str, dict[str, dict]]) -> list[str]:
-  """Markdown: 000 Table 5 (sent_vae F1, mean and SD) beside ours, in the
+def table5(runs: dict[str, dict[str, dict]]) -> Section | None:
+  """000 Table 5 (sent_vae F1, mean and SD) beside ours, in the
   paper's column order; chunk sources 000 does not have follow, with –."""
   rows = []
   papers = {src: (heading, f"{f1:.3f} ({sd:.3f})")
@@ -93,44 +114,45 @@ def table5(runs: dict[str, dict[str, dict]]) -> list[str]:
     (t, row), = r["summary"].items()
     cell = row[t]
     heading, paper = papers.get(src, (src, "–"))
-    rows.append(f"| {heading} | {paper} | "
-                f"{cell['f1_mean']:.3f} ({cell['f1_std']:.3f}) | "
-                f"{len(r['grid']['seeds'])} |")
+    rows.append([heading, paper,
+                 f"{cell['f1_mean']:.3f} ({cell['f1_std']:.3f})",
+                 str(len(r["grid"]["seeds"]))])
   if not rows:
-    return []
+    return None
   enc = _encoder({k: v["sent_vae"] for k, v in runs.items()
                   if k.startswith(CHUNKS) and "sent_vae" in v})
-  return ["## 000 Table 5: is the chunk pattern found (sent_vae F1)", "",
-          "| data | 000 F1 (SD), 3 runs | ours F1 (SD) | seeds |",
-          "|---|---|---|---|", *rows, "",
+  return Section(
+      "000 Table 5: is the chunk pattern found (sent_vae F1)",
+      ("data", "000 F1 (SD), 3 runs", "ours F1 (SD)", "seeds"), rows,
+      after=(
           f"What differs: the encoder ({enc} here; Electra in 000 sec. 7) "
           "and the sent_vae objective chosen on dev "
           "(configs/sent_vae.py; `source=...,paper=True` runs eq. 2-3 as "
           "printed). Values of 000: Table 5, lines 604-605. Ours: "
-          "positive-class F1, mean and sample SD over the seeds.", ""]
+          "positive-class F1, mean and sample SD over the seeds.", ""))
 
 
-def text_bounds(runs: dict[str, dict[str, dict]]) -> list[str]:
+def text_bounds(runs: dict[str, dict[str, dict]]) -> Section | None:
   """The FFNN's I->III cell against the lower bounds 000 and 004 print."""
-  lines, encoders = [], set()
+  rows, encoders = [], set()
   for v in paper_values.TEXT:
     r = runs.get(v.key, {}).get("ffnn")
     if r is None:
       continue
     cell = r["summary"]["I"]["III"]
     encoders.add(r.get("config", {}).get("encoder", "?"))
-    lines.append(f"| {v.paper} {v.where} (line {v.line}) | {v.quantity} | "
-                 f"> {v.value:.2f} | {cell['f1_mean']:.3f} ± "
-                 f"{cell['f1_std']:.3f} |")
-  if not lines:
-    return []
-  return ["## The FFNN's hardest spray/load cell against the papers' bound",
-          "", "| where | what | paper | ours (FFNN, I→III) |",
-          "|---|---|---|---|", *lines, "",
+    rows.append([f"{v.paper} {v.where} (line {v.line})", v.quantity,
+                 f"> {v.value:.2f}",
+                 f"{cell['f1_mean']:.3f} ± {cell['f1_std']:.3f}"])
+  if not rows:
+    return None
+  return Section(
+      "The FFNN's hardest spray/load cell against the papers' bound",
+      ("where", "what", "paper", "ours (FFNN, I→III)"), rows, after=(
           f"What differs: the encoder ({', '.join(sorted(encoders))} here; "
           "Electra and GPT in 000, Electra in 004) and the data (this "
           "project's builders); the verdict with its interval is in the "
-          "claims table.", ""]
+          "claims table.", ""))
 
 
 def probe_summary(probe: dict) -> dict:
@@ -166,8 +188,8 @@ def probe_summary(probe: dict) -> dict:
   return out
 
 
-def probing(probes: dict[str, dict]) -> list[str]:
-  """Markdown: 000 sec. 7's probing (Figures 20-22) of the chunk grids
+def probing(probes: dict[str, dict]) -> Section | None:
+  """000 sec. 7's probing (Figures 20-22) of the chunk grids
   (`probes`: {grid name: probe.json}) beside the paper's words."""
   headings = {src: h for src, h, *_ in paper_values.TABLE5_COLUMNS}
   rows = []
@@ -177,26 +199,26 @@ def probing(probes: dict[str, dict]) -> list[str]:
       continue  # e.g. a region map alone: not one of 000's probes
     s = probe_summary(probe)
     src = name[len(CHUNKS):] if name.startswith(CHUNKS) else name
-    rows.append(
-        f"| {headings.get(src, name)} | {s.get('patterns', '-')} | "
-        f"{fmt(s.get('diagonal'))} | {fmt(s.get('untouched_accuracy'))} | "
-        f"{fmt(s.get('largest_drop'))} | "
-        f"{fmt(s.get('units_dropping'), '.1f')} of {s.get('units', '-')} | "
+    rows.append([
+        headings.get(src, name), str(s.get("patterns", "-")),
+        fmt(s.get("diagonal")), fmt(s.get("untouched_accuracy")),
+        fmt(s.get("largest_drop")),
+        f"{fmt(s.get('units_dropping'), '.1f')} of {s.get('units', '-')}",
         f"{fmt(s.get('projection_nearest_centroid'))} "
-        f"({s.get('projection_groups', '-')} patterns) |")
+        f"({s.get('projection_groups', '-')} patterns)"])
   if not rows:
-    return []
+    return None
   said = [f"> \"{q.text}\" ({q.paper} {q.where}, line {q.line})"
           for q in paper_values.PROBING]
-  return ["## 000 Figures 20-22: is the chunk pattern in the latent layer "
-          "(probing the sent_vae grids)", "",
-          *[x for q in said for x in (q, "")],
-          "| data | patterns | pattern-level diagonal (Fig. 20 top) | "
-          "untouched accuracy | largest drop under one unit's traversal "
-          "(Fig. 20 bottom, 21) | units lowering it by > "
-          f"{TRAVERSAL_DROP:.2f} | PCA nearest-centroid accuracy "
-          "(Fig. 22) |",
-          "|---|---|---|---|---|---|---|", *rows, "",
+  return Section(
+      "000 Figures 20-22: is the chunk pattern in the latent layer "
+      "(probing the sent_vae grids)",
+      ("data", "patterns", "pattern-level diagonal (Fig. 20 top)",
+       "untouched accuracy", "largest drop under one unit's traversal "
+       "(Fig. 20 bottom, 21)",
+       f"units lowering it by > {TRAVERSAL_DROP:.2f}",
+       "PCA nearest-centroid accuracy (Fig. 22)"), rows,
+      before=tuple(x for q in said for x in (q, "")), after=(
           "Ours: `python -m blm_jax.cli.probe` on each grid's test set "
           "(the confusion summed over seeds; the traversal per seed, ten "
           "values over each unit's training range, averaged over seeds; "
@@ -205,31 +227,32 @@ def probing(probes: dict[str, dict]) -> list[str]:
           "000 reads its figures by eye and prints no numbers for them. "
           "What differs: the encoder (see Table 5's line) and the patterns "
           "of this project's blm_chunks builder; the figures of every grid "
-          "are in its probe/ folder.", ""]
+          "are in its probe/ folder.", ""))
 
 
-def region_maps(probes: dict[str, dict]) -> list[str]:
-  """Markdown: where the sentence pattern lives in the embedding, per
-  cell of each grid whose probe made a region map (the sparsified
-  two-level VAE; `blm_jax.analysis.regions`)."""
-  rows = [f"| {name} | {cell} | {c.get('summary', '-')} |"
+def region_maps(probes: dict[str, dict]) -> Section | None:
+  """Where the sentence pattern lives in the embedding, per cell of each
+  grid whose probe made a region map (the sparsified two-level VAE;
+  `blm_jax.analysis.regions`)."""
+  rows = [[name, cell, c.get("summary", "-")]
           for name, probe in probes.items()
           for cell, c in probe.get("regions", {}).get("cells", {}).items()]
   if not rows:
-    return []
-  return ["## Where the sentence pattern lives (region maps)", "",
+    return None
+  return Section(
+      "Where the sentence pattern lives (region maps)",
+      ("data", "cell", "where"), rows, before=(
           "Per cell of each probed grid: the sentence latent unit whose "
           "variance the sentence pattern explains most (eta²), and the two "
           "embedding regions that unit reads most of its weight from "
           "(`python -m blm_jax.cli.probe --analysis=regions`; regions.png "
-          "in the grid's probe/ folder).", "",
-          "| data | cell | where |", "|---|---|---|", *rows, ""]
+          "in the grid's probe/ folder).", ""))
 
 
 def _parts(runs: dict[str, dict[str, dict]],
-           probes: dict[str, dict] | None) -> dict[str, list[str]]:
-  """Each section's markdown lines by the name its table has in the
-  record (sections with nothing to show are left out)."""
+           probes: dict[str, dict] | None) -> dict[str, Section]:
+  """Each section by the name its table has in the record (sections with
+  nothing to show are left out)."""
   probes = probes or {}
   parts = {"table4": table4(runs), "table5": table5(runs),
            "probing": probing(probes), "region_maps": region_maps(probes),
@@ -239,19 +262,12 @@ def _parts(runs: dict[str, dict[str, dict]],
 
 def sections(runs: dict[str, dict[str, dict]],
              probes: dict[str, dict] | None = None) -> list[str]:
-  return [x for lines in _parts(runs, probes).values() for x in lines]
-
-
-def _table_of(lines: list[str]) -> dict:
-  """The one markdown table in a section's lines as {"columns", "rows"}
-  (cells stripped; these sections' cells hold no '|')."""
-  block = [x for x in lines if x.startswith("|")]
-  split = lambda x: [c.strip() for c in x.strip().strip("|").split("|")]
-  return {"columns": split(block[0]), "rows": [split(x) for x in block[2:]]}
+  """The sections' markdown lines, in the report's order."""
+  return [x for s in _parts(runs, probes).values() for x in s.lines()]
 
 
 def tables(runs: dict[str, dict[str, dict]],
            probes: dict[str, dict] | None = None) -> dict[str, dict]:
   """The sections' tables as a record keeps them (`records` renders each
   with `table=NAME`): table4, table5, probing, region_maps, bounds."""
-  return {k: _table_of(v) for k, v in _parts(runs, probes).items()}
+  return {k: s.table() for k, s in _parts(runs, probes).items()}

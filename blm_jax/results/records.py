@@ -37,7 +37,7 @@ import os
 import re
 from typing import Any
 
-from blm_jax.results import judge
+from blm_jax.results import judge, markdown_table
 
 MARKER = re.compile(
     r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
@@ -96,20 +96,6 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   return record
 
 
-def _claim_rows(verdicts: list[dict]) -> list[list[str]]:
-  rows = []
-  for v in verdicts:
-    if v["verdict"] == "not run":
-      continue
-    holm = (f"{v['verdict_holm']} (p {v['p_holm']:.3g})"
-            if "verdict_holm" in v else "-")
-    rows.append([v["source"], v["dataset"], v["claim"], v["verdict"], holm,
-                 f"{v['statistic']:+.3f} vs {v['threshold']:+.2f}",
-                 judge.interval_text(v),
-                 ", ".join(f"{x:+.3f}" for x in v["seed_values"])])
-  return rows
-
-
 def record_from_report(out: str, command: str, commit: str,
                        study: str | None = None, date: str | None = None,
                        note: str | None = None) -> dict:
@@ -140,10 +126,10 @@ def record_from_report(out: str, command: str, commit: str,
                                         "seed_f1", "probing", "missing")
                  if k in report})
   record["tables"] = {
-      "claims": {"columns": ["source", "dataset", "claim", "verdict",
-                             "after Holm", "statistic vs threshold",
-                             "95% interval", "per seed"],
-                 "rows": _claim_rows(report.get("claims", []))},
+      "claims": {"columns": list(judge.VERDICT_COLUMNS),
+                 "rows": [judge.verdict_cells(v)
+                          for v in report.get("claims", [])
+                          if v["verdict"] != "not run"]},
       "designs": {"columns": ["claim", "paper design", "verdict",
                               "context- or sequence-necessary design",
                               "verdict"],
@@ -214,14 +200,10 @@ def context_free_table(context_free: dict, train_types=None,
 
 def rows_table(columns: list[str], rows: list[list[Any]]) -> str:
   """A markdown table of named columns; cells are written as given."""
-  for i, row in enumerate(rows):
-    if len(row) != len(columns):
-      raise RecordError(f"row {i} has {len(row)} cells, the header "
-                        f"{len(columns)}")
-  lines = ["| " + " | ".join(columns) + " |",
-           "|" + " --- |" * len(columns)]
-  lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-  return "\n".join(lines) + "\n"
+  try:
+    return "\n".join(markdown_table.lines(columns, rows)) + "\n"
+  except ValueError as e:
+    raise RecordError(str(e)) from None
 
 
 def render(record: dict, options: dict[str, str] | None = None) -> str:

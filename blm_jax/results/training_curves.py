@@ -20,7 +20,7 @@ import re
 import numpy as np
 from matplotlib.figure import Figure
 
-from blm_jax.results import paper_values, plots
+from blm_jax.results import markdown_table, paper_values, plots
 from blm_jax.training import run_identity
 
 SIZE_KEY = "data.num_train"
@@ -217,39 +217,36 @@ def error_figure(curves_of_ds: list[dict], path: str, title: str) -> None:
   plots.save(fig, path)
 
 
-def _size_header(sizes: list[int]) -> list[str]:
-  return ["| model | train → test | " + " | ".join(f"n={n}" for n in sizes)
-          + " |", "|---|---|" + "---|" * len(sizes)]
+def _size_table(curves_of_ds: list[dict], at_sizes) -> list[str]:
+  """One row per model and cell, one column per training size;
+  `at_sizes(curve, cell values)` -> {size: text}."""
+  sizes = sorted({n for c in curves_of_ds for n in c["sizes"]})
+  rows = [[c["model"], _arrow(k)]
+          + [at_sizes(c, v).get(n, "-") for n in sizes]
+          for c in curves_of_ds for k, v in c["cells"].items()]
+  return markdown_table.lines(
+      ["model", "train → test", *(f"n={n}" for n in sizes)], rows)
 
 
 def f1_table(curves_of_ds: list[dict]) -> list[str]:
-  sizes = sorted({n for c in curves_of_ds for n in c["sizes"]})
-  lines = _size_header(sizes)
-  for c in curves_of_ds:
-    for k, v in c["cells"].items():
-      at = {n: f"{m:.3f} ± {s:.3f}" for n, m, s in
-            zip(c["sizes"], v["f1_mean"], v["f1_std"])}
-      lines.append(f"| {c['model']} | {_arrow(k)} | "
-                   + " | ".join(at.get(n, "-") for n in sizes) + " |")
-  return lines
+  return _size_table(curves_of_ds, lambda c, v: {
+      n: f"{m:.3f} ± {s:.3f}"
+      for n, m, s in zip(c["sizes"], v["f1_mean"], v["f1_std"])})
 
 
 def error_table(curves_of_ds: list[dict]) -> list[str]:
   """Per size: the most frequent error, its share of the test answers,
   and all errors' share."""
-  sizes = sorted({n for c in curves_of_ds for n in c["sizes"]})
-  lines = _size_header(sizes)
-  for c in curves_of_ds:
-    for k, v in c["cells"].items():
-      at = {}
-      for i, n in enumerate(c["sizes"]):
-        top = v["most_frequent_error"][i]
-        errs = sum(s[i] for s in v["error_share"].values())
-        at[n] = (f"{top} {v['error_share'][top][i]:.3f} (all {errs:.3f})"
-                 if top in v["error_share"] else f"none (all {errs:.3f})")
-      lines.append(f"| {c['model']} | {_arrow(k)} | "
-                   + " | ".join(at.get(n, "-") for n in sizes) + " |")
-  return lines
+  def at_sizes(c, v):
+    at = {}
+    for i, n in enumerate(c["sizes"]):
+      top = v["most_frequent_error"][i]
+      errs = sum(s[i] for s in v["error_share"].values())
+      at[n] = (f"{top} {v['error_share'][top][i]:.3f} (all {errs:.3f})"
+               if top in v["error_share"] else f"none (all {errs:.3f})")
+    return at
+
+  return _size_table(curves_of_ds, at_sizes)
 
 
 def drops(found: dict) -> list[dict]:
@@ -285,19 +282,20 @@ def beside_001(found: dict) -> list[str]:
     return []
   said = [f"> \"{q.text}\" ({q.paper} {q.where}, line {q.line})"
           for q in paper_values.TRAINING_SIZE_QUOTES]
-  lines = ["### Beside 001's words (sec. 4.1 and 4.2)", "",
-           *[x for q in said for x in (q, "")],
-           "| dataset | model | n | F1 III→III | F1 I→III | drop (ours) | "
-           "drop (001) | most frequent error over the sizes, I→III; "
-           "III→III |", "|---|---|---|---|---|---|---|---|"]
+  table = []
   for d in rows:
     top = "; ".join(", ".join(str(x) for x in d["most_frequent_error"]
                               .get(k, []))
                     for k in ("I->III", "III->III"))
-    lines.append(f"| {d['dataset']} | {d['model']} | {d['size']} | "
-                 f"{d['III->III']:.3f} | {d['I->III']:.3f} | "
-                 f"{d['drop']:+.3f} | {_paper_drop(d['dataset'])} | "
-                 f"{top} |")
+    table.append([d["dataset"], d["model"], d["size"],
+                  f"{d['III->III']:.3f}", f"{d['I->III']:.3f}",
+                  f"{d['drop']:+.3f}", _paper_drop(d["dataset"]), top])
+  lines = ["### Beside 001's words (sec. 4.1 and 4.2)", "",
+           *[x for q in said for x in (q, "")],
+           *markdown_table.lines(
+               ["dataset", "model", "n", "F1 III→III", "F1 I→III",
+                "drop (ours)", "drop (001)", "most frequent error over the "
+                "sizes, I→III; III→III"], table)]
   encoders = sorted({c["encoder"] for c in found["curves"]})
   sizes = sorted({n for c in found["curves"] for n in c["sizes"]})
   seeds = sorted({c["seeds"] for c in found["curves"]})
