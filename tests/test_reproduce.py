@@ -19,6 +19,7 @@ TYPES = ("I", "II", "III")
 PAPERS = os.path.join(os.path.dirname(__file__), "..", "..", "shared",
                       "papers")
 PAPER_FILES = {"000": "000_880eb7ee4be22a72.txt",
+               "001": "001_af23777eb0f09b41.txt",
                "004": "004_92aceb430a9c6809.txt"}
 COS_GAIN = "vae2's mean F1 over all cells beats the FFNN's on CoS"
 
