@@ -12,6 +12,7 @@ per-seed F1 (`seed_f1`) so a record made from it can be re-judged.
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from blm_jax.base import files
 from blm_jax.results import (battery, claims, html_report, judge,
