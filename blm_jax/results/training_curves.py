@@ -17,7 +17,6 @@ import math
 import os
 import re
 
-import numpy as np
 from matplotlib.figure import Figure
 
 from blm_jax.results import markdown_table, paper_values, plots
