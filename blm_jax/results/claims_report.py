@@ -85,8 +85,7 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
           "its sequence-necessary one (only the order of the context "
           "decides):", "",
           *markdown_table.lines(
-              ["claim", "paper design", "verdict",
-               "context- or sequence-necessary", "verdict"],
+              judge.DESIGN_COLUMNS,
               [[c, d, f"**{v}**", x, f"**{w}**"] for c, d, v, x, w in rows]),
           ""]
 

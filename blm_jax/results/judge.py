@@ -262,6 +262,11 @@ def load_predictions(workdir: str):
   return predictions_lib.load(workdir)
 
 
+# `design_pairs`' columns (the report's "Both designs" table, a record's).
+DESIGN_COLUMNS = ("claim", "paper design", "verdict",
+                  "context- or sequence-necessary design", "verdict")
+
+
 def design_pairs(verdicts: list[dict]) -> list[list[str]]:
   """[claim, paper design, verdict, context- or sequence-necessary
   design, verdict] for each claim run on a paper design and another."""

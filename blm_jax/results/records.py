@@ -130,9 +130,7 @@ def record_from_report(out: str, command: str, commit: str,
                  "rows": [judge.verdict_cells(v)
                           for v in report.get("claims", [])
                           if v["verdict"] != "not run"]},
-      "designs": {"columns": ["claim", "paper design", "verdict",
-                              "context- or sequence-necessary design",
-                              "verdict"],
+      "designs": {"columns": list(judge.DESIGN_COLUMNS),
                   "rows": judge.design_pairs(report.get("claims", []))},
       # The papers' numbers beside ours (000 Tables 4-5, Figures 20-22,
       # the bounds in the text) and the battery, as the report shows them.
