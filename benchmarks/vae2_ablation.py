@@ -18,8 +18,8 @@ The `ffnn_*` settings give the FFNN the same kind of tuning budget on dev
 
 The solvers added later (relnet, cnn_seq, vae, vae_1d_2level,
 two_level_vae_subnets) get the same kind of budget, `<solver>` and
-`<solver>_<change>` (`--settings=relnet,relnet_lr_3e-3,...`; the list is
-`_solver_budget`).
+`<solver>_<change>` (`--settings=relnet,relnet_lr_3e-3,...`, or the whole
+budget, default first: `--budget=relnet`).
 
 Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn*`) at
 paper scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change
@@ -108,11 +108,12 @@ SETTINGS = {
 }
 
 
-def _solver_budget() -> dict:
+def _solver_budget() -> dict[str, dict]:
   """The same kind of dev budget for each solver added after the FFNN's
   (issue 36): its default, the learning rate either side, its own sizes
   one at a time, and (where their code has one) the authors' training loop.
-  Names are `<solver>` and `<solver>_<change>`."""
+  Per solver, its settings in that order, named `<solver>` and
+  `<solver>_<change>`."""
   lr = {"lr_3e-4": {"train.learning_rate": 3e-4},
         "lr_3e-3": {"train.learning_rate": 3e-3}}
   own = {
@@ -136,19 +137,26 @@ def _solver_budget() -> dict:
   out = {}
   for module, changes in own.items():
     name = module.__name__.rsplit(".", 1)[-1]
-    out[name] = (module, "", {})
+    budget = out[name] = {name: (module, "", {})}
     for change, keys in {**lr, **changes}.items():
-      out[f"{name}_{change}"] = (module, "", keys)
+      budget[f"{name}_{change}"] = (module, "", keys)
     if module is not relnet:  # relnet is ours: no authors' loop
-      out[f"{name}_reference"] = (module, "reference", {})
+      budget[f"{name}_reference"] = (module, "reference", {})
   return out
 
 
-SETTINGS.update(_solver_budget())
+# solver -> its settings, the default first (`--budget=<solver>`).
+SOLVER_BUDGETS = {solver: list(budget)
+                  for solver, budget in _solver_budget().items()}
+for _budget in _solver_budget().values():
+  SETTINGS.update(_budget)
 
 _OUT = flags.DEFINE_string("out", "workdirs/ablation", "Root of the runs.")
 _SETTINGS = flags.DEFINE_list("settings", ["base", "kl_scale"],
                               f"Any of {sorted(SETTINGS)}.")
+_BUDGET = flags.DEFINE_enum("budget", None, sorted(SOLVER_BUDGETS),
+                            "A solver's whole dev budget, its default first "
+                            "(instead of --settings).")
 _DATASET = flags.DEFINE_string("dataset", "spray_load", "configs/common.py "
                                "short name.")
 _EPOCHS = flags.DEFINE_integer("epochs", 120, "Epochs (paper: 120).")
@@ -235,14 +243,16 @@ def main(argv):
   del argv
   from blm_jax.results.experiment import run_experiment
 
-  unknown = [s for s in _SETTINGS.value if s not in SETTINGS]
+  settings = (SOLVER_BUDGETS[_BUDGET.value] if _BUDGET.value
+              else _SETTINGS.value)
+  unknown = [s for s in settings if s not in SETTINGS]
   if unknown:
     raise app.UsageError(f"unknown settings {unknown}; known: "
                          f"{sorted(SETTINGS)}")
   seeds = [int(x) for x in _SEEDS.value]
   by_seed = {}
   for seed in seeds:
-    for name in _SETTINGS.value:
+    for name in settings:
       workdir = os.path.join(_OUT.value, _DATASET.value,
                              name if seed == 0 else f"{name}-seed{seed}")
       path = os.path.join(workdir, "results.json")
@@ -270,11 +280,11 @@ def main(argv):
     f.write("\n".join(lines) + "\n")
   record = {"columns": columns, "rows": table, "dev": rows}
   if len(seeds) > 1:
-    record["seeds"] = seed_table(by_seed, list(_SETTINGS.value))
+    record["seeds"] = seed_table(by_seed, list(settings))
     record["dev_by_seed"] = {str(k): v for k, v in by_seed.items()}
     print(record["seeds"])
     print(f"== dev chooses {record['seeds']['chosen']} (better than "
-          f"{_SETTINGS.value[0]} in every seed, or it)")
+          f"{settings[0]} in every seed, or it)")
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
             "w") as f:
     json.dump(record, f, indent=1)

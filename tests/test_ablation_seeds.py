@@ -87,3 +87,11 @@ print(len(a.SETTINGS))
                  "two_level_vae_subnets"):
     assert {solver, f"{solver}_lr_3e-4", f"{solver}_lr_3e-3"} <= set(names)
   assert "relnet_reference" not in names and "vae_reference" in names
+  budget = subprocess.run(
+      [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
+       "import vae2_ablation as a; print(' '.join(a.SOLVER_BUDGETS['vae']))"],
+      cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+  # --budget=vae trains these in this order: the default first, which the
+  # seed table's differences are taken against.
+  assert budget == ["vae", "vae_lr_3e-4", "vae_lr_3e-3", "vae_latent_10",
+                    "vae_hidden_64", "vae_no_kl", "vae_reference"]

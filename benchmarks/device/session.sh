@@ -3,7 +3,7 @@
 # the call early when the code does not run there, then the named steps in
 # order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
 #   bash benchmarks/device/session.sh bench embed seq paper000
-#   TUNING_SETTINGS=relnet,relnet_lr_3e-3,... bash benchmarks/device/session.sh tuning
+#   bash benchmarks/device/session.sh tuning   (TUNING_SOLVERS, TUNING_SEEDS)
 # carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
 set -u -o pipefail
 T0=$(date +%s)
@@ -48,11 +48,26 @@ for step in "$@"; do
         | grep "vocab check" || { echo "error: data or vocabulary"; continue; }
     mkdir -p /tmp/w/$step
     if [ "$step" = tuning ]; then  # issue 36: the new solvers' dev budget
+      # One process per solver and seed, side by side on the one GPU (each
+      # setting is seconds of training and tens of compiling and reporting):
+      # the embedding cache filled first, so they only read it.
+      stage "embedding spray_load for the tuning runs"
+      timeout 120 python3 -m blm_jax.cli.embed \
+          --config=configs/vae2.py:dataset=spray_load \
+          --config.encoder.batch_size=0 --split=train,dev,test | tail -2
       stage "dev tuning budget (float32 matmuls at full precision)"
-      JAX_DEFAULT_MATMUL_PRECISION=highest timeout "$(limit tuning 400)" \
-          python3 benchmarks/vae2_ablation.py --out=/tmp/w/tuning \
-          --settings="${TUNING_SETTINGS:?name the settings}" 2>&1 \
-          | tee /tmp/w/tuning/device_run.log | grep "^==\|rror"
+      for solver in ${TUNING_SOLVERS:-relnet cnn_seq vae vae_1d_2level two_level_vae_subnets}; do
+        for seed in ${TUNING_SEEDS:-0 1 2}; do
+          XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_DEFAULT_MATMUL_PRECISION=highest \
+              timeout "$(limit tuning 400)" python3 benchmarks/vae2_ablation.py \
+              --out=/tmp/w/tuning/ablation_$solver --budget=$solver \
+              --seeds=$seed ${TUNING_ARGS:-} \
+              > /tmp/w/tuning/${solver}_seed$seed.log 2>&1 &
+        done
+      done
+      wait
+      grep -h "rror" /tmp/w/tuning/*.log | sort | uniq -c | head
+      ls /tmp/w/tuning/ablation_*/*/*/results.json 2>/dev/null | wc -l
     else
       case $step in
         seq) args="--datasets=agreement_fr_seq,agreement_it_seq,agreement_ro_seq --models=ffnn,vae2 --seeds=0,1,2" ;;
