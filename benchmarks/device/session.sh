@@ -3,7 +3,7 @@
 # the call early when the code does not run there, then the named steps in
 # order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
 #   bash benchmarks/device/session.sh bench embed seq paper000
-#   bash benchmarks/device/session.sh tuning   (TUNING_SOLVERS, TUNING_SEEDS)
+#   bash benchmarks/device/session.sh tuning   (TUNING_SOLVERS, TUNING_SEEDS=0,1,2)
 # carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
 set -u -o pipefail
 T0=$(date +%s)
@@ -12,6 +12,10 @@ limit() { local v="STEP_LIMIT_$1"; echo "${!v:-$2}"; }
 export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=2 PYTHONWARNINGS=ignore
 exec > >(tee -a "$OUT/log.txt") 2>&1
 D=benchmarks/device
+# A step's outputs, without checkpoints, into $OUT (written aside, then
+# renamed, so a call cut mid-write keeps the last whole one).
+pack() { tar czf "$OUT/.$1.tgz" --exclude=checkpoints -C /tmp/w "$1" \
+         && mv "$OUT/.$1.tgz" "$OUT/$1.tgz"; }
 stage setup
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --target /tmp/site .whl/*.whl || { echo "error: wheels"; exit 3; }
@@ -47,25 +51,31 @@ for step in "$@"; do
         workdirs/gpu/minilm/word_ids.npy \
         | grep "vocab check" || { echo "error: data or vocabulary"; continue; }
     mkdir -p /tmp/w/$step
+    # Packed every minute too, so a call cut at its limit still brings
+    # back the runs that finished.
+    ( while sleep 60; do pack $step; done ) & packer=$!
     if [ "$step" = tuning ]; then  # issue 36: the new solvers' dev budget
-      # One process per solver and seed, side by side on the one GPU (each
-      # setting is seconds of training and tens of compiling and reporting):
-      # the embedding cache filled first, so they only read it.
+      # The embedding cache filled first, so the runs only read it.
       stage "embedding spray_load for the tuning runs"
       timeout 120 python3 -m blm_jax.cli.embed \
           --config=configs/vae2.py:dataset=spray_load \
           --config.encoder.batch_size=0 --split=train,dev,test | tail -2
       stage "dev tuning budget (float32 matmuls at full precision)"
+      # One process per solver (its seeds in turn; each setting is seconds
+      # of training and tens of compiling and reporting), so compiling does
+      # not starve: 15 side by side (one per solver and seed) finished no
+      # setting in 330 s on an H100, one fp32 gemm autotuning taking 2m18s.
+      # A persistent compilation cache, so a program compiled for one seed
+      # or setting is read by the next that needs the same (not yet timed).
       for solver in ${TUNING_SOLVERS:-relnet cnn_seq vae vae_1d_2level two_level_vae_subnets}; do
-        for seed in ${TUNING_SEEDS:-0 1 2}; do
-          XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_DEFAULT_MATMUL_PRECISION=highest \
-              timeout "$(limit tuning 400)" python3 benchmarks/vae2_ablation.py \
-              --out=/tmp/w/tuning/ablation_$solver --budget=$solver \
-              --seeds=$seed ${TUNING_ARGS:-} \
-              > /tmp/w/tuning/${solver}_seed$seed.log 2>&1 &
-        done
+        XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_DEFAULT_MATMUL_PRECISION=highest \
+            JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
+            timeout -k 15 "$(limit tuning 400)" python3 benchmarks/vae2_ablation.py \
+            --out=/tmp/w/tuning/ablation_$solver --budget=$solver \
+            --seeds=${TUNING_SEEDS:-0,1,2} ${TUNING_ARGS:-} \
+            > /tmp/w/tuning/$solver.log 2>&1 &
       done
-      wait
+      wait $(jobs -p | grep -vx "$packer")
       grep -h "rror" /tmp/w/tuning/*.log | sort | uniq -c | head
       ls /tmp/w/tuning/ablation_*/*/*/results.json 2>/dev/null | wc -l
     else
@@ -80,7 +90,7 @@ for step in "$@"; do
           --out=/tmp/w/$step 2>&1 \
           | tee /tmp/w/$step/device_run.log | grep "^==\|^plan\|rror\|wrote"
     fi
-    tar czf "$OUT/$step.tgz" --exclude=checkpoints -C /tmp/w $step ;;
+    kill $packer; pack $step ;;
   *) echo "error: unknown step $step (bench, embed, seq, paper000, solvers, tuning)" ;;
   esac
 done
