@@ -145,10 +145,10 @@ def _solver_budget() -> dict[str, dict]:
   return out
 
 
+_BUDGETS = _solver_budget()
 # solver -> its settings, the default first (`--budget=<solver>`).
-SOLVER_BUDGETS = {solver: list(budget)
-                  for solver, budget in _solver_budget().items()}
-for _budget in _solver_budget().values():
+SOLVER_BUDGETS = {solver: list(budget) for solver, budget in _BUDGETS.items()}
+for _budget in _BUDGETS.values():
   SETTINGS.update(_budget)
 
 _OUT = flags.DEFINE_string("out", "workdirs/ablation", "Root of the runs.")
@@ -243,6 +243,9 @@ def main(argv):
   del argv
   from blm_jax.results.experiment import run_experiment
 
+  if _BUDGET.value and flags.FLAGS["settings"].present:
+    raise app.UsageError("--budget and --settings both name the settings: "
+                         "give one")
   settings = (SOLVER_BUDGETS[_BUDGET.value] if _BUDGET.value
               else _SETTINGS.value)
   unknown = [s for s in settings if s not in SETTINGS]

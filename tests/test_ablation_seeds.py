@@ -95,3 +95,13 @@ print(len(a.SETTINGS))
   # seed table's differences are taken against.
   assert budget == ["vae", "vae_lr_3e-4", "vae_lr_3e-3", "vae_latent_10",
                     "vae_hidden_64", "vae_no_kl", "vae_reference"]
+
+
+def test_budget_and_settings_together_are_refused():
+  out = subprocess.run(
+      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+       "--settings=vae", "--out=/nonexistent"], cwd=ROOT,
+      capture_output=True, text=True)
+  assert out.returncode != 0
+  assert "--budget and --settings both name the settings" in (
+      out.stdout + out.stderr)
