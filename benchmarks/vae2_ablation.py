@@ -36,14 +36,18 @@ settings are skipped, so a killed ablation resumes.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import subprocess
 import sys
 
 from absl import app, flags
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from blm_jax.base import files  # noqa: E402
+from blm_jax.results import markdown_table  # noqa: E402
 from configs import (cnn_seq, ffnn, relnet, sent_vae,  # noqa: E402
                      two_level_vae_subnets, vae, vae2, vae_1d_2level)
 
@@ -164,6 +168,9 @@ _NUM_TRAIN = flags.DEFINE_integer("num_train", 2000,
                                   "Sampled per train type (paper: 2000).")
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "Grid seeds; each trains "
                            "every setting once (a one-seed grid).")
+_RECORD = flags.DEFINE_string("record", "", "Also write the study's record "
+                               "here (docs/records/<name>.json: its tables "
+                               "`ablation` and, with seeds, `seeds`).")
 _RESUME = flags.DEFINE_enum("resume", "auto", ["auto", "force", "restart"],
                             "config.train.resume of every run.")
 
@@ -239,6 +246,31 @@ def chosen(by_seed: dict[int, dict], names: list[str], score) -> str:
   return max(passing, key=passing.get) if passing else names[0]
 
 
+def study_record(ablation: dict, dataset: str, command: str,
+                 commit: str) -> dict:
+  """A tuning budget's committed record: its dev rows and seed table as
+  `records tables` renders them (`table=ablation`, `table=seeds`), the
+  setting dev chose, and where they came from."""
+  tables = {"ablation": {"columns": ablation["columns"],
+                         "rows": ablation["rows"]}}
+  if "seeds" in ablation:
+    tables["seeds"] = {k: ablation["seeds"][k] for k in ("columns", "rows")}
+  return {"study": f"dev tuning budget on {dataset}, paper scale",
+          "date": datetime.datetime.now(datetime.timezone.utc).date()
+          .isoformat(),
+          "commit": commit, "command": command, "dataset": dataset,
+          "chosen": ablation.get("seeds", {}).get("chosen"),
+          "dev": ablation["dev"],
+          "dev_by_seed": ablation.get("dev_by_seed", {}), "tables": tables}
+
+
+def _head_commit() -> str:
+  out = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                       cwd=os.path.dirname(os.path.abspath(__file__)),
+                       capture_output=True, text=True)
+  return out.stdout.strip()
+
+
 def main(argv):
   del argv
   from blm_jax.results.experiment import run_experiment
@@ -275,8 +307,7 @@ def main(argv):
       f"{row[t]['best']:.3f} ({row[t]['epoch']}) / {row[t]['loss']:.3f} "
       f"({row[t]['loss_epoch']}) / {row[t]['last']:.3f}" for t in types]
            for name, row in rows.items()]
-  lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
-  lines += ["| " + " | ".join(r) + " |" for r in table]
+  lines = markdown_table.lines(columns, table)
   print("\n".join(lines))
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.md"),
             "w") as f:
@@ -291,6 +322,11 @@ def main(argv):
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
             "w") as f:
     json.dump(record, f, indent=1)
+  if _RECORD.value:
+    files.write_json(_RECORD.value, study_record(
+        record, _DATASET.value, "python " + " ".join(sys.argv),
+        _head_commit()), indent=1)
+    print(f"wrote {_RECORD.value}")
 
 
 if __name__ == "__main__":

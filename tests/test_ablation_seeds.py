@@ -105,3 +105,23 @@ def test_budget_and_settings_together_are_refused():
   assert out.returncode != 0
   assert "--budget and --settings both name the settings" in (
       out.stdout + out.stderr)
+
+
+def test_study_record_holds_the_tables_the_docs_render_and_the_choice():
+  code = ("import json, sys; sys.path.insert(0, 'benchmarks'); "
+          "import vae2_ablation as a; "
+          "d = json.loads(sys.argv[1]); "
+          "by = {int(k): v for k, v in d['by_seed'].items()}; "
+          "ab = {'columns': ['setting'], 'rows': [['vae'], ['vae_lr']], "
+          "'dev': by[0], 'seeds': a.seed_table(by, ['vae', 'vae_lr'])}; "
+          "print(json.dumps(a.study_record(ab, 'spray_load', 'cmd', 'abc')))")
+  by_seed = {s: {"vae": _cells(1.0, .90, .40),
+                 "vae_lr": _cells(1.0, .90, .41 + .01 * s)} for s in range(3)}
+  out = subprocess.run([sys.executable, "-c", code,
+                        json.dumps({"by_seed": by_seed})], cwd=ROOT,
+                       capture_output=True, text=True, check=True)
+  record = json.loads(out.stdout)
+  assert record["tables"]["ablation"]["rows"] == [["vae"], ["vae_lr"]]
+  assert record["tables"]["seeds"]["rows"][1][0] == "vae_lr"
+  assert record["chosen"] == "vae_lr"  # ahead in all three seeds
+  assert (record["command"], record["commit"]) == ("cmd", "abc")
