@@ -26,7 +26,10 @@ paper scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change
 from `base` (or `ffnn`), trained for one seed over the three train types
 (`--seeds=0,1,2` trains each setting once per seed, into `<name>-seed<N>`
 beside seed 0's `<name>`, and adds a table of each seed's mean best dev
-accuracy and each setting's difference to the first one, seed by seed).
+accuracy and each setting's difference to the first one, seed by seed;
+with `--top=2` the later seeds train only the default and the two best
+settings of the first seed, the FFNN's protocol in
+docs/experiments/2026-11-24-dev-tuning-budget.md).
 Every row reports the same statistics of each cell's dev history, whatever
 epoch the setting itself selects: the best dev accuracy and its epoch, the
 lowest dev loss and its epoch, and the dev accuracy at the last epoch (test
@@ -168,6 +171,10 @@ _NUM_TRAIN = flags.DEFINE_integer("num_train", 2000,
                                   "Sampled per train type (paper: 2000).")
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "Grid seeds; each trains "
                            "every setting once (a one-seed grid).")
+_TOP = flags.DEFINE_integer("top", 0, "With several seeds: every setting "
+                            "on the first, then the default and the TOP best "
+                            "by its mean best dev accuracy on the others (the "
+                            "FFNN's protocol); 0: every setting on every seed.")
 _RECORD = flags.DEFINE_string("record", "", "Also write the study's record "
                                "here (docs/records/<name>.json: its tables "
                                "`ablation` and, with seeds, `seeds`).")
@@ -231,6 +238,15 @@ def seed_table(by_seed: dict[int, dict], names: list[str]) -> dict:
           "chosen": chosen(by_seed, names, score)}
 
 
+def top_settings(rows: dict, names: list[str], k: int) -> list[str]:
+  """The default (`names[0]`) and the k settings of the rest with the
+  highest mean over train types of the best dev accuracy in `rows` (one
+  seed's), in that order: those the other seeds train."""
+  def score(name):
+    return sum(c["best"] for c in rows[name].values()) / len(rows[name])
+  return [names[0]] + sorted(names[1:], key=score, reverse=True)[:k]
+
+
 def chosen(by_seed: dict[int, dict], names: list[str], score) -> str:
   """The rule every model's tuning follows (2026-11-24-dev-tuning-budget):
   a setting replaces the default (`names[0]`) only when dev prefers it in
@@ -286,8 +302,12 @@ def main(argv):
                          f"{sorted(SETTINGS)}")
   seeds = [int(x) for x in _SEEDS.value]
   by_seed = {}
+  later = settings
   for seed in seeds:
-    for name in settings:
+    if seed != seeds[0] and _TOP.value and later is settings:
+      later = top_settings(by_seed[seeds[0]], settings, _TOP.value)
+      print(f"== seeds {seeds[1:]}: {later}", flush=True)
+    for name in later if seed != seeds[0] else settings:
       workdir = os.path.join(_OUT.value, _DATASET.value,
                              name if seed == 0 else f"{name}-seed{seed}")
       path = os.path.join(workdir, "results.json")
@@ -314,11 +334,11 @@ def main(argv):
     f.write("\n".join(lines) + "\n")
   record = {"columns": columns, "rows": table, "dev": rows}
   if len(seeds) > 1:
-    record["seeds"] = seed_table(by_seed, list(settings))
+    record["seeds"] = seed_table(by_seed, list(later))
     record["dev_by_seed"] = {str(k): v for k, v in by_seed.items()}
     print(record["seeds"])
     print(f"== dev chooses {record['seeds']['chosen']} (better than "
-          f"{settings[0]} in every seed, or it)")
+          f"{later[0]} in every seed, or it)")
   with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
             "w") as f:
     json.dump(record, f, indent=1)

@@ -125,3 +125,44 @@ def test_study_record_holds_the_tables_the_docs_render_and_the_choice():
   assert record["tables"]["seeds"]["rows"][1][0] == "vae_lr"
   assert record["chosen"] == "vae_lr"  # ahead in all three seeds
   assert (record["command"], record["commit"]) == ("cmd", "abc")
+
+
+def _fake_run(folder, accuracy):
+  """A finished setting's results.json: each train type's dev history."""
+  os.makedirs(folder)
+  cells = [{"train_type": t, "history": {"dev_accuracy": [accuracy, 0.1],
+                                         "dev_loss": [1.0, 2.0]}}
+           for t in ("I", "II", "III")]
+  with open(os.path.join(folder, "results.json"), "w") as f:
+    json.dump({"cells": cells}, f)
+
+
+def test_top_trains_the_later_seeds_on_the_default_and_the_best_only(
+    tmp_path):
+  # Seed 0 has every setting of vae's budget; seeds 1 and 2 only the
+  # default and the two best of seed 0. Had the protocol picked another
+  # setting, the run would try to train it and fail at once on the
+  # dataset no config knows.
+  budget = ["vae", "vae_lr_3e-4", "vae_lr_3e-3", "vae_latent_10",
+            "vae_hidden_64", "vae_no_kl", "vae_reference"]
+  seed0 = dict(zip(budget, (.50, .40, .45, .60, .30, .70, .55)))
+  root = tmp_path / "out" / "no_such_dataset"
+  for name, acc in seed0.items():
+    _fake_run(root / name, acc)
+  for seed in (1, 2):
+    for name, acc in (("vae", .50), ("vae_no_kl", .52),
+                      ("vae_latent_10", {1: .48, 2: .53}[seed])):
+      _fake_run(root / f"{name}-seed{seed}", acc)
+  record = tmp_path / "record.json"
+  out = subprocess.run(
+      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+       "--seeds=0,1,2", "--top=2", "--dataset=no_such_dataset",
+       f"--out={tmp_path / 'out'}", f"--record={record}"], cwd=ROOT,
+      capture_output=True, text=True, timeout=120)
+  assert out.returncode == 0, out.stderr[-2000:]
+  r = json.loads(record.read_text())
+  assert [row[0] for row in r["tables"]["ablation"]["rows"]] == budget
+  assert [row[0] for row in r["tables"]["seeds"]["rows"]] == [
+      "vae", "vae_no_kl", "vae_latent_10"]
+  # no_kl is ahead in seeds 0, 1 and 2; latent_10 behind in seed 1.
+  assert r["chosen"] == "vae_no_kl"
