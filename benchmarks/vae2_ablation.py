@@ -25,8 +25,9 @@ Each setting is `configs/vae2.py` (or `configs/ffnn.py` for `ffnn*`) at
 paper scale (2000 sampled per type, 20% dev, 120 epochs) with ONE change
 from `base` (or `ffnn`), trained for one seed over the three train types
 (`--seeds=0,1,2` trains each setting once per seed, into `<name>-seed<N>`
-beside seed 0's `<name>`, and adds a table of each seed's mean best dev
-accuracy and each setting's difference to the first one, seed by seed;
+beside seed 0's `<name>`, and adds a table of each seed's mean dev
+accuracy at the epoch each setting selects (the model it would deliver)
+and each setting's difference to the first one, seed by seed;
 with `--top=2` the later seeds train only the default and the two best
 settings of the first seed, the FFNN's protocol in
 docs/experiments/2026-11-24-dev-tuning-budget.md).
@@ -173,7 +174,8 @@ _SEEDS = flags.DEFINE_list("seeds", ["0"], "Grid seeds; each trains "
                            "every setting once (a one-seed grid).")
 _TOP = flags.DEFINE_integer("top", 0, "With several seeds: every setting "
                             "on the first, then the default and the TOP best "
-                            "by its mean best dev accuracy on the others (the "
+                            "by its mean dev accuracy at the selected epoch on "
+                            "the others (the "
                             "FFNN's protocol); 0: every setting on every seed.")
 _RECORD = flags.DEFINE_string("record", "", "Also write the study's record "
                                "here (docs/records/<name>.json: its tables "
@@ -202,7 +204,9 @@ def config_for(name: str, dataset: str, seed: int = 0):
 def dev_row(results: dict) -> dict:
   """Per train type, the same statistics of every setting's dev history
   (epochs count from 1): best accuracy and its epoch, lowest loss and its
-  epoch, the last epoch's accuracy."""
+  epoch, the last epoch's accuracy; and the accuracy at the epoch the
+  setting itself selects (`selected`: its best accuracy, or for one that
+  selects by dev loss the accuracy there), which settings are chosen by."""
   row = {}
   for cell in results["cells"]:
     acc, loss = cell["history"]["dev_accuracy"], cell["history"]["dev_loss"]
@@ -210,17 +214,21 @@ def dev_row(results: dict) -> dict:
     low = min(range(len(loss)), key=loss.__getitem__)
     row[cell["train_type"]] = {"best": acc[best], "epoch": best + 1,
                                "loss": loss[low], "loss_epoch": low + 1,
-                               "last": acc[-1]}
+                               "last": acc[-1],
+                               "selected": cell["best_dev_accuracy"],
+                               "selected_epoch": cell["best_epoch"] + 1}
   return row
 
 
 def seed_table(by_seed: dict[int, dict], names: list[str]) -> dict:
-  """Per setting: each seed's mean over train types of the best dev
-  accuracy, their mean, and the difference to `names[0]` seed by seed (a
-  choice between settings is only as sure as those differences agree)."""
+  """Per setting: each seed's mean over train types of the dev accuracy at
+  the selected epoch, their mean, and the difference to `names[0]` seed by
+  seed (a choice between settings is only as sure as those differences
+  agree). A setting that selects by dev loss is scored at that epoch, not
+  at its best accuracy, which it would not deliver."""
   def score(seed, name):
     cells = by_seed[seed][name].values()
-    return sum(c["best"] for c in cells) / len(cells)
+    return sum(c["selected"] for c in cells) / len(cells)
 
   seeds = sorted(by_seed)
   rows = []
@@ -232,7 +240,8 @@ def seed_table(by_seed: dict[int, dict], names: list[str]) -> dict:
                  " / ".join(f"{x:+.3f}" for x in diff),
                  f"{sum(diff) / len(diff):+.3f}"])
   seed_names = " / ".join(str(s) for s in seeds)
-  return {"columns": ["setting", f"mean best dev acc, seeds {seed_names}",
+  return {"columns": ["setting",
+                      f"mean dev acc at the selected epoch, seeds {seed_names}",
                       "mean", f"minus {names[0]}, seeds {seed_names}",
                       "mean difference"], "rows": rows,
           "chosen": chosen(by_seed, names, score)}
@@ -240,10 +249,10 @@ def seed_table(by_seed: dict[int, dict], names: list[str]) -> dict:
 
 def top_settings(rows: dict, names: list[str], k: int) -> list[str]:
   """The default (`names[0]`) and the k settings of the rest with the
-  highest mean over train types of the best dev accuracy in `rows` (one
-  seed's), in that order: those the other seeds train."""
+  highest mean over train types of the dev accuracy at the selected epoch
+  in `rows` (one seed's), in that order: those the other seeds train."""
   def score(name):
-    return sum(c["best"] for c in rows[name].values()) / len(rows[name])
+    return sum(c["selected"] for c in rows[name].values()) / len(rows[name])
   return [names[0]] + sorted(names[1:], key=score, reverse=True)[:k]
 
 
