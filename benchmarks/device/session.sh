@@ -67,9 +67,7 @@ for step in "$@"; do
       # setting in 330 s on an H100, one fp32 gemm autotuning taking 2m18s.
       # A persistent compilation cache, so a program compiled for one seed
       # or setting is read by the next that needs the same (not yet timed).
-      # Default: the solvers a 2-core CPU needs 20-60 min per setting for
-      # (vae_1d_2level and two_level_vae_subnets take 2.5 min there).
-      for solver in ${TUNING_SOLVERS:-relnet cnn_seq vae}; do
+      for solver in ${TUNING_SOLVERS:-relnet cnn_seq vae vae_1d_2level two_level_vae_subnets}; do
         XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_DEFAULT_MATMUL_PRECISION=highest \
             JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
             timeout -k 15 "$(limit tuning 400)" python3 benchmarks/vae2_ablation.py \
