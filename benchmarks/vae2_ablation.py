@@ -173,10 +173,10 @@ _NUM_TRAIN = flags.DEFINE_integer("num_train", 2000,
 _SEEDS = flags.DEFINE_list("seeds", ["0"], "Grid seeds; each trains "
                            "every setting once (a one-seed grid).")
 _TOP = flags.DEFINE_integer("top", 0, "With several seeds: every setting "
-                            "on the first, then the default and the TOP best "
-                            "by its mean dev accuracy at the selected epoch on "
-                            "the others (the "
-                            "FFNN's protocol); 0: every setting on every seed.")
+                            "on the first, then on the others the default and "
+                            "the TOP best of the first (mean dev accuracy at "
+                            "the selected epoch; the FFNN's protocol). 0: "
+                            "every setting on every seed.")
 _RECORD = flags.DEFINE_string("record", "", "Also write the study's record "
                                "here (docs/records/<name>.json: its tables "
                                "`ablation` and, with seeds, `seeds`).")
@@ -311,12 +311,12 @@ def main(argv):
                          f"{sorted(SETTINGS)}")
   seeds = [int(x) for x in _SEEDS.value]
   by_seed = {}
-  later = settings
+  later = settings  # what the seeds after the first train
   for seed in seeds:
-    if seed != seeds[0] and _TOP.value and later is settings:
+    if seed != seeds[0] and later is settings and _TOP.value:
       later = top_settings(by_seed[seeds[0]], settings, _TOP.value)
       print(f"== seeds {seeds[1:]}: {later}", flush=True)
-    for name in later if seed != seeds[0] else settings:
+    for name in settings if seed == seeds[0] else later:
       workdir = os.path.join(_OUT.value, _DATASET.value,
                              name if seed == 0 else f"{name}-seed{seed}")
       path = os.path.join(workdir, "results.json")

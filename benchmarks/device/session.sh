@@ -12,10 +12,12 @@ limit() { local v="STEP_LIMIT_$1"; echo "${!v:-$2}"; }
 export PYTHONUNBUFFERED=1 TF_CPP_MIN_LOG_LEVEL=2 PYTHONWARNINGS=ignore
 exec > >(tee -a "$OUT/log.txt") 2>&1
 D=benchmarks/device
-# A step's outputs, without checkpoints, into $OUT (written aside, then
-# renamed, so a call cut mid-write keeps the last whole one).
-pack() { tar czf "$OUT/.$1.tgz" --exclude=checkpoints -C /tmp/w "$1" \
-         && mv "$OUT/.$1.tgz" "$OUT/$1.tgz"; }
+# A step's outputs, without checkpoints, into $OUT/<step><suffix>.tgz
+# (written aside under this process's id, then renamed, so a call cut
+# mid-write keeps the last whole one).
+pack() { local tmp="$OUT/.$1.$BASHPID.tgz"
+         tar czf "$tmp" --exclude=checkpoints -C /tmp/w "$1" \
+         && mv "$tmp" "$OUT/$1${2:-}.tgz"; }
 stage setup
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --target /tmp/site .whl/*.whl || { echo "error: wheels"; exit 3; }
@@ -51,9 +53,9 @@ for step in "$@"; do
         workdirs/gpu/minilm/word_ids.npy \
         | grep "vocab check" || { echo "error: data or vocabulary"; continue; }
     mkdir -p /tmp/w/$step
-    # Packed every minute too, so a call cut at its limit still brings
-    # back the runs that finished.
-    ( while sleep 60; do pack $step; done ) & packer=$!
+    # Packed every minute too (<step>.partial.tgz), so a call cut at its
+    # limit still brings back the runs that finished.
+    ( while sleep 60; do pack $step .partial; done ) & packer=$!
     if [ "$step" = tuning ]; then  # issue 36: the new solvers' dev budget
       # The embedding cache filled first, so the runs only read it.
       stage "embedding spray_load for the tuning runs"
