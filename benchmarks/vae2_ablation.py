@@ -271,8 +271,8 @@ def chosen(by_seed: dict[int, dict], names: list[str], score) -> str:
   return max(passing, key=passing.get) if passing else names[0]
 
 
-def study_record(ablation: dict, dataset: str, command: str,
-                 commit: str) -> dict:
+def study_record(ablation: dict, dataset: str, command: str, commit: str,
+                 source: str) -> dict:
   """A tuning budget's committed record: its dev rows and seed table as
   `records tables` renders them (`table=ablation`, `table=seeds`), the
   setting dev chose, and where they came from."""
@@ -283,7 +283,8 @@ def study_record(ablation: dict, dataset: str, command: str,
   return {"study": f"dev tuning budget on {dataset}, paper scale",
           "date": datetime.datetime.now(datetime.timezone.utc).date()
           .isoformat(),
-          "commit": commit, "command": command, "dataset": dataset,
+          "commit": commit, "command": command, "source": source,
+          "dataset": dataset,
           "chosen": ablation.get("seeds", {}).get("chosen"),
           "dev": ablation["dev"],
           "dev_by_seed": ablation.get("dev_by_seed", {}), "tables": tables}
@@ -354,7 +355,9 @@ def main(argv):
   if _RECORD.value:
     files.write_json(_RECORD.value, study_record(
         record, _DATASET.value, "python " + " ".join(sys.argv),
-        _head_commit()), indent=1)
+        _head_commit(), f"results.json of each setting and seed under "
+        f"{os.path.join(_OUT.value, _DATASET.value)} (dev figures only)"),
+        indent=1)
     print(f"wrote {_RECORD.value}")
 
 

@@ -116,7 +116,8 @@ def test_study_record_holds_the_tables_the_docs_render_and_the_choice():
           "by = {int(k): v for k, v in d['by_seed'].items()}; "
           "ab = {'columns': ['setting'], 'rows': [['vae'], ['vae_lr']], "
           "'dev': by[0], 'seeds': a.seed_table(by, ['vae', 'vae_lr'])}; "
-          "print(json.dumps(a.study_record(ab, 'spray_load', 'cmd', 'abc')))")
+          "print(json.dumps(a.study_record(ab, 'spray_load', 'cmd', 'abc', "
+          "'runs')))")
   by_seed = {s: {"vae": _cells(1.0, .90, .40),
                  "vae_lr": _cells(1.0, .90, .41 + .01 * s)} for s in range(3)}
   out = subprocess.run([sys.executable, "-c", code,
@@ -126,7 +127,8 @@ def test_study_record_holds_the_tables_the_docs_render_and_the_choice():
   assert record["tables"]["ablation"]["rows"] == [["vae"], ["vae_lr"]]
   assert record["tables"]["seeds"]["rows"][1][0] == "vae_lr"
   assert record["chosen"] == "vae_lr"  # ahead in all three seeds
-  assert (record["command"], record["commit"]) == ("cmd", "abc")
+  assert (record["command"], record["commit"], record["source"]) == (
+      "cmd", "abc", "runs")
 
 
 def _fake_run(folder, accuracy, best=None):
