@@ -43,7 +43,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import subprocess
 import sys
 
 from absl import app, flags
@@ -51,6 +50,7 @@ from absl import app, flags
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.results import markdown_table  # noqa: E402
 from configs import (cnn_seq, ffnn, relnet, sent_vae,  # noqa: E402
                      two_level_vae_subnets, vae, vae2, vae_1d_2level)
@@ -290,13 +290,6 @@ def study_record(ablation: dict, dataset: str, command: str, commit: str,
           "dev_by_seed": ablation.get("dev_by_seed", {}), "tables": tables}
 
 
-def _head_commit() -> str:
-  out = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                       cwd=os.path.dirname(os.path.abspath(__file__)),
-                       capture_output=True, text=True)
-  return out.stdout.strip()
-
-
 def main(argv):
   del argv
   from blm_jax.results.experiment import run_experiment
@@ -313,11 +306,11 @@ def main(argv):
   seeds = [int(x) for x in _SEEDS.value]
   by_seed = {}
   later = settings  # what the seeds after the first train
-  for seed in seeds:
-    if seed != seeds[0] and later is settings and _TOP.value:
+  for i, seed in enumerate(seeds):
+    if i == 1 and _TOP.value:
       later = top_settings(by_seed[seeds[0]], settings, _TOP.value)
       print(f"== seeds {seeds[1:]}: {later}", flush=True)
-    for name in settings if seed == seeds[0] else later:
+    for name in later if i else settings:
       workdir = os.path.join(_OUT.value, _DATASET.value,
                              name if seed == 0 else f"{name}-seed{seed}")
       path = os.path.join(workdir, "results.json")
@@ -355,7 +348,7 @@ def main(argv):
   if _RECORD.value:
     files.write_json(_RECORD.value, study_record(
         record, _DATASET.value, "python " + " ".join(sys.argv),
-        _head_commit(), f"results.json of each setting and seed under "
+        records_cli.head_commit(), f"results.json of each setting and seed under "
         f"{os.path.join(_OUT.value, _DATASET.value)} (dev figures only)"),
         indent=1)
     print(f"wrote {_RECORD.value}")

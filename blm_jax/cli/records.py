@@ -31,7 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
 
-def _head_commit(root: str) -> str:
+def head_commit(root: str = ROOT) -> str:
+  """The checkout's HEAD, short, for a record's `commit` ('' outside git)."""
   try:
     return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                           capture_output=True, text=True,
@@ -46,7 +47,7 @@ def make(workdir: str, out: str, command: str, commit: str = "",
       os.path.join(workdir, "report.json")) and not os.path.isfile(
           os.path.join(workdir, "results.json"))
                  else records.record_from_workdir)
-  record = from_folder(workdir, command, commit or _head_commit(ROOT),
+  record = from_folder(workdir, command, commit or head_commit(),
                        study=study or None, note=note or None)
   files.write_json(out, record, indent=1)
   print(f"wrote {out}")
