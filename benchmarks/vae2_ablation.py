@@ -35,7 +35,11 @@ Every row reports the same statistics of each cell's dev history, whatever
 epoch the setting itself selects: the best dev accuracy and its epoch, the
 lowest dev loss and its epoch, and the dev accuracy at the last epoch (test
 figures are never read here: settings are chosen on dev). Finished
-settings are skipped, so a killed ablation resumes.
+settings are skipped, so a killed ablation resumes; with `--record` the
+record is rewritten after every run (`complete: false` until the last)
+and keeps what each run's results depend on, so a later session whose
+workdirs are gone reuses the rows whose config and data builders are
+unchanged and trains the rest.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.results import markdown_table  # noqa: E402
+from blm_jax.training import run_identity  # noqa: E402
 from configs import (cnn_seq, ffnn, relnet, sent_vae,  # noqa: E402
                      two_level_vae_subnets, vae, vae2, vae_1d_2level)
 
@@ -154,6 +159,8 @@ def _solver_budget() -> dict[str, dict]:
 
 
 _BUDGETS = _solver_budget()
+# A tuning record is tens of kB; anything past this is not one.
+MAX_RECORD_BYTES = 16 << 20
 # solver -> its settings, the default first (`--budget=<solver>`).
 SOLVER_BUDGETS = {solver: list(budget) for solver, budget in _BUDGETS.items()}
 for _budget in _BUDGETS.values():
@@ -272,22 +279,98 @@ def chosen(by_seed: dict[int, dict], names: list[str], score) -> str:
 
 
 def study_record(ablation: dict, dataset: str, command: str, commit: str,
-                 source: str) -> dict:
+                 source: str, runs: dict | None = None) -> dict:
   """A tuning budget's committed record: its dev rows and seed table as
   `records tables` renders them (`table=ablation`, `table=seeds`), the
-  setting dev chose, and where they came from."""
+  setting dev chose, where they came from, and `runs` (per seed and
+  setting, what a later session needs to reuse a row: `run_entry`).
+  `complete` is false while seeds or settings are still to train, and
+  nothing is chosen then."""
   tables = {"ablation": {"columns": ablation["columns"],
                          "rows": ablation["rows"]}}
   if "seeds" in ablation:
     tables["seeds"] = {k: ablation["seeds"][k] for k in ("columns", "rows")}
+  complete = ablation.get("complete", True)
   return {"study": f"dev tuning budget on {dataset}, paper scale",
           "date": datetime.datetime.now(datetime.timezone.utc).date()
           .isoformat(),
           "commit": commit, "command": command, "source": source,
-          "dataset": dataset,
+          "dataset": dataset, "complete": complete,
           "chosen": ablation.get("seeds", {}).get("chosen"),
           "dev": ablation["dev"],
-          "dev_by_seed": ablation.get("dev_by_seed", {}), "tables": tables}
+          "dev_by_seed": ablation.get("dev_by_seed", {}), "tables": tables,
+          "runs": runs or {}}
+
+
+def summary(by_seed: dict[int, dict], seeds: list[int], settings: list[str],
+            later: list[str]) -> dict:
+  """The study so far: the first seed's dev rows as a table, and once
+  every seed of `seeds` has every setting it trains (`settings` on the
+  first, `later` on the others), the seed table and the choice."""
+  rows = by_seed[seeds[0]]
+  order = ["I", "II", "III", "chunks"]
+  types = sorted({t for r in rows.values() for t in r}, key=order.index)
+  columns = ["setting"] + [
+      f"dev {t}→{t}: best acc (epoch) / lowest loss (epoch) / last acc"
+      for t in types]
+  table = [[name] + [
+      f"{row[t]['best']:.3f} ({row[t]['epoch']}) / {row[t]['loss']:.3f} "
+      f"({row[t]['loss_epoch']}) / {row[t]['last']:.3f}" for t in types]
+           for name, row in rows.items()]
+  complete = set(rows) == set(settings) and all(
+      set(later) <= set(by_seed.get(s, ())) for s in seeds[1:])
+  out = {"columns": columns, "rows": table, "dev": rows,
+         "complete": complete}
+  if len(seeds) > 1:
+    out["dev_by_seed"] = {str(k): v for k, v in by_seed.items()}
+    if complete:
+      out["seeds"] = seed_table(by_seed, list(later))
+  return out
+
+
+def run_entry(results: dict) -> dict:
+  """What a record keeps of a finished run so that a later session, with
+  no workdir, can reuse its dev row: the config keys its results depend on
+  and the builder versions of its data (a fake run without them: {})."""
+  run = results.get("run", {}).get("config")
+  if run is None:
+    return {}
+  return {"config": run_identity.result_keys(run),
+          "builder_versions": results.get("data", {}).get("builder_versions")}
+
+
+def recorded_runs(path: str) -> dict:
+  """{(seed, name): (dev row, run entry)} of the record at `path` that an
+  earlier, unfinished session of this budget wrote; {} without one. The
+  committed record is what outlives a session's workdirs."""
+  if not os.path.exists(path):
+    return {}
+  with open(path, "rb") as f:
+    data = f.read(MAX_RECORD_BYTES + 1)
+  if len(data) > MAX_RECORD_BYTES:
+    raise app.UsageError(f"--record={path}: larger than {MAX_RECORD_BYTES} "
+                         "bytes; not a tuning record")
+  try:
+    record = json.loads(data)
+    return {(int(seed), name): (row, record["runs"][seed][name])
+            for seed, rows in record["dev_by_seed"].items()
+            for name, row in rows.items()
+            if record.get("runs", {}).get(seed, {}).get(name)}
+  except (ValueError, KeyError, TypeError, AttributeError) as e:
+    raise app.UsageError(f"--record={path}: not a tuning record this script "
+                         f"wrote ({type(e).__name__}: {e})") from None
+
+
+def reuse_problem(entry: dict, config) -> list[str]:
+  """Why a recorded run cannot stand for a run of `config` ([] if it can):
+  a config key its results depend on, or its data's builder version."""
+  from blm_jax.data import input_pipeline
+
+  now = input_pipeline.builder_versions(config.data)
+  saved = entry.get("builder_versions") or {}
+  return run_identity.reuse_differences(entry["config"], config) + [
+      f"data {n}: builder {saved.get(n)} -> {now.get(n)}"
+      for n in sorted(set(saved) | set(now)) if saved.get(n) != now.get(n)]
 
 
 def main(argv):
@@ -304,53 +387,56 @@ def main(argv):
     raise app.UsageError(f"unknown settings {unknown}; known: "
                          f"{sorted(SETTINGS)}")
   seeds = [int(x) for x in _SEEDS.value]
-  by_seed = {}
+  recorded = recorded_runs(_RECORD.value) if _RECORD.value else {}
+  by_seed, runs = {}, {}
+  command = "python " + " ".join(sys.argv)
+  root = os.path.join(_OUT.value, _DATASET.value)
+  source = (f"results.json of each setting and seed under {root} "
+            "(dev figures only)")
   later = settings  # what the seeds after the first train
   for i, seed in enumerate(seeds):
     if i == 1 and _TOP.value:
       later = top_settings(by_seed[seeds[0]], settings, _TOP.value)
       print(f"== seeds {seeds[1:]}: {later}", flush=True)
     for name in later if i else settings:
-      workdir = os.path.join(_OUT.value, _DATASET.value,
-                             name if seed == 0 else f"{name}-seed{seed}")
+      workdir = os.path.join(root, name if seed == 0 else f"{name}-seed{seed}")
       path = os.path.join(workdir, "results.json")
-      if not os.path.exists(path):
-        print(f"== {name}, seed {seed}: training in {workdir}", flush=True)
-        run_experiment(config_for(name, _DATASET.value, seed), workdir)
-      with open(path) as f:
-        by_seed.setdefault(seed, {})[name] = dev_row(json.load(f))
-      print(f"== {name}, seed {seed}: {by_seed[seed][name]}", flush=True)
-  rows = by_seed[seeds[0]]
-  order = ["I", "II", "III", "chunks"]
-  types = sorted({t for r in rows.values() for t in r}, key=order.index)
-  columns = ["setting"] + [
-      f"dev {t}→{t}: best acc (epoch) / lowest loss (epoch) / last acc"
-      for t in types]
-  table = [[name] + [
-      f"{row[t]['best']:.3f} ({row[t]['epoch']}) / {row[t]['loss']:.3f} "
-      f"({row[t]['loss_epoch']}) / {row[t]['last']:.3f}" for t in types]
-           for name, row in rows.items()]
-  lines = markdown_table.lines(columns, table)
+      row, entry = recorded.get((seed, name), (None, None))
+      if os.path.exists(path):  # the workdir's own run comes first
+        row = None
+      elif row is not None and (problem := reuse_problem(
+          entry, config_for(name, _DATASET.value, seed))):
+        print(f"== {name}, seed {seed}: the record's run differs "
+              f"({'; '.join(problem)}): training again", flush=True)
+        row = None
+      if row is None:
+        if not os.path.exists(path):
+          print(f"== {name}, seed {seed}: training in {workdir}", flush=True)
+          run_experiment(config_for(name, _DATASET.value, seed), workdir)
+        with open(path) as f:
+          results = json.load(f)
+        row, entry = dev_row(results), run_entry(results)
+      else:
+        print(f"== {name}, seed {seed}: from {_RECORD.value}", flush=True)
+      by_seed.setdefault(seed, {})[name] = row
+      runs.setdefault(str(seed), {})[name] = entry
+      print(f"== {name}, seed {seed}: {row}", flush=True)
+      if _RECORD.value:  # after every run: a killed session loses none
+        files.write_json(_RECORD.value, study_record(
+            summary(by_seed, seeds, settings, later), _DATASET.value, command,
+            records_cli.head_commit(), source, runs), indent=1)
+  record = summary(by_seed, seeds, settings, later)
+  lines = markdown_table.lines(record["columns"], record["rows"])
   print("\n".join(lines))
-  with open(os.path.join(_OUT.value, _DATASET.value, "ablation.md"),
-            "w") as f:
-    f.write("\n".join(lines) + "\n")
-  record = {"columns": columns, "rows": table, "dev": rows}
-  if len(seeds) > 1:
-    record["seeds"] = seed_table(by_seed, list(later))
-    record["dev_by_seed"] = {str(k): v for k, v in by_seed.items()}
+  os.makedirs(root, exist_ok=True)  # none when every row came from --record
+  files.write_text(os.path.join(root, "ablation.md"), "\n".join(lines) + "\n")
+  if "seeds" in record:
     print(record["seeds"])
     print(f"== dev chooses {record['seeds']['chosen']} (better than "
           f"{later[0]} in every seed, or it)")
-  with open(os.path.join(_OUT.value, _DATASET.value, "ablation.json"),
-            "w") as f:
-    json.dump(record, f, indent=1)
+  files.write_json(os.path.join(root, "ablation.json"), record, indent=1,
+                   sort_keys=False)
   if _RECORD.value:
-    files.write_json(_RECORD.value, study_record(
-        record, _DATASET.value, "python " + " ".join(sys.argv),
-        records_cli.head_commit(), f"results.json of each setting and seed under "
-        f"{os.path.join(_OUT.value, _DATASET.value)} (dev figures only)"),
-        indent=1)
     print(f"wrote {_RECORD.value}")
 
 

@@ -175,3 +175,117 @@ def test_top_trains_the_later_seeds_on_the_default_and_the_best_only(
       "vae", "vae_no_kl", "vae_latent_10"]
   # no_kl is ahead in seeds 0, 1 and 2; latent_10 behind in seed 1.
   assert r["chosen"] == "vae_no_kl"
+
+
+def test_the_record_is_written_after_every_run_incomplete_until_the_last(
+    tmp_path):
+  # Seed 0's seven runs are there, seed 1's are not and cannot train (no
+  # config knows the dataset): the run fails, and the record on disk has
+  # seed 0's rows, is marked incomplete and chooses nothing.
+  budget = ["vae", "vae_lr_3e-4", "vae_lr_3e-3", "vae_latent_10",
+            "vae_hidden_64", "vae_no_kl", "vae_reference"]
+  root = tmp_path / "out" / "no_such_dataset"
+  for k, name in enumerate(budget):
+    _fake_run(root / name, .5 + .01 * k)
+  record = tmp_path / "record.json"
+  out = subprocess.run(
+      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+       "--seeds=0,1,2", "--top=2", "--dataset=no_such_dataset",
+       f"--out={tmp_path / 'out'}", f"--record={record}"], cwd=ROOT,
+      capture_output=True, text=True, timeout=120)
+  assert out.returncode != 0
+  assert "dataset 'no_such_dataset' is not known" in out.stderr
+  r = json.loads(record.read_text())
+  assert r["complete"] is False and r["chosen"] is None
+  assert list(r["dev_by_seed"]) == ["0"]
+  assert [row[0] for row in r["tables"]["ablation"]["rows"]] == budget
+  assert "seeds" not in r["tables"]
+
+
+_RECORD_OF = """
+import json, sys; sys.path.insert(0, 'benchmarks')
+import vae2_ablation as a
+from blm_jax.data import input_pipeline
+from blm_jax.training import run_identity
+a.flags.FLAGS(['x'])
+runs, dev = {}, {}
+for seed, names in json.loads(sys.argv[1]).items():
+  for name, acc in names.items():
+    c = a.config_for(name, 'spray_load', int(seed))
+    runs.setdefault(seed, {})[name] = {
+        'config': run_identity.result_keys(run_identity.flatten(c.to_dict())),
+        'builder_versions': input_pipeline.builder_versions(c.data)}
+    dev.setdefault(seed, {})[name] = {t: {
+        'best': acc, 'epoch': 1, 'loss': 1.0, 'loss_epoch': 1, 'last': acc,
+        'selected': acc, 'selected_epoch': 1} for t in ('I', 'II', 'III')}
+print(json.dumps({'study': 's', 'dev_by_seed': dev, 'runs': runs}))
+"""
+
+
+def _recorded(accuracies):
+  """A record an unfinished session wrote: per seed and setting, the dev
+  row (every type at `accuracy`) and the run entry of today's config."""
+  out = subprocess.run([sys.executable, "-c", _RECORD_OF,
+                        json.dumps(accuracies)], cwd=ROOT,
+                       capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr[-2000:]
+  return json.loads(out.stdout)
+
+
+def _ablation_from_record(tmp_path, record):
+  # A fresh --out (the workdirs are gone) and a data dir that cannot be
+  # made: a setting that is not taken from the record fails to train.
+  (tmp_path / "file").write_text("")
+  return subprocess.run(
+      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+       "--seeds=0,1,2", "--top=2", f"--out={tmp_path / 'fresh'}",
+       f"--record={record}"], cwd=ROOT, capture_output=True, text=True,
+      timeout=300, env={**os.environ,
+                        "BLM_DATA_DIR": str(tmp_path / "file" / "data")})
+
+
+_SEED0 = {"vae": .50, "vae_lr_3e-4": .40, "vae_lr_3e-3": .45,
+          "vae_latent_10": .60, "vae_hidden_64": .30, "vae_no_kl": .70,
+          "vae_reference": .55}
+
+
+def test_a_later_session_without_workdirs_resumes_from_the_record(tmp_path):
+  later = {s: {"vae": .50, "vae_no_kl": .52, "vae_latent_10": latent}
+           for s, latent in (("1", .48), ("2", .53))}
+  record = tmp_path / "record.json"
+  record.write_text(json.dumps(_recorded({"0": _SEED0, **later})))
+  out = _ablation_from_record(tmp_path, record)
+  assert out.returncode == 0, out.stderr[-2000:]
+  assert "training in" not in out.stdout
+  assert out.stdout.count(f"from {record}") == 7 + 3 + 3
+  r = json.loads(record.read_text())
+  assert r["complete"] is True and r["chosen"] == "vae_no_kl"
+  assert set(r["runs"]["1"]) == {"vae", "vae_no_kl", "vae_latent_10"}
+
+
+def test_a_recorded_run_of_another_config_is_trained_again(tmp_path):
+  recorded = _recorded({"0": _SEED0})
+  entry = recorded["runs"]["0"]["vae_hidden_64"]
+  entry["config"]["train.epochs"] = 60
+  record = tmp_path / "record.json"
+  record.write_text(json.dumps(recorded))
+  out = _ablation_from_record(tmp_path, record)
+  assert out.returncode != 0
+  assert ("== vae_hidden_64, seed 0: the record's run differs "
+          "(config.train.epochs: 60 -> 120): training again") in out.stdout
+  assert "vae_hidden_64, seed 0: training in" in out.stdout
+  # The runs before it were reused and rewritten; nothing half-written.
+  r = json.loads(record.read_text())
+  assert r["complete"] is False
+  assert set(r["dev_by_seed"]["0"]) == {"vae", "vae_lr_3e-4", "vae_lr_3e-3",
+                                        "vae_latent_10"}
+
+
+def test_a_file_that_is_not_a_tuning_record_is_refused(tmp_path):
+  record = tmp_path / "record.json"
+  record.write_text('{"dev_by_seed": {"0": {"vae": {}}}, "runs": []}')
+  out = _ablation_from_record(tmp_path, record)
+  assert out.returncode != 0
+  assert f"--record={record}: not a tuning record this script wrote" in (
+      out.stderr)
+  assert "Traceback" not in out.stderr

@@ -124,14 +124,17 @@ def differences(old: dict, new: dict) -> list[str]:
 RESULT_KEYS = ("train.epochs",)
 
 
+def result_keys(flat: dict) -> dict:
+  """The keys of a flattened config that a finished run's results depend
+  on: the identity's and the schedule (`RESULT_KEYS`), JSON-ready."""
+  flat = json.loads(json.dumps(flat, default=str))
+  return {**identity_keys(flat), **{k: flat.get(k) for k in RESULT_KEYS}}
+
+
 def reuse_differences(saved_flat: dict, config) -> list[str]:
   """'key: old -> new' for every key in which the finished run of the
-  flattened config `saved_flat` differs from a run of `config`: the
-  identity's keys and the schedule (`RESULT_KEYS`). The data is not
-  compared (it is not loaded to decide whether a grid is reusable)."""
-  def part(flat):
-    flat = json.loads(json.dumps(flat, default=str))
-    return {**identity_keys(flat), **{k: flat.get(k) for k in RESULT_KEYS}}
-
-  return differences({"config": part(saved_flat)},
-                     {"config": part(flatten(config.to_dict()))})
+  flattened config `saved_flat` (whole, or its `result_keys`) differs from
+  a run of `config`. The data is not compared (it is not loaded to decide
+  whether a grid is reusable)."""
+  return differences({"config": result_keys(saved_flat)},
+                     {"config": result_keys(flatten(config.to_dict()))})
