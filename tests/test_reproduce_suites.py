@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from blm_jax.cli import reproduce, suites
+from blm_jax.cli import grid_reuse, reproduce, suites
 from blm_jax.results.experiment import run_experiment
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
@@ -278,7 +278,7 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
     probing.analyze(w, analyses, data=d)
 
   def suite(report_only):
-    entries = [(grid, config, workdir, reproduce._finished(workdir))]
+    entries = [(grid, config, workdir, grid_reuse.finished(workdir))]
     return reproduce.run_suite(
         entries, str(out), "cmd", report_only,
         run_fn=lambda c, w: run_experiment(c, w, data=d),
@@ -340,7 +340,7 @@ def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
   assert results["data"]["builder_versions"] == {}  # synthetic: no builder
   results["data"]["builder_versions"] = {"blm_x/type_I": "1.1.0"}
   path.write_text(json.dumps(results))
-  monkeypatch.setattr(reproduce.input_pipeline, "builder_versions",
+  monkeypatch.setattr(grid_reuse.input_pipeline, "builder_versions",
                       lambda data_cfg: {"blm_x/type_I": "1.2.0"})
   with pytest.raises(suites.SuiteError, match=r"differs in: data "
                      r"blm_x/type_I: builder 1\.1\.0 -> 1\.2\.0"):

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax.cli import reproduce
+from blm_jax.cli import grid_reuse, reproduce
 from blm_jax.results.experiment import run_experiment
 from blm_jax.training import checkpoints, memory_fit, progress, set_aside
 from blm_jax.training import trainer as train
@@ -55,13 +55,13 @@ def test_results_record_the_config_and_reuse_compares_it(tmp_path, data):
   results = run_experiment(cfg, work, data=data)
   assert results["run"]["config"]["train.epochs"] == 2
   assert results["run"]["resume_forced"] == []
-  assert reproduce.reuse_problem(work, cfg) is None
+  assert grid_reuse.reuse_problem(work, cfg) is None
   longer = synthetic.config("ffnn", epochs=5)
-  problem = reproduce.reuse_problem(work, longer)
+  problem = grid_reuse.reuse_problem(work, longer)
   assert "config.train.epochs: 2 -> 5" in problem
   other = synthetic.config("ffnn", epochs=2)
   other.data.num_train = 300
-  assert "config.data.num_train" in reproduce.reuse_problem(work, other)
+  assert "config.data.num_train" in grid_reuse.reuse_problem(work, other)
 
 
 def test_reproduce_refuses_a_cpu_grid_for_the_paper_command(tmp_path):
@@ -72,7 +72,7 @@ def test_reproduce_refuses_a_cpu_grid_for_the_paper_command(tmp_path):
                               "dataset=agreement_en,cpu")
   cpu.data.seed_follows_grid = True
   (work / "results.json").write_text(json.dumps(
-      {"run": {"config": reproduce.run_identity.flatten(cpu.to_dict())}}))
+      {"run": {"config": grid_reuse.run_identity.flatten(cpu.to_dict())}}))
   proc = _run("-m", "blm_jax.cli.reproduce", "--datasets=agreement_en",
               "--models=ffnn", f"--out={out}")
   assert proc.returncode != 0

@@ -13,7 +13,10 @@ are at the versions it was trained on (else the command refuses, naming
 the differing keys or versions: shards run with other flags, or a grid of
 data rebuilt since, cannot be merged), and a killed one resumes; grids
 that ask for it (000's chunk grids, for Figures 20-22) are probed once
-trained. Before anything runs the command prints its plan: every grid,
+trained. With `--keep=DIR` each finished grid's record is also written to
+DIR (committed: a session's workdirs do not outlive it) and a grid whose
+workdir is gone counts as done from it, checked the same way
+(blm_jax/results/grid_records.py). Before anything runs the command prints its plan: every grid,
 done or not, and the time each should take from the throughput measured
 by the grids of the same model already finished in `--out`. Without --suite, --datasets x --models (the datasets the papers'
 claims are about). The claims and their intervals (from each grid's
@@ -32,12 +35,10 @@ import sys
 import numpy as np
 from absl import flags
 
-from blm_jax.cli import suites
-from blm_jax.data import input_pipeline
+from blm_jax.cli import grid_reuse, suites
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
 from blm_jax.results.judge import load_predictions
-from blm_jax.training import run_identity
 
 
 # The datasets the claims of blm_jax.results.claims are about.
@@ -58,48 +59,6 @@ def load_config(configs_dir: str, model: str, arg: str):
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
   return module.get_config(arg)
-
-
-def saved_config(workdir: str) -> dict | None:
-  """The flattened config of the finished grid in `workdir`: results.json's
-  `run.config`, or (grids reported before it was recorded) config.json."""
-  with open(os.path.join(workdir, "results.json")) as f:
-    saved = json.load(f).get("run", {}).get("config")
-  if saved is None and os.path.exists(os.path.join(workdir, "config.json")):
-    with open(os.path.join(workdir, "config.json")) as f:
-      saved = run_identity.flatten(json.load(f))
-  return saved
-
-
-def data_changes(workdir: str, config) -> list[str] | None:
-  """'name: old -> new' for each dataset whose builder version changed
-  since the finished grid in `workdir` was trained (its data would differ
-  now); None when the grid predates the record of its versions."""
-  with open(os.path.join(workdir, "results.json")) as f:
-    saved = json.load(f).get("data", {}).get("builder_versions")
-  if saved is None:
-    return None
-  now = input_pipeline.builder_versions(config.data)
-  return [f"data {n}: builder {saved.get(n)} -> {now.get(n)}"
-          for n in sorted(set(saved) | set(now))
-          if saved.get(n) != now.get(n)]
-
-
-def reuse_problem(workdir: str, config,
-                  changes: list[str] | None = None) -> str | None:
-  """Why the finished grid in `workdir` cannot stand for a run of
-  `config`, or None when it can; `changes`: its `data_changes`."""
-  saved = saved_config(workdir)
-  if saved is None:
-    diffs = ["it has no record of its config"]
-  else:
-    diffs = run_identity.reuse_differences(saved, config)
-  diffs += changes or []
-  if not diffs:
-    return None
-  return (f"{workdir} holds a finished grid that another config produced; "
-          "it differs in: " + "; ".join(diffs) + ". Use another --out, or "
-          "remove that folder to retrain it")
 
 
 def known_datasets(configs_dir: str) -> tuple[str, ...]:
@@ -140,14 +99,6 @@ def grid_config(grid: suites.Grid, opts: Options):
       node = node[part]
     node[leaf] = value
   return config
-
-
-def _finished(workdir: str) -> dict | None:
-  path = os.path.join(workdir, "results.json")
-  if not os.path.exists(path):
-    return None
-  with open(path) as f:
-    return json.load(f)
 
 
 def _train_instances(config) -> int:
@@ -191,7 +142,7 @@ def plan_lines(entries, measured: dict) -> list[str]:
   lines, left, unknown = [], 0.0, 0
   for grid, config, workdir, done in entries:
     if done:
-      state = "done"
+      state = "done" + (" (its kept record)" if "source" in done else "")
     else:
       est = estimate_seconds(config, measured)
       if est is None:
@@ -249,6 +200,13 @@ def define_flags() -> None:
   flags.DEFINE_bool("report_only", False, "Only write the report from the "
                     "finished grids of the whole suite (merges shards).")
   flags.DEFINE_bool("plan_only", False, "Print the plan and stop.")
+  flags.DEFINE_string("keep", "", "Folder of committed grid records, e.g. "
+                      "docs/records/solvers: each grid finished in --out "
+                      "has its record (results without histories) written "
+                      "there, and a grid whose workdir is gone counts as "
+                      "done from its record if this command's config and "
+                      "the data's builders made it (for suites longer "
+                      "than a session whose workdirs are not kept).")
 
 
 def select(opts) -> tuple[list[suites.Grid], Options]:
@@ -289,19 +247,22 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
 
 
 def entries_of(grids, options: Options, out: str,
-               warn=lambda line: print(line, file=sys.stderr)
-               ) -> list[tuple]:
+               warn=lambda line: print(line, file=sys.stderr),
+               keep: str = "") -> list[tuple]:
   """[(grid, config, workdir, results or None)]; SuiteError when a
   finished grid was made by another config or on data built since by
-  another builder version."""
+  another builder version. With `keep`, a grid whose workdir has no
+  results is done if its committed record there is (`kept_grid`)."""
   entries = []
   for grid in grids:
     config = grid_config(grid, options)
     workdir = os.path.join(out, grid.name, grid.model)
-    done = _finished(workdir)
-    if done is not None:
-      changes = data_changes(workdir, config)
-      problem = reuse_problem(workdir, config, changes)
+    done = grid_reuse.finished(workdir)
+    if done is None and keep:
+      done = grid_reuse.kept_grid(keep, grid, config, warn)
+    elif done is not None:
+      changes = grid_reuse.data_changes(workdir, config)
+      problem = grid_reuse.reuse_problem(workdir, config, changes)
       if problem:
         raise suites.SuiteError(problem)
       if changes is None:
@@ -330,11 +291,12 @@ def _probed(workdir: str) -> dict | None:
 def run_suite(entries, out: str, command: str, report_only: bool,
               run_fn=run_experiment, echo=print,
               write_report: bool = True,
-              probe_fn=probe_grid) -> dict | None:
+              probe_fn=probe_grid, keep: str = "") -> dict | None:
   """Trains the grids not done (unless `report_only`) and probes those
   that ask for it, then writes the report of every finished one and
   returns its record (None without `write_report`: a shard leaves the
-  report to the merge)."""
+  report to the merge). With `keep`, every grid finished in its workdir
+  has its record written there as soon as it is (`keep_grid`)."""
   runs: dict[str, dict[str, dict]] = {}
   preds: dict[str, dict] = {}
   probes: dict[str, dict] = {}
@@ -344,9 +306,11 @@ def run_suite(entries, out: str, command: str, report_only: bool,
     if done is None and not report_only:
       echo(f"== {grid.key}: training into {workdir}")
       run_fn(config, workdir)
-      done = _finished(workdir)
+      done = grid_reuse.finished(workdir)
     if done is None:
       continue
+    if keep:
+      grid_reuse.keep_grid(keep, grid, workdir, command, echo)
     if grid.probe:
       probed = _probed(workdir)
       if probed is None and not report_only:
@@ -408,14 +372,16 @@ def main(argv):
   opts = flags.FLAGS
   try:
     grids, options, everything = select_all(opts)
-    entries = entries_of(grids, options, opts.out)
+    entries = entries_of(grids, options, opts.out, keep=opts.keep)
   except (suites.SuiteError, FileNotFoundError, ValueError) as e:
     sys.exit(f"error: {e}")
   # Timed from every shard's finished grids, not only this shard's (this
   # shard's results.json are already read).
   read = {w: d for _, _, w, d in entries}
-  paths = (os.path.join(opts.out, g.name, g.model) for g in everything)
-  rate = measured(read[w] if w in read else _finished(w) for w in paths)
+  paths = ((os.path.join(opts.out, g.name, g.model), g) for g in everything)
+  rate = measured(read[w] if w in read
+                  else grid_reuse.finished_or_kept(w, opts.keep, g)
+                  for w, g in paths)
   print("\n".join(plan_lines(entries, rate)), flush=True)
   if opts.plan_only:
     return
@@ -423,7 +389,7 @@ def main(argv):
       entries, opts.out,
       "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
       opts.report_only, echo=lambda line: print(line, flush=True),
-      write_report=not opts.shard)
+      write_report=not opts.shard, keep=opts.keep)
   if record is None:
     print(f"shard {opts.shard} done; when every shard is, merge them: the "
           "same command without --shard, with --report_only")

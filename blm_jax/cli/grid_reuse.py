@@ -1,0 +1,137 @@
+"""Whether a finished grid may stand for a grid a suite would run now.
+
+A grid's results (its workdir's results.json, or its record kept with
+`reproduce --keep`, blm_jax/results/grid_records.py) are reused only if
+the config this command would run made them and its datasets' builders
+are at the versions they were trained on; else one error names the
+differing keys or versions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from blm_jax.cli import records as records_cli
+from blm_jax.cli import suites
+from blm_jax.data import input_pipeline
+from blm_jax.results import grid_records, records
+from blm_jax.training import run_identity
+
+
+def finished(workdir: str) -> dict | None:
+  path = os.path.join(workdir, "results.json")
+  if not os.path.exists(path):
+    return None
+  with open(path) as f:
+    return json.load(f)
+
+
+def finished_or_kept(workdir: str, keep: str, grid: suites.Grid
+                     ) -> dict | None:
+  """The results of `grid` in `workdir`, or else its record kept in
+  `keep`, unchecked: for timing the grids of other shards only."""
+  done = finished(workdir)
+  if done is None and keep:
+    try:
+      done = grid_records.read(keep, grid.name, grid.model)
+    except records.RecordError:
+      pass
+  return done
+
+
+def saved_config(workdir: str) -> dict | None:
+  """The flattened config of the finished grid in `workdir`: results.json's
+  `run.config`, or (grids reported before it was recorded) config.json."""
+  with open(os.path.join(workdir, "results.json")) as f:
+    saved = json.load(f).get("run", {}).get("config")
+  if saved is None and os.path.exists(os.path.join(workdir, "config.json")):
+    with open(os.path.join(workdir, "config.json")) as f:
+      saved = run_identity.flatten(json.load(f))
+  return saved
+
+
+def data_changes(workdir: str, config) -> list[str] | None:
+  """'name: old -> new' for each dataset whose builder version changed
+  since the finished grid in `workdir` was trained (its data would differ
+  now); None when the grid predates the record of its versions."""
+  with open(os.path.join(workdir, "results.json")) as f:
+    return builder_changes(json.load(f), config)
+
+
+def builder_changes(results: dict, config) -> list[str] | None:
+  """`data_changes` of a finished grid's results (or its kept record)."""
+  saved = results.get("data", {}).get("builder_versions")
+  if saved is None:
+    return None
+  now = input_pipeline.builder_versions(config.data)
+  return [f"data {n}: builder {saved.get(n)} -> {now.get(n)}"
+          for n in sorted(set(saved) | set(now))
+          if saved.get(n) != now.get(n)]
+
+
+def reuse_problem(workdir: str, config,
+                  changes: list[str] | None = None) -> str | None:
+  """Why the finished grid in `workdir` cannot stand for a run of
+  `config`, or None when it can; `changes`: its `data_changes`."""
+  return _reuse_problem(workdir, "folder", saved_config(workdir), config,
+                        changes)
+
+
+def _reuse_problem(where: str, kind: str, saved: dict | None, config,
+                   changes: list[str] | None) -> str | None:
+  if saved is None:
+    diffs = ["it has no record of its config"]
+  else:
+    diffs = run_identity.reuse_differences(saved, config)
+  diffs += changes or []
+  if not diffs:
+    return None
+  return (f"{where} holds a finished grid that another config produced; "
+          "it differs in: " + "; ".join(diffs) + ". Use another "
+          f"{'--keep' if kind == 'file' else '--out'}, or remove that "
+          f"{kind} to retrain it")
+
+
+def kept_grid(keep: str, grid: suites.Grid, config,
+              warn=lambda line: print(line, file=sys.stderr)) -> dict | None:
+  """The committed record of `grid` in `keep` (`--keep`), checked to be
+  what `config` would make now, or None where there is none; SuiteError
+  when another config or other builders made it."""
+  try:
+    kept = grid_records.read(keep, grid.name, grid.model)
+  except records.RecordError as e:
+    raise suites.SuiteError(str(e)) from None
+  if kept is None:
+    return None
+  where = grid_records.path(keep, grid.name, grid.model)
+  changes = builder_changes(kept, config)
+  problem = _reuse_problem(where, "file", kept["run"]["config"], config,
+                           changes)
+  if problem:
+    raise suites.SuiteError(problem)
+  if changes is None:
+    warn(f"warning: {where} does not record its data's builder versions: "
+         "reused without checking that its data is what the builders make "
+         "now")
+  return kept
+
+
+def keep_grid(keep: str, grid: suites.Grid, workdir: str, command: str,
+              echo=print) -> None:
+  """Writes the committed record of the grid finished in `workdir` into
+  `keep`, unless the one there already holds its results."""
+  results = finished(workdir)
+  if results is None:
+    return
+  try:
+    kept = grid_records.read(keep, grid.name, grid.model)
+  except records.RecordError:
+    kept = None  # replaced by the grid's own
+  if kept is not None and all(kept.get(k) == results.get(k)
+                              for k in ("summary", "run")):
+    return
+  path = grid_records.write(keep, grid.name, grid.model, workdir, command,
+                            records_cli.head_commit())
+  echo(f"== {grid.key}: its record kept in {path} (commit it)")

@@ -1,0 +1,82 @@
+"""Committed records of a suite's finished grids, which outlive a session.
+
+A reproduction suite runs for longer than a session, whose workdirs are
+not kept. With `reproduce --keep=DIR` each finished grid's record (its
+results.json without per-epoch histories, and where it came from) is
+written to `DIR/<grid name>/<model>.json`, to be committed; a later
+session whose workdir of that grid is gone reads it back and, if the same
+config on the same data builders made it, counts the grid as done. What a
+record lacks against a workdir: predictions.npz (the claims then use the
+seeds-only interval, and say so), the figures and the probe.
+
+Records from others are not trusted: a file larger than `MAX_BYTES`, a
+link, or one without a grid's results is refused with its path.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+
+from blm_jax.base import files
+from blm_jax.results import records
+
+# A paper-scale grid's record is tens of kB; anything past this is not one.
+MAX_BYTES = 4 << 20
+# What the report and the reuse check read of a record.
+REQUIRED = ("summary", "grid", "cells", "data", "config", "run")
+
+
+def path(keep: str, name: str, model: str) -> str:
+  return os.path.join(keep, name, f"{model}.json")
+
+
+def read(keep: str, name: str, model: str) -> dict | None:
+  """The kept record of grid `name`/`model`, or None where there is none;
+  RecordError naming the file when it is not a grid's record."""
+  p = path(keep, name, model)
+  if not os.path.lexists(p):
+    return None
+  if os.path.islink(p) or not os.path.isfile(p):
+    raise records.RecordError(f"{p}: not a plain file; a kept grid record "
+                              "is read only from a file of its own")
+  with open(p, "rb") as f:
+    data = f.read(MAX_BYTES + 1)
+  if len(data) > MAX_BYTES:
+    raise records.RecordError(f"{p}: larger than {MAX_BYTES} bytes; not a "
+                              "grid's record")
+  try:
+    record = json.loads(data)
+  except ValueError as e:
+    raise records.RecordError(f"{p}: not JSON ({e})") from None
+  if not isinstance(record, dict):
+    raise records.RecordError(f"{p}: not a grid's record (a JSON object)")
+  lacking = [k for k in REQUIRED if not isinstance(record.get(k), dict)
+             and not (k == "cells" and isinstance(record.get(k), list))]
+  if lacking or not isinstance(record["run"].get("config"), dict):
+    raise records.RecordError(
+        f"{p}: not a grid's record: no {', '.join(lacking or ['run.config'])}"
+        " (write it with `reproduce --keep`)")
+  return record
+
+
+def write(keep: str, name: str, model: str, workdir: str, command: str,
+          commit: str) -> str:
+  """Writes the record of the finished grid in `workdir`: its results.json
+  as it is but for the per-epoch histories, with where it came from
+  (atomically; a link at the path is replaced, not written through);
+  returns its path."""
+  p = path(keep, name, model)
+  results_path = os.path.join(workdir, "results.json")
+  with open(results_path, encoding="utf-8") as f:
+    results = json.load(f)
+  written = datetime.datetime.fromtimestamp(
+      os.path.getmtime(results_path), datetime.timezone.utc)
+  record = {"study": f"{name}/{model}", "date": f"{written:%Y-%m-%d}",
+            "commit": commit, "command": command,
+            "source": f"results.json of the grid {name}/{model} of a "
+                      "reproduction suite, without per-epoch histories",
+            **records.drop_histories(results)}
+  files.write_json(p, record, indent=1)
+  return p
