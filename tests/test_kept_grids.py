@@ -137,3 +137,41 @@ def test_a_kept_file_that_is_not_a_grid_record_is_one_error(
   assert len(lines) == 1 and lines[0].startswith(f"error: {path}: "), lines
   assert message in lines[0]
   assert not (tmp_path / "o").exists()
+
+
+def test_a_probed_grids_record_holds_its_probe(tmp_path):
+  # The sparsified VAE's and 000's chunk grids are probed: their record
+  # keeps probe.json, so a later session reports the probe without the
+  # workdir and without probing again.
+  from blm_jax.analysis import probing
+  from blm_jax.results.experiment import run_experiment
+  from tests import synthetic
+
+  d = synthetic.chunk_data()
+  config = synthetic.config("sent_vae", epochs=2, seeds=(0, 1),
+                            types=("chunks",))
+  config.data.name = "blm_chunks/cos_en"
+  grid = suites.Grid("chunks_cos_en", "sent_vae", "source=cos_en",
+                     "000 Table 5, Fig. 20-22", probe=suites.PROBING)
+  keep = str(tmp_path / "kept")
+  workdir = str(tmp_path / "o" / grid.name / grid.model)
+  first = reproduce.run_suite(
+      [(grid, config, workdir, None)], str(tmp_path / "o"), "cmd", False,
+      run_fn=lambda c, w: run_experiment(c, w, data=d), echo=lambda _: None,
+      probe_fn=lambda w, a: probing.analyze(w, a, data=d), keep=keep)
+  kept = json.loads((tmp_path / "kept" / grid.name / "sent_vae.json")
+                    .read_text())
+  assert kept["probe"] == json.loads(
+      (tmp_path / "o" / grid.name / "sent_vae" / "probe" / "probe.json")
+      .read_text())
+  fresh = tmp_path / "fresh"
+
+  def no_probe(w, a):
+    raise AssertionError("probed again: the kept probe was not used")
+
+  second = reproduce.run_suite(
+      [(grid, config, str(fresh / grid.name / grid.model),
+        grid_reuse.kept_grid(keep, grid, config))], str(fresh), "cmd", False,
+      run_fn=_no_training, echo=lambda _: None, probe_fn=no_probe, keep=keep)
+  assert second["probing"] == first["probing"] != {}
+  assert second["missing"] == []

@@ -129,8 +129,9 @@ def keep_grid(keep: str, grid: suites.Grid, workdir: str, command: str,
     kept = grid_records.read(keep, grid.name, grid.model)
   except records.RecordError:
     kept = None  # replaced by the grid's own
-  if kept is not None and all(kept.get(k) == results.get(k)
-                              for k in ("summary", "run")):
+  probe = grid_records.read_probe(workdir)
+  if kept is not None and kept.get("probe") == probe and all(
+      kept.get(k) == results.get(k) for k in ("summary", "run")):
     return
   path = grid_records.write(keep, grid.name, grid.model, workdir, command,
                             records_cli.head_commit())

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import json
 import os
 import sys
 
@@ -36,6 +35,7 @@ import numpy as np
 from absl import flags
 
 from blm_jax.cli import grid_reuse, suites
+from blm_jax.results import grid_records
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
 from blm_jax.results.judge import load_predictions
@@ -280,14 +280,6 @@ def probe_grid(workdir: str, analyses: tuple) -> None:
   probing.analyze(workdir, analyses)
 
 
-def _probed(workdir: str) -> dict | None:
-  path = os.path.join(workdir, "probe", "probe.json")
-  if not os.path.exists(path):
-    return None
-  with open(path) as f:
-    return json.load(f)
-
-
 def run_suite(entries, out: str, command: str, report_only: bool,
               run_fn=run_experiment, echo=print,
               write_report: bool = True,
@@ -309,19 +301,19 @@ def run_suite(entries, out: str, command: str, report_only: bool,
       done = grid_reuse.finished(workdir)
     if done is None:
       continue
-    if keep:
-      grid_reuse.keep_grid(keep, grid, workdir, command, echo)
-    if grid.probe:
-      probed = _probed(workdir)
+    if grid.probe:  # a kept record holds its probe.json
+      probed = grid_records.read_probe(workdir) or done.get("probe")
       if probed is None and not report_only:
         echo(f"== {grid.key}: probing ({', '.join(grid.probe)}) into "
              f"{workdir}/probe")
         probe_fn(workdir, grid.probe)
-        probed = _probed(workdir)
+        probed = grid_records.read_probe(workdir)
       if probed is None:
         unprobed.append(grid.key)
       else:  # its figures are read from here (shards may have moved)
         probes[grid.name] = {**probed, "workdir": os.path.abspath(workdir)}
+    if keep:
+      grid_reuse.keep_grid(keep, grid, workdir, command, echo)
     runs.setdefault(grid.name, {})[grid.model] = done
     preds.setdefault(grid.name, {})[grid.model] = load_predictions(workdir)
     if grid.model not in models:

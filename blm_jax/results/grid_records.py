@@ -7,7 +7,8 @@ written to `DIR/<grid name>/<model>.json`, to be committed; a later
 session whose workdir of that grid is gone reads it back and, if the same
 config on the same data builders made it, counts the grid as done. What a
 record lacks against a workdir: predictions.npz (the claims then use the
-seeds-only interval, and say so), the figures and the probe.
+seeds-only interval, and say so) and the figures; a probed grid's
+record holds its probe.json (`probe`).
 
 Records from others are not trusted: a file larger than `MAX_BYTES`, a
 link, or one without a grid's results is refused with its path.
@@ -61,6 +62,15 @@ def read(keep: str, name: str, model: str) -> dict | None:
   return record
 
 
+def read_probe(workdir: str) -> dict | None:
+  """The grid's probe/probe.json (written by the suite's probe), or None."""
+  p = os.path.join(workdir, "probe", "probe.json")
+  if not os.path.isfile(p):
+    return None
+  with open(p, encoding="utf-8") as f:
+    return json.load(f)
+
+
 def write(keep: str, name: str, model: str, workdir: str, command: str,
           commit: str) -> str:
   """Writes the record of the finished grid in `workdir`: its results.json
@@ -78,5 +88,8 @@ def write(keep: str, name: str, model: str, workdir: str, command: str,
             "source": f"results.json of the grid {name}/{model} of a "
                       "reproduction suite, without per-epoch histories",
             **records.drop_histories(results)}
+  probe = read_probe(workdir)
+  if probe is not None:
+    record["probe"] = probe
   files.write_json(p, record, indent=1)
   return p
