@@ -18,12 +18,12 @@ import argparse
 import datetime
 import json
 import math
-import subprocess
 import time
 
 import numpy as np
 
 from blm_jax.results import claims
+from blm_jax.cli import records as records_cli
 from blm_jax.results import judge
 from tests import claims_simulation as sim
 
@@ -76,8 +76,7 @@ def main() -> None:
                 f"{f['holm']:.3f} ± {_se(f['holm'], f['reps']):.3f}",
                 str(f["reps"])])
     print(fam[-1], flush=True)
-  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+  commit = records_cli.head_commit()
   record = {
       "study": "coverage and false-verdict rates of the claims' statistics",
       "date": datetime.date.today().isoformat(), "commit": commit,

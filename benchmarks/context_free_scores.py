@@ -17,13 +17,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.cli import lint as lint_cli  # noqa: E402
 from blm_jax.data import answers_only, lint  # noqa: E402
 from configs import common  # noqa: E402
@@ -80,8 +80,7 @@ def main(argv=None):
       print(" | ".join(str(c) for c in row), flush=True)
       rows.append(row)
   if args.out:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = records_cli.head_commit()
     files.write_json(args.out, {
         "study": "context-free scores of the datasets' splits",
         "date": datetime.date.today().isoformat(), "commit": commit,

@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -31,6 +30,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.cli import bench  # noqa: E402
 from blm_jax.embedding import embed  # noqa: E402
 from blm_jax.encoders import encoder as encoders  # noqa: E402
@@ -87,14 +87,6 @@ def write_folder(folder, model_type, fields, texts):
             metadata={"format": "pt"})
 
 
-def _commit():
-  try:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True).stdout.strip()
-  except OSError:
-    return None
-
-
 def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--models", default=",".join(MODELS))
@@ -114,7 +106,7 @@ def main():
           [os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
       "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
           timespec="seconds"),
-      "commit": _commit(), "devices": len(d), "device_kind": d[0].device_kind,
+      "commit": records_cli.head_commit(), "devices": len(d), "device_kind": d[0].device_kind,
       "platform": d[0].platform, "cpu_count": os.cpu_count(),
       "python": platform.python_version(), "jax": jax.__version__,
       "dtype": a.dtype, "batch_size": a.batch_size,

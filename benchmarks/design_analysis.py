@@ -25,7 +25,6 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -33,6 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.cli import lint as lint_cli  # noqa: E402
 from blm_jax.data import design  # noqa: E402
 from configs import common  # noqa: E402
@@ -163,8 +163,7 @@ def main(argv=None):
 
 
 def _write(args, analyses: dict, argv) -> None:
-  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True).stdout.strip()
+  commit = records_cli.head_commit()
   rows = [_row(k, a) for k in sorted(analyses) for a in analyses[k]]
   files.write_json(args.out, {
       "study": "design analysis: effective chance, position dependence and "

@@ -42,6 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import records as records_cli  # noqa: E402
 from tests import release_fixtures, small_disk, tiny_checkpoints  # noqa: E402
 
 RECORD = os.path.join(ROOT, "docs", "records", "fault_campaign.json")
@@ -1029,11 +1030,6 @@ def previous_folders_bounded(c):
 
 # ---- The record ------------------------------------------------------------
 
-def _commit() -> str:
-  return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                        capture_output=True, text=True).stdout.strip()
-
-
 def record(rows: list[dict]) -> dict:
   held = sum(1 for r in rows if r["held"] is True)
   failed = sum(1 for r in rows if r["held"] is False)
@@ -1095,7 +1091,7 @@ def main() -> None:
       shutil.rmtree(root, ignore_errors=True)
     else:
       print(f"kept {root}")
-  commit = _commit()
+  commit = records_cli.head_commit()
   for row in rows:
     row["commit"] = commit
     for k in ("command", "got"):  # The same text whatever the tmp folder.

@@ -33,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
+from blm_jax.cli import records as records_cli  # noqa: E402
 
 RECORD = os.path.join(ROOT, "docs", "records", "memory_estimate.json")
 
@@ -111,9 +112,7 @@ def main() -> None:
   growth = peak - at_check
   row = {"command": "python launch.py " + " ".join(a.flags),
          "date": datetime.date.today().isoformat(),
-         "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                                  cwd=ROOT, capture_output=True,
-                                  text=True).stdout.strip(),
+         "commit": records_cli.head_commit(),
          **est, "estimate_gib": round(total, 2),
          "rss_at_check_gib": round(at_check, 2),
          "peak_rss_gib": round(peak, 2),

@@ -27,7 +27,6 @@ import datetime
 import itertools
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -35,6 +34,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.data import answers_only  # noqa: E402
 from data_builders.blm_cos_od import generate, seq, templates  # noqa: E402
 from data_builders.common import splits  # noqa: E402
@@ -152,8 +152,7 @@ def main():
     tables[f"baselines_{args.baselines}"] = {
         "columns": ["train \\ test"] + list(generate.LEXICAL_TYPES),
         "rows": baselines(cls, lang)}
-  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True).stdout.strip()
+  commit = records_cli.head_commit()
   record = {
       "command": ("python benchmarks/seq_design_cos_od.py --out=" + args.out
                   + (f" --baselines={args.baselines}" if args.baselines

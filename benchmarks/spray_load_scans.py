@@ -9,7 +9,6 @@ generation time; writes docs/records/spray_load_scans.json.
 import argparse
 import datetime
 import json
-import subprocess
 import time
 
 import hashlib
@@ -67,8 +66,9 @@ def main():
         generate_s=round(gen_s, 1), scan_s=round(time.time() - t, 2),
         digest=repr_digest(xs))
     print(name, rows[name], flush=True)
-  commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+  from blm_jax.cli import records as records_cli
+
+  commit = records_cli.head_commit()
   columns = ["config", "instances", "distinct sentences", "verb-form noun",
              "spurt with-variant from an emitter", "generate s", "scan s"]
   record = {
