@@ -158,6 +158,9 @@ def test_encoder_folder_checkpoint(tmp_path):
     (dict(suite="paper000,papr001"), "--suite: unknown suite 'papr001'"),
     (dict(suite=" , "), "--suite: empty"),
     (dict(suite="nope/ffnn"), "--suite: unknown dataset 'nope'"),
+    (dict(suite="solvers/ffnn"), "--suite: solvers has no 'ffnn' grids in "
+     "'solvers/ffnn'; its models: relnet, cnn_seq, vae, vae_1d_2level, "
+     "two_level_vae_subnets"),
     (dict(shard="3/2"), "--shard='3/2': needs 0 <= i < N"),
     (dict(shard="x"), "--shard='x': expected i/N"),
     (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
@@ -248,6 +251,13 @@ def test_suites_cover_the_papers():
       [x.key for x in g] + [x.key for x in suites.paper001()]
       + ["od_en/relnet"])
   assert whole[0] == g[0] and whole[-1].shows == "listed"
+  # 'suite/model': that suite's grids of one model as the suite runs them
+  # (the sparsified VAE keeps its probe), in the suite's order.
+  subnets = suites.grids("solvers/two_level_vae_subnets,solvers/vae", ())
+  assert [x.key for x in subnets] == (
+      [f"{d}/two_level_vae_subnets" for d in suites.SOLVER_DATASETS]
+      + [f"{d}/vae" for d in suites.SOLVER_DATASETS])
+  assert subnets[0] in new and subnets[0].probe == ("regions",)
   # Shards partition the suite.
   parts = [suites.shard(g, i, 3) for i in range(3)]
   assert sorted(x.key for p in parts for x in p) == sorted(keys)

@@ -170,7 +170,8 @@ def define_flags() -> None:
   """The command line (defined only when run, so importing this module
   never collides with other modules' absl flags)."""
   flags.DEFINE_string("suite", "", "Suites (" + ", ".join(suites.SUITES)
-                      + ") and dataset/model grids, comma-separated "
+                      + "), suite/model (one model's grids of a suite) "
+                      "and dataset/model grids, comma-separated "
                       "(paper000,paper001: all of 000 with 001's training-"
                       "size curves); empty: --datasets x --models.")
   flags.DEFINE_list("datasets", list(DATASETS),

@@ -140,10 +140,11 @@ def _suite(name: str, datasets) -> list[Grid]:
 
 
 def grids(spec: str, datasets) -> list[Grid]:
-  """The grids of `--suite`: suite names and 'dataset/model' items,
-  comma-separated ('paper000,paper001' is the whole of 000 with 001's
-  training-size curves), in order, a grid named twice kept once.
-  `datasets`: the short names configs/common.py knows."""
+  """The grids of `--suite`: suite names, 'dataset/model' items and
+  'suite/model' items (that suite's grids of one model, as the suite runs
+  them: 'solvers/vae'), comma-separated ('paper000,paper001' is the whole
+  of 000 with 001's training-size curves), in order, a grid named twice
+  kept once. `datasets`: the short names configs/common.py knows."""
   out, seen = [], set()
   for item in filter(None, (s.strip() for s in spec.split(","))):
     if item in SUITES:
@@ -154,9 +155,16 @@ def grids(spec: str, datasets) -> list[Grid]:
                        "(e.g. cos_en/ffnn,spray_load/vae2)")
     else:
       ds, model = item.split("/", 1)
-      if ds not in datasets:
+      if ds in SUITES:
+        found = [g for g in _suite(ds, datasets) if g.model == model]
+        if not found:
+          models = dict.fromkeys(g.model for g in _suite(ds, datasets))
+          raise SuiteError(f"--suite: {ds} has no {model!r} grids in "
+                           f"{item!r}; its models: {', '.join(models)}")
+      elif ds not in datasets:
         raise SuiteError(f"--suite: unknown dataset {ds!r} in {item!r}")
-      found = [Grid(ds, model, f"dataset={ds}", "listed")]
+      else:
+        found = [Grid(ds, model, f"dataset={ds}", "listed")]
     for g in found:
       if g.key not in seen:
         seen.add(g.key)
