@@ -21,6 +21,7 @@ from blm_jax.training import run_identity
 
 
 def finished(workdir: str) -> dict | None:
+  """The results.json of the grid finished in `workdir`, or None."""
   path = os.path.join(workdir, "results.json")
   if not os.path.exists(path):
     return None
@@ -52,16 +53,11 @@ def saved_config(workdir: str) -> dict | None:
   return saved
 
 
-def data_changes(workdir: str, config) -> list[str] | None:
-  """'name: old -> new' for each dataset whose builder version changed
-  since the finished grid in `workdir` was trained (its data would differ
-  now); None when the grid predates the record of its versions."""
-  with open(os.path.join(workdir, "results.json")) as f:
-    return builder_changes(json.load(f), config)
-
-
 def builder_changes(results: dict, config) -> list[str] | None:
-  """`data_changes` of a finished grid's results (or its kept record)."""
+  """'name: old -> new' for each dataset whose builder version changed
+  since the finished grid of `results` (its results.json, or its kept
+  record) was trained: its data would differ now. None when the grid
+  predates the record of its versions."""
   saved = results.get("data", {}).get("builder_versions")
   if saved is None:
     return None
@@ -74,7 +70,7 @@ def builder_changes(results: dict, config) -> list[str] | None:
 def reuse_problem(workdir: str, config,
                   changes: list[str] | None = None) -> str | None:
   """Why the finished grid in `workdir` cannot stand for a run of
-  `config`, or None when it can; `changes`: its `data_changes`."""
+  `config`, or None when it can; `changes`: its `builder_changes`."""
   return _reuse_problem(workdir, "folder", saved_config(workdir), config,
                         changes)
 
@@ -118,13 +114,11 @@ def kept_grid(keep: str, grid: suites.Grid, config,
   return kept
 
 
-def keep_grid(keep: str, grid: suites.Grid, workdir: str, command: str,
-              echo=print) -> None:
-  """Writes the committed record of the grid finished in `workdir` into
-  `keep`, unless the one there already holds its results."""
-  results = finished(workdir)
-  if results is None:
-    return
+def keep_grid(keep: str, grid: suites.Grid, workdir: str, results: dict,
+              command: str, echo=print) -> None:
+  """Writes the committed record of the grid finished in `workdir`
+  (`results`: its results.json) into `keep`, unless the one there already
+  holds its results."""
   try:
     kept = grid_records.read(keep, grid.name, grid.model)
   except records.RecordError:

@@ -142,7 +142,8 @@ def plan_lines(entries, measured: dict) -> list[str]:
   lines, left, unknown = [], 0.0, 0
   for grid, config, workdir, done in entries:
     if done:
-      state = "done" + (" (its kept record)" if "source" in done else "")
+      state = "done" + (" (its kept record)" if grid_records.is_kept(done)
+                        else "")
     else:
       est = estimate_seconds(config, measured)
       if est is None:
@@ -262,7 +263,7 @@ def entries_of(grids, options: Options, out: str,
     if done is None and keep:
       done = grid_reuse.kept_grid(keep, grid, config, warn)
     elif done is not None:
-      changes = grid_reuse.data_changes(workdir, config)
+      changes = grid_reuse.builder_changes(done, config)
       problem = grid_reuse.reuse_problem(workdir, config, changes)
       if problem:
         raise suites.SuiteError(problem)
@@ -313,8 +314,8 @@ def run_suite(entries, out: str, command: str, report_only: bool,
         unprobed.append(grid.key)
       else:  # its figures are read from here (shards may have moved)
         probes[grid.name] = {**probed, "workdir": os.path.abspath(workdir)}
-    if keep:
-      grid_reuse.keep_grid(keep, grid, workdir, command, echo)
+    if keep and not grid_records.is_kept(done):
+      grid_reuse.keep_grid(keep, grid, workdir, done, command, echo)
     runs.setdefault(grid.name, {})[grid.model] = done
     preds.setdefault(grid.name, {})[grid.model] = load_predictions(workdir)
     if grid.model not in models:

@@ -29,6 +29,12 @@ MAX_BYTES = 4 << 20
 REQUIRED = ("summary", "grid", "cells", "data", "config", "run")
 
 
+def is_kept(results: dict) -> bool:
+  """Whether `results` is a kept record (it says where it came from), not
+  a workdir's results.json."""
+  return "source" in results
+
+
 def path(keep: str, name: str, model: str) -> str:
   return os.path.join(keep, name, f"{model}.json")
 
