@@ -81,9 +81,11 @@ def test_committed_docs_match_their_records():
 
 
 def test_every_record_names_its_provenance():
+  # Subfolders too: a suite's kept grid records (reproduce --keep).
   folder = os.path.join(ROOT, "docs", "records")
-  names = sorted(os.listdir(folder))
-  assert names
+  names = sorted(os.path.relpath(os.path.join(d, f), folder)
+                 for d, _, fs in os.walk(folder) for f in fs)
+  assert names and all(n.endswith(".json") for n in names), names
   for name in names:
     r = records.load(os.path.join(folder, name))
     for key in ("study", "date", "commit", "command", "source"):
