@@ -175,3 +175,4 @@ def test_a_probed_grids_record_holds_its_probe(tmp_path):
       run_fn=_no_training, echo=lambda _: None, probe_fn=no_probe, keep=keep)
   assert second["probing"] == first["probing"] != {}
   assert second["missing"] == []
+

@@ -376,3 +376,29 @@ def test_builder_versions_are_the_builders_of_each_type():
       for t in ("I", "II", "III")}
   config.data.name = "no_such_builder/{}"
   assert input_pipeline.builder_versions(config.data) == {}
+
+
+def test_a_suite_of_several_models_reports_every_solver_across_the_datasets(
+    tmp_path):
+  # Two models on two datasets: one row per dataset and model, in the
+  # record's `solvers` table and the report, each as its grid's summary.
+  from blm_jax.results import battery
+
+  configs = _configs(tmp_path)
+  (tmp_path / "configs" / "relnet.py").write_text(
+      (tmp_path / "configs" / "ffnn.py").read_text().replace(
+          'synthetic.config("ffnn"', 'synthetic.config("relnet"'))
+  record = _suite(_opts(configs, tmp_path / "o", suite="cos_en/ffnn,"
+                        "cos_en/relnet,od_en/ffnn,od_en/relnet"))
+  table = record["tables"]["solvers"]
+  assert table["columns"] == list(battery.SOLVER_COLUMNS)
+  assert [r[:2] for r in table["rows"]] == [
+      ["cos_en", "ffnn"], ["cos_en", "relnet"], ["od_en", "ffnn"],
+      ["od_en", "relnet"]]
+  results = json.loads((tmp_path / "o" / "od_en" / "relnet" /
+                        "results.json").read_text())
+  s = results["summary"]
+  diag = sum(s[t][t]["f1_mean"] for t in s) / len(s)
+  assert table["rows"][3][3] == f"{diag:.3f}"
+  md = (tmp_path / "o" / "report.md").read_text()
+  assert "## Every solver across the datasets" in md

@@ -48,8 +48,22 @@ def rows(runs: dict[str, dict[str, dict]], model: str = "ffnn"
   return out
 
 
-def markdown(table: list[list[str]]) -> str:
-  return "\n".join(markdown_table.lines(COLUMNS, table)) + "\n"
+# The same summary for every model of a suite (the solvers suite's
+# comparison): the model after the dataset.
+SOLVER_COLUMNS = COLUMNS[:1] + ("model",) + COLUMNS[1:]
+
+
+def solver_rows(runs: dict[str, dict[str, dict]], models: list[str]
+                ) -> list[list[str]]:
+  """`rows` of every model in `models`, the model named, dataset by
+  dataset in `models`' order."""
+  by_model = {m: {r[0]: r for r in rows(runs, m)} for m in models}
+  return [[ds, m, *by_model[m][ds][1:]] for ds in sorted(runs)
+          for m in models if ds in by_model[m]]
+
+
+def markdown(table: list[list[str]], columns=COLUMNS) -> str:
+  return "\n".join(markdown_table.lines(columns, table)) + "\n"
 
 
 def latex(table: list[list[str]]) -> str:

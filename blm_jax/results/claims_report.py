@@ -202,6 +202,13 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   if len(table) > 1:
     lines += ["## The FFNN across the datasets (battery.csv, .tex, .md)", "",
               battery.markdown(table)]
+  solvers = battery.solver_rows(runs, models)
+  if len(models) > 1 and solvers:
+    lines += ["## Every solver across the datasets", "",
+              "Per dataset and solver: the mean F1 of the diagonal cells "
+              "and of the others, the best context-free score and the "
+              "context gain (F1 minus it), each the mean over cells.", "",
+              battery.markdown(solvers, battery.SOLVER_COLUMNS)]
   lines += claims_section()
   summary = {ds: {m: r["summary"] for m, r in by_model.items()}
              for ds, by_model in runs.items()}
@@ -211,6 +218,9 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   compared = paper_comparison.tables(runs, probes)
   if len(table) > 1:
     compared["battery"] = {"columns": list(battery.COLUMNS), "rows": table}
+  if len(models) > 1 and solvers:
+    compared["solvers"] = {"columns": list(battery.SOLVER_COLUMNS),
+                           "rows": solvers}
   record = {"command": command, "summaries": summary,
             "context_free": context_free, "seed_f1": seed_tables(runs),
             "claims": verdicts, "missing": list(missing or []),

@@ -103,8 +103,8 @@ def record_from_report(out: str, command: str, commit: str,
   each grid's heatmap and context-free baselines, the verdicts as a
   `claims` table (the claims that were run), the report's tables of the
   papers' numbers beside ours (`table4`, `table5`, `probing`,
-  `region_maps`, `bounds`, where shown) and the battery, and, where grids
-  differ only in the training size, their curves (`training_curves`,
+  `region_maps`, `bounds`, where shown), the battery and the solvers
+  table, and, where grids differ only in the training size, their curves (`training_curves`,
   also as a table)."""
   path = os.path.join(out, "report.json")
   if not os.path.isfile(path):
