@@ -343,20 +343,15 @@ def recorded_runs(path: str) -> dict:
   """{(seed, name): (dev row, run entry)} of the record at `path` that an
   earlier, unfinished session of this budget wrote; {} without one. The
   committed record is what outlives a session's workdirs."""
-  if not os.path.exists(path):
+  if not os.path.lexists(path):
     return {}
-  with open(path, "rb") as f:
-    data = f.read(MAX_RECORD_BYTES + 1)
-  if len(data) > MAX_RECORD_BYTES:
-    raise app.UsageError(f"--record={path}: larger than {MAX_RECORD_BYTES} "
-                         "bytes; not a tuning record")
   try:
-    record = json.loads(data)
+    record = json.loads(files.read_bounded(path, MAX_RECORD_BYTES))
     return {(int(seed), name): (row, record["runs"][seed][name])
             for seed, rows in record["dev_by_seed"].items()
             for name, row in rows.items()
             if record.get("runs", {}).get(seed, {}).get(name)}
-  except (ValueError, KeyError, TypeError, AttributeError) as e:
+  except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
     raise app.UsageError(f"--record={path}: not a tuning record this script "
                          f"wrote ({type(e).__name__}: {e})") from None
 

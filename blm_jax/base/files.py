@@ -1,4 +1,6 @@
-"""Atomic file writes: a killed process never leaves a half-written file.
+"""Atomic file writes: a killed process never leaves a half-written file;
+bounded reads: a file from elsewhere is never read past a size or through
+a link.
 
 Every file a run, a cache or an export writes goes through `atomic_write`:
 written to a temporary file beside its final path, flushed to disk, given
@@ -8,8 +10,10 @@ over the final path.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from typing import Any, BinaryIO, Callable, Iterable
 
@@ -62,3 +66,21 @@ def write_json(path: str, obj, **dump_kwargs) -> None:
   sorted)."""
   dump_kwargs = {"indent": 2, "sort_keys": True, **dump_kwargs}
   write_text(path, json.dumps(obj, **dump_kwargs))
+
+
+def read_bounded(path: str, max_bytes: int) -> bytes:
+  """The file's bytes; OSError for a link or a file that is not regular,
+  ValueError past `max_bytes` (nothing more is read)."""
+  fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+  try:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+      raise OSError(errno.EINVAL, "not a regular file")
+    with os.fdopen(fd, "rb") as f:
+      fd = -1
+      data = f.read(max_bytes + 1)
+  finally:
+    if fd >= 0:
+      os.close(fd)
+  if len(data) > max_bytes:
+    raise ValueError(f"larger than {max_bytes} bytes")
+  return data

@@ -28,7 +28,6 @@ instead of fitting the same scorers again.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import importlib.metadata
@@ -37,7 +36,6 @@ import json
 import math
 import os
 import socket
-import stat
 from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -125,24 +123,6 @@ def path_of(folder: str, key: Mapping) -> str:
   return os.path.join(os.path.expanduser(folder), f"{digest}.json")
 
 
-def _read_bounded(path: str) -> bytes:
-  """The file's bytes; OSError for a link or a file that is not regular,
-  ValueError past MAX_BYTES (nothing more is read)."""
-  fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-  try:
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-      raise OSError(errno.EINVAL, "not a regular file")
-    with os.fdopen(fd, "rb") as f:
-      fd = -1
-      data = f.read(MAX_BYTES + 1)
-  finally:
-    if fd >= 0:
-      os.close(fd)
-  if len(data) > MAX_BYTES:
-    raise ValueError(f"larger than {MAX_BYTES} bytes")
-  return data
-
-
 def _scores_problem(scores, train_types, test_types, baselines) -> str:
   """'' when `scores` is {train: {test: {baseline: accuracy}}} over
   exactly the given names, else what is wrong."""
@@ -171,7 +151,7 @@ def load(path: str, key: Mapping, train_types: Sequence[str],
   if os.path.islink(path):
     return None, "it is a symbolic link"
   try:
-    stored = json.loads(_read_bounded(path).decode("utf-8"))
+    stored = json.loads(files.read_bounded(path, MAX_BYTES).decode("utf-8"))
   except (OSError, ValueError) as e:  # JSON and UTF-8 errors included.
     return None, f"it cannot be read ({type(e).__name__}: {e})"
   if not isinstance(stored, dict) or set(stored) != {"key", "scores"}:

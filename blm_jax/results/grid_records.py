@@ -45,14 +45,13 @@ def read(keep: str, name: str, model: str) -> dict | None:
   p = path(keep, name, model)
   if not os.path.lexists(p):
     return None
-  if os.path.islink(p) or not os.path.isfile(p):
+  try:
+    data = files.read_bounded(p, MAX_BYTES)
+  except OSError:
     raise records.RecordError(f"{p}: not a plain file; a kept grid record "
-                              "is read only from a file of its own")
-  with open(p, "rb") as f:
-    data = f.read(MAX_BYTES + 1)
-  if len(data) > MAX_BYTES:
-    raise records.RecordError(f"{p}: larger than {MAX_BYTES} bytes; not a "
-                              "grid's record")
+                              "is read only from a file of its own") from None
+  except ValueError as e:
+    raise records.RecordError(f"{p}: {e}; not a grid's record") from None
   try:
     record = json.loads(data)
   except ValueError as e:
