@@ -144,6 +144,16 @@ def _fake_run(folder, accuracy, best=None):
     json.dump({"cells": cells}, f)
 
 
+def _vae_budget_on_fake_runs(tmp_path, record):
+  """vae's budget over the runs faked under tmp_path/out (a dataset no
+  config knows: a run that is not there fails to train)."""
+  return subprocess.run(
+      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+       "--seeds=0,1,2", "--top=2", "--dataset=no_such_dataset",
+       f"--out={tmp_path / 'out'}", f"--record={record}"], cwd=ROOT,
+      capture_output=True, text=True, timeout=120)
+
+
 def test_top_trains_the_later_seeds_on_the_default_and_the_best_only(
     tmp_path):
   # Seed 0 has every setting of vae's budget; seeds 1 and 2 only the
@@ -163,11 +173,7 @@ def test_top_trains_the_later_seeds_on_the_default_and_the_best_only(
                       ("vae_latent_10", {1: .48, 2: .53}[seed])):
       _fake_run(root / f"{name}-seed{seed}", acc)
   record = tmp_path / "record.json"
-  out = subprocess.run(
-      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
-       "--seeds=0,1,2", "--top=2", "--dataset=no_such_dataset",
-       f"--out={tmp_path / 'out'}", f"--record={record}"], cwd=ROOT,
-      capture_output=True, text=True, timeout=120)
+  out = _vae_budget_on_fake_runs(tmp_path, record)
   assert out.returncode == 0, out.stderr[-2000:]
   r = json.loads(record.read_text())
   assert [row[0] for row in r["tables"]["ablation"]["rows"]] == budget
@@ -188,11 +194,7 @@ def test_the_record_is_written_after_every_run_incomplete_until_the_last(
   for k, name in enumerate(budget):
     _fake_run(root / name, .5 + .01 * k)
   record = tmp_path / "record.json"
-  out = subprocess.run(
-      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
-       "--seeds=0,1,2", "--top=2", "--dataset=no_such_dataset",
-       f"--out={tmp_path / 'out'}", f"--record={record}"], cwd=ROOT,
-      capture_output=True, text=True, timeout=120)
+  out = _vae_budget_on_fake_runs(tmp_path, record)
   assert out.returncode != 0
   assert "dataset 'no_such_dataset' is not known" in out.stderr
   r = json.loads(record.read_text())
