@@ -46,8 +46,15 @@ def test_shards_on_machines_that_share_nothing_merge_from_kept_records(
   assert merged["summaries"] == whole["summaries"]
   assert merged["seed_f1"] == whole["seed_f1"]
   assert merged["missing"] == []
+  # The predictions were kept too: the same claims, on the same paired,
+  # per-instance basis.
+  strip = lambda v: {k: x for k, x in v.items() if k != "command"}
+  assert [strip(v) for v in merged["claims"]] == [
+      strip(v) for v in whole["claims"]]
+  assert any(v["verdict"] != "not run" for v in merged["claims"])
   md = (tmp_path / "fresh" / "report.md").read_text()
-  assert "no predictions.npz" in md  # the seeds-only interval, said
+  assert "no predictions.npz" not in md
+  assert (tmp_path / "kept" / "od_en" / "ffnn.predictions.npz").exists()
   # Not report-only: nothing is trained either, and the plan says why.
   grids, options = reproduce.select(_opts(configs, tmp_path / "fresh2"))
   entries = reproduce.entries_of(grids, options, str(tmp_path / "fresh2"),
@@ -107,6 +114,19 @@ def test_a_workdir_retrained_replaces_its_stale_record(tmp_path):
   path.write_text(json.dumps(stale))
   _suite(opts, keep, report_only=True)  # the workdir's results come first
   assert json.loads(path.read_text())["summary"]["I"]["I"]["f1_mean"] >= 0
+
+
+def test_kept_predictions_that_are_not_a_predictions_file_are_one_error(
+    tmp_path):
+  configs, keep = _configs(tmp_path), str(tmp_path / "kept")
+  _suite(_opts(configs, tmp_path / "a", suite="cos_en/ffnn"), keep)
+  npz = tmp_path / "kept" / "cos_en" / "ffnn.predictions.npz"
+  npz.write_bytes(b"PK\x03\x04 not a zip")
+  with pytest.raises(suites.SuiteError, match=f"{npz}: not a "
+                     "predictions.npz"):
+    reproduce.entries_of(*reproduce.select(_opts(
+        configs, tmp_path / "b", suite="cos_en/ffnn")), str(tmp_path / "b"),
+        keep=keep)
 
 
 @pytest.mark.parametrize("content,message", [

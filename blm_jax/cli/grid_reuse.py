@@ -16,7 +16,7 @@ import sys
 from blm_jax.cli import records as records_cli
 from blm_jax.cli import suites
 from blm_jax.data import input_pipeline
-from blm_jax.results import grid_records, records
+from blm_jax.results import grid_records, predictions, records
 from blm_jax.training import run_identity
 
 
@@ -111,7 +111,17 @@ def kept_grid(keep: str, grid: suites.Grid, config,
     warn(f"warning: {where} does not record its data's builder versions: "
          "reused without checking that its data is what the builders make "
          "now")
+  kept_predictions(keep, grid)  # refused now, not after the training
   return kept
+
+
+def kept_predictions(keep: str, grid: suites.Grid):
+  """The predictions kept beside `grid`'s record, or None; SuiteError
+  naming the file when it is not a predictions.npz."""
+  try:
+    return grid_records.read_predictions(keep, grid.name, grid.model)
+  except records.RecordError as e:
+    raise suites.SuiteError(str(e)) from None
 
 
 def keep_grid(keep: str, grid: suites.Grid, workdir: str, results: dict,
@@ -124,7 +134,10 @@ def keep_grid(keep: str, grid: suites.Grid, workdir: str, results: dict,
   except records.RecordError:
     kept = None  # replaced by the grid's own
   probe = grid_records.read_probe(workdir)
-  if kept is not None and kept.get("probe") == probe and all(
+  npz_kept = os.path.exists(grid_records.predictions_path(
+      keep, grid.name, grid.model)) or not os.path.exists(
+          os.path.join(workdir, predictions.FILENAME))
+  if kept is not None and kept.get("probe") == probe and npz_kept and all(
       kept.get(k) == results.get(k) for k in ("summary", "run")):
     return
   path = grid_records.write(keep, grid.name, grid.model, workdir, command,

@@ -204,8 +204,8 @@ def define_flags() -> None:
   flags.DEFINE_bool("plan_only", False, "Print the plan and stop.")
   flags.DEFINE_string("keep", "", "Folder of committed grid records, e.g. "
                       "docs/records/solvers: each grid finished in --out "
-                      "has its record (results without histories) written "
-                      "there, and a grid whose workdir is gone counts as "
+                      "has its record (results without histories, and "
+                      "its predictions.npz) written there, and a grid whose workdir is gone counts as "
                       "done from its record if this command's config and "
                       "the data's builders made it (for suites longer "
                       "than a session whose workdirs are not kept).")
@@ -317,7 +317,9 @@ def run_suite(entries, out: str, command: str, report_only: bool,
     if keep and not grid_records.is_kept(done):
       grid_reuse.keep_grid(keep, grid, workdir, done, command, echo)
     runs.setdefault(grid.name, {})[grid.model] = done
-    preds.setdefault(grid.name, {})[grid.model] = load_predictions(workdir)
+    preds.setdefault(grid.name, {})[grid.model] = (
+        grid_reuse.kept_predictions(keep, grid)
+        if grid_records.is_kept(done) else load_predictions(workdir))
     if grid.model not in models:
       models.append(grid.model)
   if not write_report:

@@ -5,10 +5,11 @@ not kept. With `reproduce --keep=DIR` each finished grid's record (its
 results.json without per-epoch histories, and where it came from) is
 written to `DIR/<grid name>/<model>.json`, to be committed; a later
 session whose workdir of that grid is gone reads it back and, if the same
-config on the same data builders made it, counts the grid as done. What a
-record lacks against a workdir: predictions.npz (the claims then use the
-seeds-only interval, and say so) and the figures; a probed grid's
-record holds its probe.json (`probe`).
+config on the same data builders made it, counts the grid as done. Its
+predictions.npz is kept beside it (`<model>.predictions.npz`, tens of kB),
+so the claims keep their paired, per-instance interval, and a probed
+grid's record holds its probe.json (`probe`); what is lost is the
+figures.
 
 Records from others are not trusted: a file larger than `MAX_BYTES`, a
 link, or one without a grid's results is refused with its path.
@@ -21,10 +22,12 @@ import json
 import os
 
 from blm_jax.base import files
-from blm_jax.results import records
+from blm_jax.results import predictions, records
 
 # A paper-scale grid's record is tens of kB; anything past this is not one.
 MAX_BYTES = 4 << 20
+# A paper-scale grid's predictions.npz is tens of kB (compressed).
+MAX_PREDICTION_BYTES = 64 << 20
 # What the report and the reuse check read of a record.
 REQUIRED = ("summary", "grid", "cells", "data", "config", "run")
 
@@ -67,6 +70,26 @@ def read(keep: str, name: str, model: str) -> dict | None:
   return record
 
 
+def predictions_path(keep: str, name: str, model: str) -> str:
+  return os.path.join(keep, name, f"{model}.{predictions.FILENAME}")
+
+
+def read_predictions(keep: str, name: str, model: str
+                     ) -> predictions.CellPredictions | None:
+  """The kept predictions.npz of grid `name`/`model` (the claims' paired,
+  per-instance interval), or None where there is none; RecordError naming
+  the file when it is not one."""
+  p = predictions_path(keep, name, model)
+  if not os.path.lexists(p):
+    return None
+  try:
+    return predictions.parse(files.read_bounded(p, MAX_PREDICTION_BYTES))
+  except OSError:
+    raise records.RecordError(f"{p}: not a plain file") from None
+  except ValueError as e:
+    raise records.RecordError(f"{p}: {e}") from None
+
+
 def read_probe(workdir: str) -> dict | None:
   """The grid's probe/probe.json (written by the suite's probe), or None."""
   p = os.path.join(workdir, "probe", "probe.json")
@@ -96,5 +119,11 @@ def write(keep: str, name: str, model: str, workdir: str, command: str,
   probe = read_probe(workdir)
   if probe is not None:
     record["probe"] = probe
+  npz = os.path.join(workdir, predictions.FILENAME)
+  if os.path.isfile(npz):  # first: a record is never without its npz
+    with open(npz, "rb") as f:
+      data = f.read()
+    files.atomic_write(predictions_path(keep, name, model),
+                       lambda out: out.write(data))
   files.write_json(p, record, indent=1)
   return p

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import zipfile
 
 import numpy as np
 
@@ -74,16 +75,31 @@ def load(workdir: str) -> CellPredictions | None:
   if not os.path.exists(path):
     return None
   with np.load(path, allow_pickle=False) as z:
-    seed, train = z["cell_seed"], z["cell_train"]
-    real = z["cell_variant"] == ""
-    seeds = tuple(dict.fromkeys(int(s) for s in seed[real]))
-    types = tuple(dict.fromkeys(str(t) for t in train[real]))
-    index = {(int(s), str(t)): i for i, (s, t, r)
-             in enumerate(zip(seed, train, real)) if r}
-    order = np.array([[index[s, t] for t in types] for s in seeds])
-    tests = {}
-    for u in (str(x) for x in z["test_types"]):
-      hits = z[f"pred_{u}"] == z[f"correct_{u}"][None, :]
-      tests[u] = TestPredictions(hits[order],
-                                 tuple(str(i) for i in z[f"ids_{u}"]))
+    return _parse(z)
+
+
+def parse(data: bytes) -> CellPredictions:
+  """`load` of the file's bytes (read bounded by the caller); ValueError
+  for bytes that are not such a file."""
+  try:
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+      return _parse(z)
+  except (OSError, EOFError, KeyError, IndexError, ValueError,
+          zipfile.BadZipFile) as e:
+    raise ValueError(f"not a {FILENAME} ({type(e).__name__}: {e})") from None
+
+
+def _parse(z) -> CellPredictions:
+  seed, train = z["cell_seed"], z["cell_train"]
+  real = z["cell_variant"] == ""
+  seeds = tuple(dict.fromkeys(int(s) for s in seed[real]))
+  types = tuple(dict.fromkeys(str(t) for t in train[real]))
+  index = {(int(s), str(t)): i for i, (s, t, r)
+           in enumerate(zip(seed, train, real)) if r}
+  order = np.array([[index[s, t] for t in types] for s in seeds])
+  tests = {}
+  for u in (str(x) for x in z["test_types"]):
+    hits = z[f"pred_{u}"] == z[f"correct_{u}"][None, :]
+    tests[u] = TestPredictions(hits[order],
+                               tuple(str(i) for i in z[f"ids_{u}"]))
   return CellPredictions(seeds, types, tests)
