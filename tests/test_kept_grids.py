@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from blm_jax.cli import grid_reuse, reproduce, suites
-from tests.test_reproduce_suites import _configs, _opts, _synthetic_run
+from tests.test_reproduce_suites import (_configs, _opts, _synthetic_run,
+                                         rebuild_since)
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 
@@ -91,12 +92,7 @@ def test_a_kept_record_of_data_rebuilt_since_is_refused(tmp_path,
   configs, keep = _configs(tmp_path), str(tmp_path / "kept")
   opts = _opts(configs, tmp_path / "a", suite="cos_en/ffnn")
   _suite(opts, keep)
-  path = tmp_path / "kept" / "cos_en" / "ffnn.json"
-  record = json.loads(path.read_text())
-  record["data"]["builder_versions"] = {"blm_x/type_I": "1.1.0"}
-  path.write_text(json.dumps(record))
-  monkeypatch.setattr(grid_reuse.input_pipeline, "builder_versions",
-                      lambda data_cfg: {"blm_x/type_I": "1.2.0"})
+  rebuild_since(tmp_path / "kept" / "cos_en" / "ffnn.json", monkeypatch)
   with pytest.raises(suites.SuiteError, match=r"data blm_x/type_I: builder "
                      r"1\.1\.0 -> 1\.2\.0"):
     reproduce.entries_of(*reproduce.select(_opts(

@@ -338,6 +338,18 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
   assert merged["missing"] == ["chunks_cos_en/sent_vae (its probe)"]
 
 
+def rebuild_since(path, monkeypatch) -> dict:
+  """Stamps the finished grid's results (or kept record) at `path` as
+  trained on builder blm_x/type_I 1.1.0 while that builder is at 1.2.0
+  now; returns the stamped results."""
+  results = json.loads(path.read_text())
+  results["data"]["builder_versions"] = {"blm_x/type_I": "1.1.0"}
+  path.write_text(json.dumps(results))
+  monkeypatch.setattr(grid_reuse.input_pipeline, "builder_versions",
+                      lambda data_cfg: {"blm_x/type_I": "1.2.0"})
+  return results
+
+
 def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
   """A finished grid records its datasets' builder versions; after a
   builder's version changes (its data would differ) the suite refuses to
@@ -346,12 +358,8 @@ def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
   opts = _opts(_configs(tmp_path), tmp_path / "o", suite="cos_en/ffnn")
   _suite(opts)
   path = tmp_path / "o" / "cos_en" / "ffnn" / "results.json"
-  results = json.loads(path.read_text())
-  assert results["data"]["builder_versions"] == {}  # synthetic: no builder
-  results["data"]["builder_versions"] = {"blm_x/type_I": "1.1.0"}
-  path.write_text(json.dumps(results))
-  monkeypatch.setattr(grid_reuse.input_pipeline, "builder_versions",
-                      lambda data_cfg: {"blm_x/type_I": "1.2.0"})
+  assert json.loads(path.read_text())["data"]["builder_versions"] == {}
+  results = rebuild_since(path, monkeypatch)  # synthetic: no builder
   with pytest.raises(suites.SuiteError, match=r"differs in: data "
                      r"blm_x/type_I: builder 1\.1\.0 -> 1\.2\.0"):
     reproduce.entries_of(*reproduce.select(opts), str(tmp_path / "o"))
