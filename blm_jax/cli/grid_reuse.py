@@ -42,11 +42,13 @@ def finished_or_kept(workdir: str, keep: str, grid: suites.Grid
   return done
 
 
-def saved_config(workdir: str) -> dict | None:
+def saved_config(workdir: str, results: dict | None = None) -> dict | None:
   """The flattened config of the finished grid in `workdir`: results.json's
-  `run.config`, or (grids reported before it was recorded) config.json."""
-  with open(os.path.join(workdir, "results.json")) as f:
-    saved = json.load(f).get("run", {}).get("config")
+  `run.config` (`results`: the file, where already read), or (grids
+  reported before it was recorded) config.json."""
+  if results is None:
+    results = finished(workdir) or {}
+  saved = results.get("run", {}).get("config")
   if saved is None and os.path.exists(os.path.join(workdir, "config.json")):
     with open(os.path.join(workdir, "config.json")) as f:
       saved = run_identity.flatten(json.load(f))
@@ -67,12 +69,13 @@ def builder_changes(results: dict, config) -> list[str] | None:
           if saved.get(n) != now.get(n)]
 
 
-def reuse_problem(workdir: str, config,
-                  changes: list[str] | None = None) -> str | None:
+def reuse_problem(workdir: str, config, changes: list[str] | None = None,
+                  results: dict | None = None) -> str | None:
   """Why the finished grid in `workdir` cannot stand for a run of
-  `config`, or None when it can; `changes`: its `builder_changes`."""
-  return _reuse_problem(workdir, "folder", saved_config(workdir), config,
-                        changes)
+  `config`, or None when it can; `changes`: its `builder_changes`;
+  `results`: its results.json, where already read."""
+  return _reuse_problem(workdir, "folder", saved_config(workdir, results),
+                        config, changes)
 
 
 def _reuse_problem(where: str, kind: str, saved: dict | None, config,

@@ -16,10 +16,11 @@ that ask for it (000's chunk grids, for Figures 20-22) are probed once
 trained. With `--keep=DIR` each finished grid's record is also written to
 DIR (committed: a session's workdirs do not outlive it) and a grid whose
 workdir is gone counts as done from it, checked the same way
-(blm_jax/results/grid_records.py). Before anything runs the command prints its plan: every grid,
-done or not, and the time each should take from the throughput measured
-by the grids of the same model already finished in `--out`. Without --suite, --datasets x --models (the datasets the papers'
-claims are about). The claims and their intervals (from each grid's
+(blm_jax/results/grid_records.py). Before anything runs the command
+prints its plan: every grid, done or not, and the time each should take
+from the throughput measured by the grids of the same model already
+finished in `--out`. Without --suite, --datasets x --models (the datasets
+the papers' claims are about). The claims and their intervals (from each grid's
 predictions.npz) are `blm_jax.results.claims`, the report
 `blm_jax.results.claims_report`.
 """
@@ -205,8 +206,9 @@ def define_flags() -> None:
   flags.DEFINE_string("keep", "", "Folder of committed grid records, e.g. "
                       "docs/records/solvers: each grid finished in --out "
                       "has its record (results without histories, and "
-                      "its predictions.npz) written there, and a grid whose workdir is gone counts as "
-                      "done from its record if this command's config and "
+                      "its predictions.npz) written there, and a grid "
+                      "whose workdir is gone counts as done from its "
+                      "record if this command's config and "
                       "the data's builders made it (for suites longer "
                       "than a session whose workdirs are not kept).")
 
@@ -264,7 +266,7 @@ def entries_of(grids, options: Options, out: str,
       done = grid_reuse.kept_grid(keep, grid, config, warn)
     elif done is not None:
       changes = grid_reuse.builder_changes(done, config)
-      problem = grid_reuse.reuse_problem(workdir, config, changes)
+      problem = grid_reuse.reuse_problem(workdir, config, changes, done)
       if problem:
         raise suites.SuiteError(problem)
       if changes is None:
