@@ -358,14 +358,13 @@ def recorded_runs(path: str) -> dict:
 
 def reuse_problem(entry: dict, config) -> list[str]:
   """Why a recorded run cannot stand for a run of `config` ([] if it can):
-  a config key its results depend on, or its data's builder version."""
-  from blm_jax.data import input_pipeline
+  a config key its results depend on, or its data's builder version (a
+  run that recorded none differs in every builder)."""
+  from blm_jax.cli import grid_reuse
 
-  now = input_pipeline.builder_versions(config.data)
-  saved = entry.get("builder_versions") or {}
-  return run_identity.reuse_differences(entry["config"], config) + [
-      f"data {n}: builder {saved.get(n)} -> {now.get(n)}"
-      for n in sorted(set(saved) | set(now)) if saved.get(n) != now.get(n)]
+  saved = {"data": {"builder_versions": entry.get("builder_versions") or {}}}
+  return (run_identity.reuse_differences(entry["config"], config)
+          + grid_reuse.builder_changes(saved, config))
 
 
 def main(argv):
