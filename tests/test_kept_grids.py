@@ -10,7 +10,7 @@ import pytest
 
 from blm_jax.cli import grid_reuse, reproduce, suites
 from tests.test_reproduce_suites import (_configs, _opts, _synthetic_run,
-                                         rebuild_since)
+                                         chunk_grid, rebuild_since)
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 
@@ -161,14 +161,8 @@ def test_a_probed_grids_record_holds_its_probe(tmp_path):
   # workdir and without probing again.
   from blm_jax.analysis import probing
   from blm_jax.results.experiment import run_experiment
-  from tests import synthetic
 
-  d = synthetic.chunk_data()
-  config = synthetic.config("sent_vae", epochs=2, seeds=(0, 1),
-                            types=("chunks",))
-  config.data.name = "blm_chunks/cos_en"
-  grid = suites.Grid("chunks_cos_en", "sent_vae", "source=cos_en",
-                     "000 Table 5, Fig. 20-22", probe=suites.PROBING)
+  d, config, grid = chunk_grid()
   keep = str(tmp_path / "kept")
   workdir = str(tmp_path / "o" / grid.name / grid.model)
   first = reproduce.run_suite(

@@ -263,14 +263,9 @@ def test_suites_cover_the_papers():
   assert sorted(x.key for p in parts for x in p) == sorted(keys)
 
 
-def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
-    tmp_path):
-  """000 Figures 20-22: the suite probes a trained chunk grid, the report
-  sets the probe's numbers beside the paper's words with the figures
-  inline, and a second pass (a resumed run or the shards' merge) reads
-  the probe instead of redoing it."""
-  from blm_jax.analysis import probing
-  from blm_jax.results import paper_comparison
+def chunk_grid():
+  """(synthetic chunk data, a 2-epoch sent_vae config, the probed grid of
+  000's chunks_cos_en): a grid the suite probes."""
   from tests import synthetic
 
   d = synthetic.chunk_data()
@@ -279,6 +274,19 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
   config.data.name = "blm_chunks/cos_en"
   grid = suites.Grid("chunks_cos_en", "sent_vae", "source=cos_en",
                      "000 Table 5, Fig. 20-22", probe=suites.PROBING)
+  return d, config, grid
+
+
+def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
+    tmp_path):
+  """000 Figures 20-22: the suite probes a trained chunk grid, the report
+  sets the probe's numbers beside the paper's words with the figures
+  inline, and a second pass (a resumed run or the shards' merge) reads
+  the probe instead of redoing it."""
+  from blm_jax.analysis import probing
+  from blm_jax.results import paper_comparison
+
+  d, config, grid = chunk_grid()
   out = tmp_path / "o"
   workdir = str(out / grid.name / grid.model)
   probed = []
