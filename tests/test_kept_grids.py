@@ -55,6 +55,14 @@ def test_shards_on_machines_that_share_nothing_merge_from_kept_records(
   assert any(v["verdict"] != "not run" for v in merged["claims"])
   md = (tmp_path / "fresh" / "report.md").read_text()
   assert "no predictions.npz" not in md
+  # The figures are drawn again from the records: the HTML page shows as
+  # many as the unsharded run's, chance marked (num_answers is recorded).
+  for name in ("cos_en", "od_en"):
+    for figure in ("heatmap.png", "errors.png"):
+      assert (tmp_path / "fresh" / name / "ffnn" / figure).is_file()
+  html = lambda out: (tmp_path / out / "report.html").read_text()
+  assert html("fresh").count("<img") == html("whole").count("<img") >= 4
+  assert record["data"]["num_answers"] > 1
   assert (tmp_path / "kept" / "od_en" / "ffnn.predictions.npz").exists()
   # Not report-only: nothing is trained either, and the plan says why.
   grids, options = reproduce.select(_opts(configs, tmp_path / "fresh2"))

@@ -37,6 +37,7 @@ from absl import flags
 
 from blm_jax.cli import grid_reuse, suites
 from blm_jax.results import grid_records
+from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
 from blm_jax.results.judge import load_predictions
@@ -318,6 +319,10 @@ def run_suite(entries, out: str, command: str, report_only: bool,
         probes[grid.name] = {**probed, "workdir": os.path.abspath(workdir)}
     if keep and not grid_records.is_kept(done):
       grid_reuse.keep_grid(keep, grid, workdir, done, command, echo)
+    if grid_records.is_kept(done) and not os.path.isfile(
+        os.path.join(workdir, "heatmap.png")):  # its workdir is gone
+      os.makedirs(workdir, exist_ok=True)
+      grid_report.write_plots(done, workdir)
     runs.setdefault(grid.name, {})[grid.model] = done
     preds.setdefault(grid.name, {})[grid.model] = (
         grid_reuse.kept_predictions(keep, grid)

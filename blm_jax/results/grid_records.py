@@ -8,8 +8,9 @@ session whose workdir of that grid is gone reads it back and, if the same
 config on the same data builders made it, counts the grid as done. Its
 predictions.npz is kept beside it (`<model>.predictions.npz`, tens of kB),
 so the claims keep their paired, per-instance interval, and a probed
-grid's record holds its probe.json (`probe`); what is lost is the
-figures.
+grid's record holds its probe.json (`probe`). Its heatmap and error bars
+are drawn again from the record (`report.write_plots`); a probe's figures
+are lost.
 
 Records from others are not trusted: a file larger than `MAX_BYTES`, a
 link, or one without a grid's results is refused with its path.

@@ -103,7 +103,7 @@ def _results(config: ml_collections.ConfigDict,
       "label_names": list(outcome.label_names),
       "cells": by_variant[""],
       "summary": summary,
-      "data": {**outcome.data_sizes,
+      "data": {**outcome.data_sizes, "num_answers": outcome.num_answers,
                "builder_versions": input_pipeline.builder_versions(
                    config.data)},
       "throughput": {"train_instances_per_s": outcome.train_instances_per_s,
@@ -131,22 +131,26 @@ def _results(config: ml_collections.ConfigDict,
   return results
 
 
-def write_plots(config: ml_collections.ConfigDict, workdir: str,
-                outcome: trainer.TrainingOutcome, results: dict) -> None:
+def write_plots(results: dict, workdir: str) -> None:
   """heatmap.png (the controls beside it, if any; each cell with its best
   context-free score, or the context gain instead with
   `config.results.heatmap='context_gain'`), layers.png (with a layer
-  sweep) and errors.png."""
-  train_types, test_types = outcome.spec.train_types, outcome.test_types
+  sweep) and errors.png, drawn from `results` alone (a results.json or a
+  kept record of one), so a grid whose workdir is gone is drawn again."""
+  grid, named = results["grid"], results["config"]
+  run = results.get("run", {}).get("config", {})
+  train_types, test_types = grid["train_types"], grid["test_types"]
   summary = results["summary"]
-  title = f"{config.model.name} on {config.data.name}"
+  title = f"{named['model']} on {named['dataset']}"
   formats = tuple(f.strip() for f in str(
-      config.results.get("figure_formats", "png")).split(",") if f.strip())
-  plot_kw = dict(encoder=config.encoder.name, num_answers=outcome.num_answers,
-                 n_seeds=len(outcome.spec.seeds), formats=formats)
+      run.get("results.figure_formats", "png")).split(",") if f.strip())
+  # A record written before results.json had num_answers: no chance mark.
+  plot_kw = dict(encoder=named["encoder"],
+                 num_answers=results["data"].get("num_answers", 0),
+                 n_seeds=len(grid["seeds"]), formats=formats)
   heatmap = os.path.join(workdir, "heatmap.png")
   free = results.get("context_free")
-  if config.results.heatmap == "context_gain":
+  if run.get("results.heatmap") == "context_gain":
     plots.context_gain(free, train_types, test_types, heatmap,
                        title=f"Context gain (F1 - best context-free): "
                        f"{title}", **plot_kw)
@@ -161,7 +165,8 @@ def write_plots(config: ml_collections.ConfigDict, workdir: str,
     plots.layer_sweep(results["layer_sweep"], train_types, test_types,
                       os.path.join(workdir, "layers.png"),
                       title=f"F1 by layer: {title}", **plot_kw)
-  plots.error_bars(summary, train_types, test_types, outcome.label_names,
+  plots.error_bars(summary, train_types, test_types,
+                   tuple(results["label_names"]),
                    os.path.join(workdir, "errors.png"),
                    title=f"Chosen answers: {title}", **plot_kw)
 
@@ -206,7 +211,7 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   files.write_json(os.path.join(workdir, "results.json"), results)
   files.write_text(os.path.join(workdir, "results.csv"),
                    tables.to_csv(tables.cell_rows(results)))
-  write_plots(config, workdir, outcome, results)
+  write_plots(results, workdir)
   for line in f1_lines(outcome, summaries) + context_free_lines(
       results.get("context_free", {})):
     log.info("%s", line)
