@@ -95,6 +95,12 @@ DATASETS = {
     "caus_he_natural": "blm_caus_he/natural_{}",
 }
 
+# The datasets read from files the user supplies (--config.data.manual_dir):
+# nothing to build, so suites that run every dataset (the battery) skip them.
+NEEDS_MANUAL_DIR = ("published_agreement_fr", "published_spray_load",
+                    "own_release", "own_release_types", "own_jsonl",
+                    "own_jsonl_types", "caus_he_natural")
+
 # Lexical types of the datasets that do not use types I-III (the train and
 # test axes of the heatmap).
 DATASET_TYPES = {

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from blm_jax.cli import grid_reuse, reproduce, suites
+from blm_jax.cli import grid_reuse, reproduce, suites, usage
 from blm_jax.results.experiment import run_experiment
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
@@ -241,7 +241,8 @@ def test_suites_cover_the_papers():
   assert {x.model for x in new if x.probe == ("regions",)} == {
       "two_level_vae_subnets"}
   assert all(x.probe in ((), ("regions",)) for x in new)
-  everything = suites.battery(("cos_en", "published_spray_load", "roll"))
+  everything = suites.battery(("cos_en", "published_spray_load", "roll"),
+                              ("published_spray_load",))
   assert [x.key for x in everything] == ["cos_en/ffnn", "roll/ffnn"]
   # Suites and grids join in order, a grid named twice kept once: the
   # whole paper is paper000 then 001's curves; paper004 adds nothing.
@@ -275,6 +276,21 @@ def chunk_grid():
   grid = suites.Grid("chunks_cos_en", "sent_vae", "source=cos_en",
                      "000 Table 5, Fig. 20-22", probe=suites.PROBING)
   return d, config, grid
+
+
+def test_the_battery_runs_every_dataset_a_suite_can_build():
+  # The datasets read from the user's files (the published release, own
+  # data, the UD Hebrew treebank) are named in configs/common.py and left
+  # out; every other dataset is in the battery.
+  datasets, needs = reproduce.known_datasets(os.path.join(ROOT, "configs"))
+  common = dict(usage.load_common(os.path.join(ROOT, "configs")).DATASETS)
+  reads_files = {d for d, name in common.items()
+                 if name.split("/")[0] in ("blm_published", "blm_jsonl")
+                 or "/natural_" in name}
+  assert set(needs) == reads_files and len(reads_files) == 7
+  battery = suites.grids("battery", datasets, needs)
+  assert {g.name for g in battery} == set(datasets) - reads_files
+  assert {g.model for g in battery} == {"ffnn"}
 
 
 def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(

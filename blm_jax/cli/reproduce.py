@@ -63,11 +63,16 @@ def load_config(configs_dir: str, model: str, arg: str):
   return module.get_config(arg)
 
 
-def known_datasets(configs_dir: str) -> tuple[str, ...]:
-  """The short dataset names of `<configs_dir>/common.py`."""
+def known_datasets(configs_dir: str
+                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+  """The short dataset names of `<configs_dir>/common.py`, and those of
+  them read from the user's files (its NEEDS_MANUAL_DIR; none if it has
+  no such list)."""
   from blm_jax.cli import usage
 
-  return tuple(usage.load_common(configs_dir).DATASETS)
+  common = usage.load_common(configs_dir)
+  return (tuple(common.DATASETS),
+          tuple(getattr(common, "NEEDS_MANUAL_DIR", ())))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,9 +228,9 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
 
 def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   """`select`, and every grid of the suite (all shards)."""
-  datasets = known_datasets(opts.configs_dir)
+  datasets, needs_manual_dir = known_datasets(opts.configs_dir)
   if opts.suite:
-    grids = suites.grids(opts.suite, datasets)
+    grids = suites.grids(opts.suite, datasets, needs_manual_dir)
   else:
     grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
              for ds in opts.datasets for m in opts.models]

@@ -103,12 +103,12 @@ def paper001() -> list[Grid]:
           for n in TRAIN_SIZES]
 
 
-def battery(datasets) -> list[Grid]:
-  """The FFNN on every family x language x design (the published
-  release's configs need its files: left out)."""
-  return _dataset_grids([d for d in datasets
-                         if not d.startswith("published_")], ("ffnn",),
-                        "battery")
+def battery(datasets, needs_manual_dir=()) -> list[Grid]:
+  """The FFNN on every family x language x design but those read from the
+  user's files (`needs_manual_dir`: the published release, own data, UD
+  Hebrew), which a suite cannot build."""
+  return _dataset_grids([d for d in datasets if d not in needs_manual_dir],
+                        ("ffnn",), "battery")
 
 
 # The solvers added after the papers' (issue 36), each on the papers',
@@ -131,24 +131,25 @@ SUITES = ("paper000", "paper000_ctx", "paper000_seq", "paper004",
           "paper001", "battery", "solvers")
 
 
-def _suite(name: str, datasets) -> list[Grid]:
+def _suite(name: str, datasets, needs_manual_dir) -> list[Grid]:
   if name == "battery":
-    return battery(datasets)
+    return battery(datasets, needs_manual_dir)
   return {"paper000": paper000, "paper000_ctx": paper000_ctx,
           "paper000_seq": paper000_seq, "paper004": paper004,
           "paper001": paper001, "solvers": solvers}[name]()
 
 
-def grids(spec: str, datasets) -> list[Grid]:
+def grids(spec: str, datasets, needs_manual_dir=()) -> list[Grid]:
   """The grids of `--suite`: suite names, 'dataset/model' items and
   'suite/model' items (that suite's grids of one model, as the suite runs
   them: 'solvers/vae'), comma-separated ('paper000,paper001' is the whole
   of 000 with 001's training-size curves), in order, a grid named twice
-  kept once. `datasets`: the short names configs/common.py knows."""
+  kept once. `datasets`: the short names configs/common.py knows;
+  `needs_manual_dir`: those of them the battery leaves out."""
   out, seen = [], set()
   for item in filter(None, (s.strip() for s in spec.split(","))):
     if item in SUITES:
-      found = _suite(item, datasets)
+      found = _suite(item, datasets, needs_manual_dir)
     elif "/" not in item:
       raise SuiteError(f"--suite: unknown suite {item!r}; known: "
                        f"{', '.join(SUITES)}, or a list of dataset/model "
@@ -156,9 +157,9 @@ def grids(spec: str, datasets) -> list[Grid]:
     else:
       ds, model = item.split("/", 1)
       if ds in SUITES:
-        found = [g for g in _suite(ds, datasets) if g.model == model]
+        found = [g for g in _suite(ds, datasets, needs_manual_dir) if g.model == model]
         if not found:
-          models = dict.fromkeys(g.model for g in _suite(ds, datasets))
+          models = dict.fromkeys(g.model for g in _suite(ds, datasets, needs_manual_dir))
           raise SuiteError(f"--suite: {ds} has no {model!r} grids in "
                            f"{item!r}; its models: {', '.join(models)}")
       elif ds not in datasets:
