@@ -147,9 +147,10 @@ def grids(spec: str, datasets, needs_manual_dir=()) -> list[Grid]:
   kept once. `datasets`: the short names configs/common.py knows;
   `needs_manual_dir`: those of them the battery leaves out."""
   out, seen = [], set()
+  suite = lambda name: _suite(name, datasets, needs_manual_dir)
   for item in filter(None, (s.strip() for s in spec.split(","))):
     if item in SUITES:
-      found = _suite(item, datasets, needs_manual_dir)
+      found = suite(item)
     elif "/" not in item:
       raise SuiteError(f"--suite: unknown suite {item!r}; known: "
                        f"{', '.join(SUITES)}, or a list of dataset/model "
@@ -157,9 +158,9 @@ def grids(spec: str, datasets, needs_manual_dir=()) -> list[Grid]:
     else:
       ds, model = item.split("/", 1)
       if ds in SUITES:
-        found = [g for g in _suite(ds, datasets, needs_manual_dir) if g.model == model]
+        found = [g for g in suite(ds) if g.model == model]
         if not found:
-          models = dict.fromkeys(g.model for g in _suite(ds, datasets, needs_manual_dir))
+          models = dict.fromkeys(g.model for g in suite(ds))
           raise SuiteError(f"--suite: {ds} has no {model!r} grids in "
                            f"{item!r}; its models: {', '.join(models)}")
       elif ds not in datasets:
