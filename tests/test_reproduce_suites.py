@@ -434,3 +434,10 @@ def test_a_suite_of_several_models_reports_every_solver_across_the_datasets(
   assert table["rows"][3][3] == f"{diag:.3f}"
   md = (tmp_path / "o" / "report.md").read_text()
   assert "## Every solver across the datasets" in md
+  # Per dataset, the better of the two against the other, with its
+  # interval and verdicts.
+  contrasts = record["tables"]["solver_contrasts"]["rows"]
+  assert [r[0] for r in contrasts] == ["cos_en", "od_en"]
+  assert all({r[1], r[2]} == {"ffnn", "relnet"} and r[4].startswith("[")
+             for r in contrasts)
+  assert "## The best solver against each other one" in md

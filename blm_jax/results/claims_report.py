@@ -17,6 +17,7 @@ from typing import Callable
 from blm_jax.base import files
 from blm_jax.results import (battery, claims, html_report, judge,
                              markdown_table, paper_comparison,
+                             solver_contrasts,
                              training_curves)
 
 TYPES = claims.TYPES
@@ -209,6 +210,15 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
               "and of the others, the best context-free score and the "
               "context gain (F1 minus it), each the mean over cells.", "",
               battery.markdown(solvers, battery.SOLVER_COLUMNS)]
+  contrasts = solver_contrasts.rows(runs, models, preds)
+  if contrasts:
+    lines += ["## The best solver against each other one", "",
+              "Per dataset: the solver with the highest mean F1 over the "
+              "cells minus each other one, with its 95% t interval (seeds "
+              "and test instances, paired; `blm_jax/results/"
+              "solver_contrasts.py`), raw and after Holm over this table.",
+              "", *markdown_table.lines(list(solver_contrasts.COLUMNS),
+                                        contrasts), ""]
   lines += claims_section()
   summary = {ds: {m: r["summary"] for m, r in by_model.items()}
              for ds, by_model in runs.items()}
@@ -221,6 +231,9 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   if len(models) > 1 and solvers:
     compared["solvers"] = {"columns": list(battery.SOLVER_COLUMNS),
                            "rows": solvers}
+  if contrasts:
+    compared["solver_contrasts"] = {
+        "columns": list(solver_contrasts.COLUMNS), "rows": contrasts}
   record = {"command": command, "summaries": summary,
             "context_free": context_free, "seed_f1": seed_tables(runs),
             "claims": verdicts, "missing": list(missing or []),
