@@ -324,14 +324,15 @@ def run_suite(entries, out: str, command: str, report_only: bool,
         probes[grid.name] = {**probed, "workdir": os.path.abspath(workdir)}
     if keep and not grid_records.is_kept(done):
       grid_reuse.keep_grid(keep, grid, workdir, done, command, echo)
-    if grid_records.is_kept(done) and not os.path.isfile(
-        os.path.join(workdir, "heatmap.png")):  # its workdir is gone
-      os.makedirs(workdir, exist_ok=True)
-      grid_report.write_plots(done, workdir)
+    if grid_records.is_kept(done):  # its workdir is gone
+      if not os.path.isfile(os.path.join(workdir, "heatmap.png")):
+        os.makedirs(workdir, exist_ok=True)
+        grid_report.write_plots(done, workdir)
+      predicted = grid_reuse.kept_predictions(keep, grid)
+    else:
+      predicted = load_predictions(workdir)
     runs.setdefault(grid.name, {})[grid.model] = done
-    preds.setdefault(grid.name, {})[grid.model] = (
-        grid_reuse.kept_predictions(keep, grid)
-        if grid_records.is_kept(done) else load_predictions(workdir))
+    preds.setdefault(grid.name, {})[grid.model] = predicted
     if grid.model not in models:
       models.append(grid.model)
   if not write_report:
