@@ -10,9 +10,17 @@ among the ids it lists (the rows of the pruned MiniLM that travelled).
 NAMES: seq (the agreement _seq configs still without a paper-scale record
 when this was written), paper000 (the suite's datasets and chunk sources),
 solvers (the solvers suite's datasets, issue 36), tuning (spray_load, the
-dev tuning budget's dataset) or all; PROCS: builder processes (each config
-is built by one). The second file may be the pruned model's word_ids.npy
-(the ids that travelled).
+dev tuning budget's dataset), rest (the datasets of the paper000_ctx and
+paper000_seq grids that docs/records/paper_rest has no record of yet,
+issue 35) or all; PROCS: builder processes (each config is built by one).
+The second file may be the pruned model's word_ids.npy (the ids that
+travelled).
+
+  python3 benchmarks/device/collect_vocab.py --rest_plan=4
+
+prints those grids as dataset/model lists, one line per process, each
+dataset's grids in one process (its data and embeddings made once) and the
+sequence-necessary designs first.
 """
 import concurrent.futures
 import json
@@ -24,6 +32,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, ROOT)
 
 SEQ = ("agreement_fr_seq", "agreement_it_seq", "agreement_ro_seq")
+KEPT = os.path.join(ROOT, "docs", "records", "paper_rest")
+
+
+def rest_grids() -> list[tuple[str, str]]:
+  """(dataset, model) of the paper000_ctx/_seq grids without a kept record,
+  the _seq designs first."""
+  from blm_jax.cli import suites
+  from blm_jax.results import grid_records
+  grids = suites.paper000_seq() + suites.paper000_ctx()
+  return [(g.name, g.model) for g in grids
+          if grid_records.read(KEPT, g.name, g.model) is None]
+
+
+def rest_plan(procs: int) -> list[str]:
+  """`rest_grids` dealt to `procs` processes dataset by dataset."""
+  datasets = list(dict.fromkeys(ds for ds, _ in rest_grids()))
+  lines = [[] for _ in range(procs)]
+  for i, ds in enumerate(datasets):
+    lines[i % procs] += [f"{ds}/{m}" for d, m in rest_grids() if d == ds]
+  return [",".join(line) for line in lines if line]
 
 
 def names(which: str) -> list[str]:
@@ -31,7 +59,8 @@ def names(which: str) -> list[str]:
   from configs import common
   datasets = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16,
               "solvers": suites.SOLVER_DATASETS,
-              "tuning": ("spray_load",)}.get(
+              "tuning": ("spray_load",),
+              "rest": tuple(ds for ds, _ in rest_grids())}.get(
       which, SEQ + suites.FIG15 + suites.FIG16 + suites.SOLVER_DATASETS)
   out = [common.DATASETS[d].format(t) for d in dict.fromkeys(datasets)
          for t in ("I", "II", "III")]
@@ -105,4 +134,7 @@ def main(out: str, kept: str | None) -> int:
 
 
 if __name__ == "__main__":
+  if sys.argv[1].startswith("--rest_plan="):
+    print("\n".join(rest_plan(int(sys.argv[1].split("=")[1]))))
+    sys.exit(0)
   sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))
