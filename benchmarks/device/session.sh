@@ -4,6 +4,7 @@
 # order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
 #   bash benchmarks/device/session.sh bench embed seq paper000
 #   bash benchmarks/device/session.sh tuning   (TUNING_SOLVERS, TUNING_SEEDS=0,1,2)
+#   bash benchmarks/device/session.sh rest     (REST_PROCS=4; issue 35)
 # carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
 set -u -o pipefail
 T0=$(date +%s)
@@ -44,7 +45,7 @@ for step in "$@"; do
     timeout "$(limit embed 150)" python3 benchmarks/embed_bench.py \
         --batches=128,2048 --sentences=20000 --batch_size=1024 \
         --out="$OUT/embed.json" | tail -12 ;;
-  seq|paper000|solvers|tuning)
+  seq|paper000|solvers|tuning|rest)
     # Data first (one builder process per config), checked against the
     # word-embedding rows that travelled; then the grids, or the budget.
     stage "data: $step"
@@ -80,6 +81,27 @@ for step in "$@"; do
       wait $(jobs -p | grep -vx "$packer")
       grep -h "rror" /tmp/w/tuning/*.log | sort | uniq -c | head
       ls /tmp/w/tuning/ablation_*/*/*/results.json 2>/dev/null | wc -l
+    elif [ "$step" = rest ]; then  # issue 35: grids without a kept record
+      # Dealt dataset by dataset to REST_PROCS processes (a dataset's data
+      # and embeddings made once); each finished grid's record and
+      # predictions land in /tmp/w/rest/keep (packed), its workdir in
+      # /tmp/rest_out (not packed). By default the step runs to 40 s before
+      # the call's 600 s, so the last pack fits; a grid cut then is lost.
+      python3 $D/collect_vocab.py --rest_plan=${REST_PROCS:-4} > /tmp/rest_plan
+      stage "grids: rest, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
+      i=0
+      while read -r grids; do
+        XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 JAX_DEFAULT_MATMUL_PRECISION=highest \
+            JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
+            timeout -k 10 "$(limit rest $(( 560 - $(date +%s) + T0 )))" \
+            python3 -m blm_jax.cli.reproduce --suite="$grids" --shard=0/1 \
+            --encoder_batch_size=0 --out=/tmp/rest_out \
+            --keep=/tmp/w/rest/keep > /tmp/w/rest/proc$i.log 2>&1 &
+        i=$((i + 1))
+      done < /tmp/rest_plan
+      wait $(jobs -p | grep -vx "$packer")
+      grep -h "rror" /tmp/w/rest/proc*.log | sort | uniq -c | head
+      ls /tmp/w/rest/keep/*/*.json 2>/dev/null
     else
       case $step in
         seq) args="--datasets=agreement_fr_seq,agreement_it_seq,agreement_ro_seq --models=ffnn,vae2 --seeds=0,1,2" ;;
@@ -93,7 +115,7 @@ for step in "$@"; do
           | tee /tmp/w/$step/device_run.log | grep "^==\|^plan\|rror\|wrote"
     fi
     kill $packer; pack $step ;;
-  *) echo "error: unknown step $step (bench, embed, seq, paper000, solvers, tuning)" ;;
+  *) echo "error: unknown step $step (bench, embed, seq, paper000, solvers, tuning, rest)" ;;
   esac
 done
 stage done
