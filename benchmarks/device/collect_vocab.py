@@ -12,7 +12,7 @@ when this was written), paper000 (the suite's datasets and chunk sources),
 solvers (the solvers suite's datasets, issue 36), tuning (spray_load, the
 dev tuning budget's dataset), rest (the datasets of the paper000_ctx and
 paper000_seq grids that docs/records/paper_rest has no record of yet,
-issue 35) or all; PROCS: builder processes (each config is built by one).
+issue 35), all, or short dataset names, comma-separated; PROCS: builder processes (each config is built by one).
 The second file may be the pruned model's word_ids.npy (the ids that
 travelled).
 
@@ -57,11 +57,19 @@ def rest_plan(procs: int) -> list[str]:
 def names(which: str) -> list[str]:
   from blm_jax.cli import suites
   from configs import common
-  datasets = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16,
-              "solvers": suites.SOLVER_DATASETS,
-              "tuning": ("spray_load",),
-              "rest": tuple(ds for ds, _ in rest_grids())}.get(
-      which, SEQ + suites.FIG15 + suites.FIG16 + suites.SOLVER_DATASETS)
+  named = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16,
+           "solvers": suites.SOLVER_DATASETS,
+           "tuning": ("spray_load",),
+           "all": SEQ + suites.FIG15 + suites.FIG16 + suites.SOLVER_DATASETS}
+  if which == "rest":
+    datasets = tuple(ds for ds, _ in rest_grids())
+  elif which in named:
+    datasets = named[which]
+  else:  # short dataset names, comma-separated
+    datasets = tuple(which.split(","))
+    unknown = [d for d in datasets if d not in common.DATASETS]
+    if unknown:
+      raise SystemExit(f"error: NAMES={which}: unknown datasets {unknown}")
   out = [common.DATASETS[d].format(t) for d in dict.fromkeys(datasets)
          for t in ("I", "II", "III")]
   if which in ("paper000", "all"):

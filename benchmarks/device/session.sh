@@ -45,7 +45,47 @@ for step in "$@"; do
     timeout "$(limit embed 150)" python3 benchmarks/embed_bench.py \
         --batches=128,2048 --sentences=20000 --batch_size=1024 \
         --out="$OUT/embed.json" | tail -12 ;;
-  seq|paper000|solvers|tuning|rest)
+  rest)  # issue 35: the paper000_ctx/_seq grids without a kept record
+    # Dealt dataset by dataset to REST_PROCS processes; each builds its
+    # dataset's data (checked against the word-embedding rows that
+    # travelled) and runs its grids, then the next dataset, so building
+    # overlaps the other processes' training. Each finished grid's record
+    # and predictions land in /tmp/w/rest/keep (packed), its workdir in
+    # /tmp/rest_out (not). Everything stops at REST_END seconds into the
+    # call (default 555), so the last pack fits its 600 s; a grid cut then
+    # is lost.
+    mkdir -p /tmp/w/rest
+    ( while sleep 60; do pack rest .partial; done ) & packer=$!
+    python3 $D/collect_vocab.py --rest_plan=${REST_PROCS:-4} > /tmp/rest_plan
+    stage "grids: rest, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
+    end=$(( T0 + ${REST_END:-555} ))
+    rest_proc() {  # $1: process index, $2: its dataset/model grids
+      local ds grids
+      for ds in $(tr , '\n' <<< "$2" | cut -d/ -f1 | uniq); do
+        [ $(( end - $(date +%s) )) -gt 30 ] || break
+        grids=$(tr , '\n' <<< "$2" | grep "^$ds/" | paste -sd,)
+        echo "=== [$(( $(date +%s) - T0 ))s] $ds: data"
+        NAMES=$ds PROCS=3 timeout -k 5 $(( end - $(date +%s) )) python3 \
+            $D/collect_vocab.py /tmp/vocab_$ds.json \
+            workdirs/gpu/minilm/word_ids.npy | grep "vocab check" \
+            || { echo "error: data or vocabulary of $ds"; continue; }
+        echo "=== [$(( $(date +%s) - T0 ))s] $ds: grids $grids"
+        XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 JAX_DEFAULT_MATMUL_PRECISION=highest \
+            JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
+            timeout -k 10 $(( end - $(date +%s) )) \
+            python3 -m blm_jax.cli.reproduce --suite="$grids" --shard=0/1 \
+            --encoder_batch_size=0 --out=/tmp/rest_out \
+            --keep=/tmp/w/rest/keep 2>&1 | tee -a /tmp/w/rest/full$1.log \
+            | grep "^==\|rror\|wrote"
+      done > /tmp/w/rest/proc$1.log 2>&1
+    }
+    i=0
+    while read -r grids; do rest_proc $i "$grids" & i=$((i + 1)); done \
+        < /tmp/rest_plan
+    wait $(jobs -p | grep -vx "$packer")
+    cat /tmp/w/rest/proc*.log | grep -v "^== .*: \(plan\|to run\)" | tail -40
+    kill $packer; pack rest ;;
+  seq|paper000|solvers|tuning)
     # Data first (one builder process per config), checked against the
     # word-embedding rows that travelled; then the grids, or the budget.
     stage "data: $step"
@@ -81,27 +121,6 @@ for step in "$@"; do
       wait $(jobs -p | grep -vx "$packer")
       grep -h "rror" /tmp/w/tuning/*.log | sort | uniq -c | head
       ls /tmp/w/tuning/ablation_*/*/*/results.json 2>/dev/null | wc -l
-    elif [ "$step" = rest ]; then  # issue 35: grids without a kept record
-      # Dealt dataset by dataset to REST_PROCS processes (a dataset's data
-      # and embeddings made once); each finished grid's record and
-      # predictions land in /tmp/w/rest/keep (packed), its workdir in
-      # /tmp/rest_out (not packed). By default the step runs to 40 s before
-      # the call's 600 s, so the last pack fits; a grid cut then is lost.
-      python3 $D/collect_vocab.py --rest_plan=${REST_PROCS:-4} > /tmp/rest_plan
-      stage "grids: rest, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
-      i=0
-      while read -r grids; do
-        XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 JAX_DEFAULT_MATMUL_PRECISION=highest \
-            JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
-            timeout -k 10 "$(limit rest $(( 560 - $(date +%s) + T0 )))" \
-            python3 -m blm_jax.cli.reproduce --suite="$grids" --shard=0/1 \
-            --encoder_batch_size=0 --out=/tmp/rest_out \
-            --keep=/tmp/w/rest/keep > /tmp/w/rest/proc$i.log 2>&1 &
-        i=$((i + 1))
-      done < /tmp/rest_plan
-      wait $(jobs -p | grep -vx "$packer")
-      grep -h "rror" /tmp/w/rest/proc*.log | sort | uniq -c | head
-      ls /tmp/w/rest/keep/*/*.json 2>/dev/null
     else
       case $step in
         seq) args="--datasets=agreement_fr_seq,agreement_it_seq,agreement_ro_seq --models=ffnn,vae2 --seeds=0,1,2" ;;
