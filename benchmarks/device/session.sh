@@ -4,7 +4,7 @@
 # order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
 #   bash benchmarks/device/session.sh bench embed seq paper000
 #   bash benchmarks/device/session.sh tuning   (TUNING_SOLVERS, TUNING_SEEDS=0,1,2)
-#   bash benchmarks/device/session.sh rest     (REST_PROCS=4; issue 35)
+#   bash benchmarks/device/session.sh rest     (REST_PROCS=6; issue 35)
 # carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
 set -u -o pipefail
 T0=$(date +%s)
@@ -56,7 +56,9 @@ for step in "$@"; do
     # is lost.
     mkdir -p /tmp/w/rest
     ( while sleep 60; do pack rest .partial; done ) & packer=$!
-    python3 $D/collect_vocab.py --rest_plan=${REST_PROCS:-4} > /tmp/rest_plan
+    python3 $D/collect_vocab.py --rest_plan=${REST_PROCS:-6} > /tmp/rest_plan
+    # The GPU's memory shared out: each process preallocates its part.
+    fraction=$(awk -v n="$(wc -l < /tmp/rest_plan)" 'BEGIN{print 0.9 / n}')
     stage "grids: rest, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
     end=$(( T0 + ${REST_END:-555} ))
     rest_proc() {  # $1: process index, $2: its dataset/model grids
@@ -70,7 +72,8 @@ for step in "$@"; do
             workdirs/gpu/minilm/word_ids.npy | grep "vocab check" \
             || { echo "error: data or vocabulary of $ds"; continue; }
         echo "=== [$(( $(date +%s) - T0 ))s] $ds: grids $grids"
-        XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 JAX_DEFAULT_MATMUL_PRECISION=highest \
+        XLA_PYTHON_CLIENT_MEM_FRACTION=$fraction \
+            JAX_DEFAULT_MATMUL_PRECISION=highest \
             JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
             timeout -k 10 $(( end - $(date +%s) )) \
             python3 -m blm_jax.cli.reproduce --suite="$grids" --shard=0/1 \
