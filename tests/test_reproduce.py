@@ -320,9 +320,18 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
   assert "95% interval [" in out and "paired on the same instances" in out
   # Claims about other datasets are one count line, not a line each.
   assert "[not run]" not in out
-  assert re.search(r"^\d+ claims not run: their grids are not in "
-                   r"--datasets", out, re.M), out
+  assert re.search(r"^\d+ claims not run: their grids are not among the "
+                   r"finished ones", out, re.M), out
   record = json.loads((tmp_path / "report.json").read_text())
+  # A claim of several contrasts shows its statistic (the extreme
+  # contrast's) with the deciding contrast's interval, named.
+  several = [c for c in record["claims"] if len(c.get("contrasts", ())) > 1
+             and c["verdict"] != "not run"]
+  assert several
+  for c in several:
+    lo, hi = c["interval"]
+    assert (f"interval [{lo:+.3f}, {hi:+.3f}] ({c['binding']}) ("
+            in out), c["claim"]
   gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
           and c["dataset"] == "cos_en"][0]
   assert gain["verdict"] == "holds" and gain["interval"][0] > 0.2

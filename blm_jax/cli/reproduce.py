@@ -40,7 +40,7 @@ from blm_jax.results import grid_records
 from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
-from blm_jax.results.judge import load_predictions
+from blm_jax.results.judge import interval_text, load_predictions
 
 
 # The datasets the claims of blm_jax.results.claims are about.
@@ -362,14 +362,13 @@ def print_verdicts(record: dict, out: str) -> None:
   for v in record["claims"]:
     if v["verdict"] == "not run":
       continue
-    lo, hi = v["interval"]
     print(f"[{v['verdict']}; Holm: {v['verdict_holm']}] {v['dataset']}: "
           f"{v['claim']}: {v['statistic']:+.3f} vs {v['threshold']:+.2f}, "
-          f"{v['level']:.0%} interval [{lo:+.3f}, {hi:+.3f}] "
+          f"{v['level']:.0%} interval {interval_text(v)} "
           f"({v['basis']}; {v['evidence']})")
   if not_run:
-    print(f"{len(not_run)} claims not run: their grids are not in "
-          "--datasets (listed in report.md)")
+    print(f"{len(not_run)} claims not run: their grids are not among the "
+          "finished ones (listed in report.md)")
   print(f"wrote {out}/report.md, report.html and report.json")
 
 
