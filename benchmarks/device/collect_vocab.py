@@ -12,11 +12,11 @@ when this was written), paper000 (the suite's datasets and chunk sources),
 solvers (the solvers suite's datasets, issue 36), tuning (spray_load, the
 dev tuning budget's dataset), rest (the datasets of the paper000_ctx and
 paper000_seq grids that docs/records/paper_rest has no record of yet,
-issue 35), all, or short dataset names, comma-separated; PROCS: builder processes (each config is built by one).
-The second file may be the pruned model's word_ids.npy (the ids that
-travelled).
+issue 35), all, or short dataset names, comma-separated; PROCS: builder
+processes (each config is built by one). The second file may be the pruned
+model's word_ids.npy (the ids that travelled).
 
-  python3 benchmarks/device/collect_vocab.py --rest_plan=4
+  python3 benchmarks/device/collect_vocab.py --rest_plan=6
 
 prints those grids as dataset/model lists, one line per process, each
 dataset's grids in one process (its data and embeddings made once) and the
@@ -47,10 +47,11 @@ def rest_grids() -> list[tuple[str, str]]:
 
 def rest_plan(procs: int) -> list[str]:
   """`rest_grids` dealt to `procs` processes dataset by dataset."""
-  datasets = list(dict.fromkeys(ds for ds, _ in rest_grids()))
+  grids = rest_grids()
+  datasets = list(dict.fromkeys(ds for ds, _ in grids))
   lines = [[] for _ in range(procs)]
   for i, ds in enumerate(datasets):
-    lines[i % procs] += [f"{ds}/{m}" for d, m in rest_grids() if d == ds]
+    lines[i % procs] += [f"{ds}/{m}" for d, m in grids if d == ds]
   return [",".join(line) for line in lines if line]
 
 

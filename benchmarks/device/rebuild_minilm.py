@@ -35,6 +35,8 @@ def shuffle_compress(data: bytes) -> bytes:
 
 
 def shuffle_decompress(blob: bytes) -> bytes:
+  """`shuffle_compress`'s input back (zlib's checksums catch a damaged
+  file)."""
   if blob[:4] != b"SHZ1":
     raise ValueError("not a shuffled weights file")
   (n,), pos, planes = struct.unpack_from("<Q", blob, 4), 12, []
