@@ -29,7 +29,11 @@ def choices(paths: list[str]) -> dict:
   correct index per (test type, id), over the real run's cells."""
   chosen, correct = {}, {}
   for path in paths:
-    with np.load(path, allow_pickle=False) as z:
+    try:
+      z = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+      raise SystemExit(f"error: {path}: not a predictions.npz ({e})")
+    with z:
       real = z["cell_variant"] == ""
       for u in (str(x) for x in z["test_types"]):
         ids = [str(i) for i in z[f"ids_{u}"]]

@@ -50,3 +50,10 @@ def test_runs_without_a_common_cell(tmp_path):
   pb = _npz(tmp_path / "b.npz", [7], np.zeros((1, 10)), correct)
   with pytest.raises(SystemExit, match="share no"):
     hardware_agreement.main([f"--a={pa}", f"--b={pb}"])
+
+
+def test_a_file_that_is_not_predictions(tmp_path):
+  bad = tmp_path / "bad.npz"
+  bad.write_text("not a zip")
+  with pytest.raises(SystemExit, match=r"bad.npz: not a predictions.npz"):
+    hardware_agreement.main([f"--a={bad}", f"--b={bad}"])
