@@ -30,19 +30,22 @@ def choices(paths: list[str]) -> dict:
   chosen, correct = {}, {}
   for path in paths:
     try:
-      z = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
+      with np.load(path, allow_pickle=False) as z:
+        _read(z, chosen, correct)
+    except (OSError, ValueError, KeyError, IndexError) as e:
       raise SystemExit(f"error: {path}: not a predictions.npz ({e})")
-    with z:
-      real = z["cell_variant"] == ""
-      for u in (str(x) for x in z["test_types"]):
-        ids = [str(i) for i in z[f"ids_{u}"]]
-        correct.update({(u, i): int(c) for i, c in zip(ids, z[f"correct_{u}"])})
-        for c, (seed, train) in enumerate(zip(z["cell_seed"], z["cell_train"])):
-          if real[c]:
-            chosen[int(seed), str(train), u] = dict(zip(
-                ids, (int(p) for p in z[f"pred_{u}"][c])))
   return {"chosen": chosen, "correct": correct}
+
+
+def _read(z, chosen: dict, correct: dict) -> None:
+  real = z["cell_variant"] == ""
+  for u in (str(x) for x in z["test_types"]):
+    ids = [str(i) for i in z[f"ids_{u}"]]
+    correct.update({(u, i): int(c) for i, c in zip(ids, z[f"correct_{u}"])})
+    for c, (seed, train) in enumerate(zip(z["cell_seed"], z["cell_train"])):
+      if real[c]:
+        chosen[int(seed), str(train), u] = dict(zip(
+            ids, (int(p) for p in z[f"pred_{u}"][c])))
 
 
 def accuracy(run: dict, key) -> float:

@@ -57,3 +57,7 @@ def test_a_file_that_is_not_predictions(tmp_path):
   bad.write_text("not a zip")
   with pytest.raises(SystemExit, match=r"bad.npz: not a predictions.npz"):
     hardware_agreement.main([f"--a={bad}", f"--b={bad}"])
+  other = tmp_path / "other.npz"
+  np.savez(other, x=np.zeros(3))
+  with pytest.raises(SystemExit, match=r"other.npz: not a predictions.npz"):
+    hardware_agreement.main([f"--a={other}", f"--b={other}"])
