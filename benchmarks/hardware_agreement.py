@@ -12,7 +12,6 @@ seeds of the first machine agree (what a seed alone changes).
 """
 import argparse
 import itertools
-import json
 import os
 import sys
 
