@@ -16,11 +16,11 @@ import os
 import sys
 
 import numpy as np
-from scipy import stats
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 from blm_jax.base import files  # noqa: E402
+from blm_jax.results import statistics  # noqa: E402
 
 
 def choices(paths: list[str]) -> dict:
@@ -62,20 +62,20 @@ def compare(a: dict, b: dict) -> dict:
     raise SystemExit("error: the two runs share no (seed, train, test) cell")
   seeds = sorted({k[0] for k in keys})
   cells = sorted({k[1:] for k in keys})
+  acc_a = {k: accuracy(a, k) for k in keys}
+  acc_b = {k: accuracy(b, k) for k in keys}
   per_seed = []
   for s in seeds:
     ks = [k for k in keys if k[0] == s]
     per_seed.append({
         "seed": s,
-        "a_mean_accuracy": float(np.mean([accuracy(a, k) for k in ks])),
-        "b_mean_accuracy": float(np.mean([accuracy(b, k) for k in ks])),
+        "a_mean_accuracy": float(np.mean([acc_a[k] for k in ks])),
+        "b_mean_accuracy": float(np.mean([acc_b[k] for k in ks])),
         "same_choice": float(np.mean([agree(a["chosen"][k], b["chosen"][k])
                                       for k in ks]))})
-  diff = np.array([r["b_mean_accuracy"] - r["a_mean_accuracy"]
-                   for r in per_seed])
-  n = len(diff)
-  half = (stats.t.ppf(0.975, n - 1) * diff.std(ddof=1) / np.sqrt(n)
-          if n > 1 else float("nan"))
+  # The paired t interval over seeds (t(n-1); unbounded with one seed).
+  diff = statistics.seeds_only([r["b_mean_accuracy"] - r["a_mean_accuracy"]
+                                for r in per_seed])
   a_seeds = sorted({k[0] for k in a["chosen"]})
   seed_pairs = [agree(a["chosen"][s, t, u], a["chosen"][r, t, u])
                 for (s, r) in itertools.combinations(a_seeds, 2)
@@ -83,10 +83,10 @@ def compare(a: dict, b: dict) -> dict:
                 if (s, t, u) in a["chosen"] and (r, t, u) in a["chosen"]]
   return {
       "seeds": seeds, "cells_per_seed": len(cells), "per_seed": per_seed,
-      "mean_difference_b_minus_a": float(diff.mean()),
-      "interval_95": [float(diff.mean() - half), float(diff.mean() + half)],
+      "mean_difference_b_minus_a": diff.value,
+      "interval_95": list(diff.interval()),
       "cell_abs_difference_mean": float(np.mean(
-          [abs(accuracy(b, k) - accuracy(a, k)) for k in keys])),
+          [abs(acc_b[k] - acc_a[k]) for k in keys])),
       "same_choice_a_vs_b": float(np.mean([r["same_choice"]
                                            for r in per_seed])),
       "same_choice_two_seeds_of_a": (float(np.mean(seed_pairs))
@@ -111,13 +111,15 @@ def main(argv=None) -> None:
           f"{args.b_name} {r['b_mean_accuracy']:.3f}, same choice "
           f"{r['same_choice']:.3f}")
   lo, hi = result["interval_95"]
+  two_seeds = result["same_choice_two_seeds_of_a"]
   print(f"{args.b_name} - {args.a_name}: "
         f"{result['mean_difference_b_minus_a']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
         f" over {len(result['seeds'])} seeds; mean |cell difference| "
         f"{result['cell_abs_difference_mean']:.3f}; same choice "
         f"{result['same_choice_a_vs_b']:.3f} ({args.a_name} vs "
-        f"{args.b_name}, same seed) vs {result['same_choice_two_seeds_of_a']:.3f}"
-        f" (two seeds of {args.a_name})")
+        f"{args.b_name}, same seed) vs "
+        + (f"{two_seeds:.3f}" if two_seeds is not None else "n/a")
+        + f" (two seeds of {args.a_name})")
   if args.out:
     files.write_json(args.out, result, indent=1)
     print(f"wrote {args.out}")

@@ -44,6 +44,15 @@ def test_same_and_different_machines(tmp_path, capsys):
   assert "same choice 0.750" in capsys.readouterr().out
 
 
+def test_one_seed_has_no_interval_and_no_seed_baseline(tmp_path, capsys):
+  correct = np.arange(10) % 3
+  pa = _npz(tmp_path / "a.npz", [0], correct[None, :], correct)
+  pb = _npz(tmp_path / "b.npz", [0], np.zeros((1, 10)), correct)
+  hardware_agreement.main([f"--a={pa}", f"--b={pb}"])
+  out = capsys.readouterr().out
+  assert "[-inf, +inf] over 1 seeds" in out and "vs n/a (two seeds" in out
+
+
 def test_runs_without_a_common_cell(tmp_path):
   correct = np.zeros(10, int)
   pa = _npz(tmp_path / "a.npz", [0], np.zeros((1, 10)), correct)
