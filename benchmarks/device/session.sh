@@ -63,13 +63,14 @@ for step in "$@"; do
         JAX_DEFAULT_MATMUL_PRECISION=highest JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache
     stage "grids: rest, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
     end=$(( T0 + ${REST_END:-555} ))
+    left() { echo $(( end - $(date +%s) )); }  # seconds to the step's end
     rest_proc() {  # $1: process index, $2: its dataset/model grids
       local ds grids
       for ds in $(tr , '\n' <<< "$2" | cut -d/ -f1 | uniq); do
-        [ $(( end - $(date +%s) )) -gt 30 ] || break
+        [ "$(left)" -gt 30 ] || break
         grids=$(tr , '\n' <<< "$2" | grep "^$ds/" | paste -sd,)
         echo "=== [$(( $(date +%s) - T0 ))s] $ds: data"
-        NAMES=$ds PROCS=3 timeout -k 5 $(( end - $(date +%s) )) python3 \
+        NAMES=$ds PROCS=3 timeout -k 5 "$(left)" python3 \
             $D/collect_vocab.py /tmp/vocab_$ds.json \
             workdirs/gpu/minilm/word_ids.npy | grep "vocab check" \
             || { echo "error: data or vocabulary of $ds"
@@ -79,16 +80,16 @@ for step in "$@"; do
         # compiling them at once took 100-190 s each to embed 42-57 k
         # sentences, one alone 43 s, and 2.3 s with the cache filled.
         if [ "$1" = 0 ] && [ ! -e /tmp/rest_warm ]; then
-          timeout -k 5 $(( end - $(date +%s) )) python3 -m blm_jax.cli.embed \
+          timeout -k 5 "$(left)" python3 -m blm_jax.cli.embed \
               --config=configs/ffnn.py:dataset=$ds --config.encoder.batch_size=0 \
               --split=train,dev,test 2>&1 | tr '\r' '\n' | grep "embedded in"
           touch /tmp/rest_warm
         fi
-        while [ ! -e /tmp/rest_warm ] && [ $(( end - $(date +%s) )) -gt 30 ]; do
+        while [ ! -e /tmp/rest_warm ] && [ "$(left)" -gt 30 ]; do
           sleep 2; done
-        [ $(( end - $(date +%s) )) -gt 30 ] || break
+        [ "$(left)" -gt 30 ] || break
         echo "=== [$(( $(date +%s) - T0 ))s] $ds: grids $grids"
-        timeout -k 10 $(( end - $(date +%s) )) \
+        timeout -k 10 "$(left)" \
             python3 -m blm_jax.cli.reproduce --suite="$grids" --shard=0/1 \
             --encoder_batch_size=0 --out=/tmp/rest_out \
             --keep=/tmp/w/rest/keep 2>&1 | tee -a /tmp/w/rest/full$1.log \
