@@ -259,9 +259,19 @@ def test_suites_cover_the_papers():
       [f"{d}/two_level_vae_subnets" for d in suites.SOLVER_DATASETS]
       + [f"{d}/vae" for d in suites.SOLVER_DATASETS])
   assert subnets[0] in new and subnets[0].probe == ("regions",)
-  # Shards partition the suite.
+  # Shards partition the suite, a dataset's grids in one shard (embedded
+  # once), balanced by grid count, each in the suite's order.
   parts = [suites.shard(g, i, 3) for i in range(3)]
   assert sorted(x.key for p in parts for x in p) == sorted(keys)
+  owners = {x.name: {i for i, p in enumerate(parts) for y in p
+                     if y.name == x.name} for x in g}
+  assert all(len(o) == 1 for o in owners.values())
+  biggest = max(sum(y.name == x.name for y in g) for x in g)
+  assert biggest > 1
+  sizes = [len(p) for p in parts]
+  assert max(sizes) - min(sizes) <= biggest
+  for p in parts:
+    assert p == [x for x in g if x in p]
 
 
 def chunk_grid():

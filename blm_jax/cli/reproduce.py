@@ -194,8 +194,9 @@ def define_flags() -> None:
                        "batch (config.encoder.batch_size; 0: the largest "
                        "that fits the device, up to 1024); does not change "
                        "a run's identity.")
-  flags.DEFINE_string("shard", "", "i/N: run every N-th grid from the i-th "
-                      "(0-based); a final --report_only merges the shards.")
+  flags.DEFINE_string("shard", "", "i/N: run the i-th (0-based) of N shares "
+                      "of the suite, a dataset's grids in one share; a final "
+                      "--report_only merges the shards.")
   flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
   flags.DEFINE_string("variant", "", "Extra config variant, e.g. 'cpu' for "
                       "the short schedule.")

@@ -4,8 +4,8 @@ A grid is one config file run with one argument into `<out>/<name>/<model>`
 (`name`: the dataset's short name, or `chunks_<source>` for 000 Table 5).
 `--suite` names suites and lists grids ('paper000,paper001',
 'cos_en/ffnn,spray_load/vae2');
-`--shard=i/N` keeps every N-th grid from the i-th (0-based), so a job array
-of N tasks runs the whole suite once; `--encoder` sets every grid's encoder.
+`--shard=i/N` keeps the i-th (0-based) of N shares, whole datasets each, so a
+job array of N tasks runs the whole suite once; `--encoder` sets every grid's encoder.
 """
 
 from __future__ import annotations
@@ -190,7 +190,21 @@ def parse_shard(spec: str) -> tuple[int, int]:
 
 
 def shard(all_grids: list[Grid], i: int, n: int) -> list[Grid]:
-  return all_grids[i::n]
+  """The i-th of n shares of the suite, in the suite's order. A dataset's
+  grids stay together, so its sentences are embedded by one shard, not once
+  per shard holding one of its models (an embedding costs as much as a
+  grid's training on a CPU); each dataset, in suite order, goes to the
+  share with the fewest grids so far (the lowest index on a tie). It
+  depends on the suite alone, never on what is done, so every task of an
+  array deals the same."""
+  size: dict[str, int] = {}
+  for g in all_grids:
+    size[g.name] = size.get(g.name, 0) + 1
+  load, owner = [0] * n, {}
+  for name, count in size.items():
+    owner[name] = min(range(n), key=load.__getitem__)
+    load[owner[name]] += count
+  return [g for g in all_grids if owner[g.name] == i]
 
 
 @dataclasses.dataclass(frozen=True)
