@@ -76,6 +76,41 @@ def test_rows_table_writes_cells_as_given():
     records.render(record, {"table": "t"})
 
 
+def test_where_keeps_the_rows_whose_column_matches_a_glob(tmp_path):
+  record = {"tables": {"claims": {
+      "columns": ["dataset", "verdict"],
+      "rows": [["cos_en_ctx", "holds"], ["cos_en_seq", "inconclusive"],
+               ["spray_load", "holds"], ["od_it_ctx", "does not hold"]]}}}
+  assert records.render(record, {"table": "claims",
+                                 "where": "dataset:*_ctx"}) == (
+      "| dataset | verdict |\n| --- | --- |\n| cos_en_ctx | holds |\n"
+      "| od_it_ctx | does not hold |\n")
+  # Several globs, any matching; the table's order is kept.
+  assert records.render(record, {"table": "claims",
+                                 "where": "dataset:spray_load,*_seq"}
+                        ).splitlines()[2:] == ["| cos_en_seq | inconclusive |",
+                                               "| spray_load | holds |"]
+  for spec, message in [("dataset:*_pub", "no row's dataset matches"),
+                        ("model:*", "no column 'model'"),
+                        ("dataset", "expected COLUMN:GLOB")]:
+    with pytest.raises(records.RecordError, match=message):
+      records.render(record, {"table": "claims", "where": spec})
+  with pytest.raises(records.RecordError, match="rows of a table=NAME"):
+    records.render({"summary": _summary()}, {"where": "dataset:*"})
+  # In a document, the marker's options carry it, the error names the line.
+  (tmp_path / "docs" / "records").mkdir(parents=True)
+  (tmp_path / "docs" / "records" / "r.json").write_text(json.dumps(record))
+  (tmp_path / "docs" / "d.md").write_text(
+      "<!-- table: docs/records/r.json table=claims where=dataset:*_seq -->\n"
+      "<!-- end table -->\n\n"
+      "<!-- table: docs/records/r.json table=claims where=dataset:x -->\n"
+      "<!-- end table -->\n")
+  with pytest.raises(SystemExit, match="line 4: docs/records/r.json: "
+                     "where=dataset:x: no row"):
+    cli.tables(str(tmp_path))
+  assert "cos_en_seq" not in (tmp_path / "docs" / "d.md").read_text()
+
+
 def test_committed_docs_match_their_records():
   assert cli.tables(ROOT, check=True) == []
 

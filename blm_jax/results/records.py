@@ -22,7 +22,9 @@ rewrites from the record:
   <!-- end table -->
 
 Options after the path: `table=NAME` picks one of the record's `tables`
-(rows table); `key=a.b.c` picks a summary inside the record (heatmap of
+(rows table), `where=COLUMN:GLOB[,GLOB...]` keeps its rows whose COLUMN
+matches one of the globs (`where=dataset:*_ctx`: a long table split by
+design); `key=a.b.c` picks a summary inside the record (heatmap of
 `controls.answer_only.summary`, say); `view=context_free` renders
 results.json's context-free baselines (best score, its baseline and the
 context gain per cell). Without options a record with a `summary` renders
@@ -32,6 +34,7 @@ as a heatmap.
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import json
 import os
 import re
@@ -204,6 +207,26 @@ def rows_table(columns: list[str], rows: list[list[Any]]) -> str:
     raise RecordError(str(e)) from None
 
 
+def _where(columns: list[str], rows: list[list[Any]], spec: str
+           ) -> list[list[Any]]:
+  """The rows whose column matches a glob of `spec` ('COLUMN:GLOB,...');
+  RecordError for an unknown column or when no row matches (a typo would
+  otherwise leave an empty table)."""
+  column, sep, globs = spec.partition(":")
+  if not sep or not globs:
+    raise RecordError(f"where={spec}: expected COLUMN:GLOB[,GLOB...]")
+  if column not in columns:
+    raise RecordError(f"where={spec}: no column {column!r} (has "
+                      f"{columns})")
+  i = columns.index(column)
+  patterns = globs.split(",")
+  kept = [r for r in rows
+          if any(fnmatch.fnmatchcase(str(r[i]), p) for p in patterns)]
+  if not kept:
+    raise RecordError(f"where={spec}: no row's {column} matches")
+  return kept
+
+
 def render(record: dict, options: dict[str, str] | None = None) -> str:
   """The markdown table a marker with `options` asks of `record`."""
   options = dict(options or {})
@@ -213,7 +236,12 @@ def render(record: dict, options: dict[str, str] | None = None) -> str:
       raise RecordError(f"no table {options['table']!r} (has "
                         f"{sorted(tables)})")
     t = tables[options["table"]]
-    return rows_table(t["columns"], t["rows"])
+    rows = t["rows"]
+    if "where" in options:
+      rows = _where(t["columns"], rows, options["where"])
+    return rows_table(t["columns"], rows)
+  if "where" in options:
+    raise RecordError("where= filters the rows of a table=NAME")
   grid = record.get("grid", {})
   if options.get("view") == "context_free":
     return context_free_table(_pick(record, options.get("key",
