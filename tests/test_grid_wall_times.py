@@ -1,0 +1,91 @@
+"""benchmarks/grid_wall_times.py: a grid's wall time from its log."""
+import importlib
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "benchmarks"))
+grid_wall_times = importlib.import_module("grid_wall_times")
+
+# A run stopped after epoch 1 and resumed 50 minutes later (taking over
+# the dead process's lock first); data took 30 s, then 20 s.
+LOG = """\
+2026-11-27 10:00:30,000 data: 100 distinct sentences (dedup ratio 7.10), D=384, 7 context x 9 answers (30.0s)
+2026-11-27 10:00:31,000 epoch 0 loss 1.0 100.0 instances/s
+2026-11-27 10:05:30,000 epoch 1 loss 0.5 100.0 instances/s
+2026-11-27 10:56:00,000 took over the lock of a process that no longer runs (1 vm)
+2026-11-27 10:56:00,000 data: 100 distinct sentences (dedup ratio 7.10), D=384, 7 context x 9 answers (20.0s)
+2026-11-27 10:56:01,000 resumed from epoch 1
+  seed=0,train=I dev_acc 0.9
+2026-11-27 11:05:40,000 train I: test I F1 0.9
+"""
+
+
+def _grid(root, key, log=LOG, finished=True):
+  d = root / key
+  d.mkdir(parents=True)
+  (d / "log.txt").write_text(log)
+  if finished:
+    (d / "results.json").write_text("{}")
+
+
+def test_runs_are_summed_without_the_wait_between_them(tmp_path):
+  _grid(tmp_path, "cos_en/ffnn")
+  spans = grid_wall_times.runs(str(tmp_path / "cos_en/ffnn/log.txt"))
+  assert [(a.strftime("%H:%M:%S"), b.strftime("%H:%M:%S"))
+          for a, b in spans] == [("10:00:00", "10:05:30"),
+                                 ("10:55:40", "11:05:40")]
+  e = grid_wall_times.grid_entry(str(tmp_path / "cos_en/ffnn"))
+  assert e == {"minutes": 15.5, "runs": 2, "start": "2026-11-27 10:00:00",
+               "end": "2026-11-27 11:05:40"}
+
+
+def test_record_keeps_grids_timed_earlier_and_sums_per_suite(tmp_path,
+                                                             capsys):
+  _grid(tmp_path, "cos_en/ffnn")
+  _grid(tmp_path, "od_en/ffnn", finished=False)  # still running: not timed
+  out = tmp_path / "times.json"
+  argv = [f"--workdirs={tmp_path}", "--suite=cos_en/ffnn,od_en/ffnn",
+          f"--out={out}"]
+  grid_wall_times.main(argv)
+  r = json.loads(out.read_text())
+  assert set(r["grids"]) == {"cos_en/ffnn"}
+  assert r["totals"]["od_en/ffnn"] == {"grids": 1, "timed": 0,
+                                       "minutes": 0}
+  # A later session's checkout has only od_en's (now finished) workdir.
+  (tmp_path / "od_en/ffnn/results.json").write_text("{}")
+  other = tmp_path / "later"
+  (other / "od_en").mkdir(parents=True)
+  os.rename(tmp_path / "od_en/ffnn", other / "od_en/ffnn")
+  grid_wall_times.main([f"--workdirs={other}", argv[1], argv[2]])
+  r = json.loads(out.read_text())
+  assert r["grids"]["cos_en/ffnn"]["minutes"] == 15.5
+  assert r["grids"]["od_en/ffnn"]["minutes"] == 15.5
+  assert r["totals"]["all"] == {"grids": 2, "timed": 2, "minutes": 31.0}
+  assert "all: 2 of 2 grids timed, 0.52 h" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("log, message", [
+    ("", "no 'data:' line"),
+    ("2026-11-27 10:00:31,000 epoch 0 loss 1.0\n", "no 'data:' line"),
+])
+def test_a_log_that_is_not_a_grids_names_the_file(tmp_path, log, message):
+  _grid(tmp_path, "cos_en/ffnn", log=log)
+  with pytest.raises(SystemExit, match=f"cos_en/ffnn/log.txt: {message}"):
+    grid_wall_times.main([f"--workdirs={tmp_path}", "--suite=cos_en/ffnn",
+                          f"--out={tmp_path / 't.json'}"])
+
+
+def test_bad_suite_and_a_foreign_record_are_one_error_line(tmp_path):
+  out = tmp_path / "t.json"
+  with pytest.raises(SystemExit, match="error: --suite: unknown suite"):
+    grid_wall_times.main([f"--workdirs={tmp_path}", "--suite=nope",
+                          f"--out={out}"])
+  out.write_text('["not", "a", "record"]')
+  with pytest.raises(SystemExit, match="t.json: not a grid wall time"):
+    grid_wall_times.main([f"--workdirs={tmp_path}", "--suite=cos_en/ffnn",
+                          f"--out={out}"])
+  assert out.read_text() == '["not", "a", "record"]'
