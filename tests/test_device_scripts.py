@@ -52,8 +52,33 @@ def test_rest_plan_deals_each_dataset_to_one_process(tmp_path, monkeypatch):
   assert set(grids) - set(after) == {"cos_en_seq/ffnn"}
 
 
+def test_rest_plan_of_another_suite_keeps_a_chunk_grid_with_its_source(
+    tmp_path, monkeypatch):
+  monkeypatch.setattr(collect_vocab, "KEPT", str(tmp_path))
+  monkeypatch.setenv("REST_SUITE", "paper000")
+  lines = [line.split(",") for line in collect_vocab.rest_plan(6)]
+  grids = [g for line in lines for g in line]
+  assert len(grids) == len(set(grids)) == 40
+  at = {g: (i, j) for i, line in enumerate(lines) for j, g in enumerate(line)}
+  for chunk, source in [("chunks_cos_en", "cos_en"),
+                        ("chunks_spray_load_ALT-ATL", "spray_load"),
+                        ("chunks_spray_load_ATL-ALT", "spray_load_atl_alt"),
+                        ("chunks_agreement_ro", "agreement_ro")]:
+    c, s = at[f"{chunk}/sent_vae"], at[f"{source}/vae2"]
+    assert c[0] == s[0] and c[1] > s[1], (chunk, lines[c[0]])
+  monkeypatch.setenv("REST_SUITE", "paper999")
+  with pytest.raises(SystemExit, match="REST_SUITE: --suite: unknown suite"):
+    collect_vocab.rest_plan(6)
+
+
 def test_names_refuse_an_unknown_dataset():
   with pytest.raises(SystemExit, match=r"NAMES=nope: unknown datasets"):
     collect_vocab.names("nope")
   assert collect_vocab.names("cos_en_seq") == [
       f"blm_cos_od/cos_en_seq_type_{t}" for t in ("I", "II", "III")]
+  # A chunk grid's name builds its chunk config (after any source).
+  assert collect_vocab.names("chunks_od_it,od_it") == [
+      f"blm_cos_od/od_it_type_{t}" for t in ("I", "II", "III")] + [
+          "blm_chunks/od_it"]
+  with pytest.raises(SystemExit, match=r"unknown datasets \['chunks_od_xx'\]"):
+    collect_vocab.names("chunks_od_xx")

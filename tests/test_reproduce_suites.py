@@ -38,7 +38,8 @@ def _configs(tmp_path):
 
 def _opts(configs_dir, out, **kw):
   base = dict(suite="cos_en/ffnn,od_en/ffnn", datasets=[], models=[],
-              encoder="", encoder_batch_size=None, shard="", out=str(out),
+              encoder="", encoder_batch_size=None, shard="", grids=[],
+              out=str(out),
               variant="",
               seeds=["0", "1"], configs_dir=configs_dir,
               seed_follows_grid=False, report_only=False, plan_only=False)
@@ -70,7 +71,7 @@ def _suite(opts, report_only=False, run=None):
   return reproduce.run_suite(entries, opts.out, "cmd", report_only,
                              run_fn=run or _synthetic_run(),
                              echo=lambda _: None,
-                             write_report=not opts.shard)
+                             write_report=not reproduce.part_of_suite(opts))
 
 
 def test_two_shards_merged_equal_the_unsharded_report(tmp_path):
@@ -99,6 +100,31 @@ def test_two_shards_merged_equal_the_unsharded_report(tmp_path):
   assert [r.split(",")[0] for r in csv[1:]] == ["cos_en", "od_en"]
   tex = (tmp_path / "sharded" / "battery.tex").read_text()
   assert "cos\\_en &" in tex and tex.rstrip().endswith("\\end{tabular}")
+
+
+def test_grids_runs_those_grids_of_the_suite_with_its_settings(tmp_path):
+  # 000 Table 5's chunk grids: their source argument and probe come from
+  # the suite, which a bare dataset/model item would not know.
+  opts = _opts(_configs(tmp_path), tmp_path / "o", suite="paper000",
+               grids=["chunks_od_it/sent_vae", "cos_en/cnn"])
+  grids, _ = reproduce.select(opts)
+  assert [(g.key, g.arg) for g in grids] == [
+      ("cos_en/cnn", "dataset=cos_en"), ("chunks_od_it/sent_vae",
+                                         "source=od_it")]
+  assert grids[1].probe == suites.PROBING
+  # With --shard, the shard's grids among them (the two are dealt apart).
+  opts.shard = "1/2"
+  assert [g.key for g in reproduce.select(opts)[0]] == [
+      "chunks_od_it/sent_vae"]
+  # Like a shard, a --grids run writes no report (a merge does).
+  assert reproduce.part_of_suite(opts) == "shard 1/2"
+  configs = _configs(tmp_path)
+  opts = _opts(configs, tmp_path / "g", grids=["od_en/ffnn"])
+  assert reproduce.part_of_suite(opts) == "--grids"
+  assert reproduce.part_of_suite(_opts(configs, tmp_path / "g")) == ""
+  assert _suite(opts) is None
+  assert (tmp_path / "g" / "od_en" / "ffnn" / "results.json").exists()
+  assert not (tmp_path / "g" / "cos_en").exists()
 
 
 def test_each_dataset_says_what_each_of_its_grids_stands_for():
@@ -166,6 +192,10 @@ def test_encoder_folder_checkpoint(tmp_path):
     (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
     (dict(encoder="minilm,pooling=avg"), "--encoder: pooling='avg'"),
     (dict(encoder_batch_size=-1), "--encoder_batch_size=-1: expected 0"),
+    (dict(grids=["od_en/ffnn", "cos_en/cnn"]), "--grids: cos_en/cnn: not a "
+     "grid of --suite=cos_en/ffnn,od_en/ffnn (dataset/model"),
+    (dict(grids=["cos_en/ffnn"], report_only=True), "--report_only reads "
+     "every grid of the suite: drop --grids"),
 ])
 def test_bad_input_is_one_error(tmp_path, flag, message):
   with pytest.raises(suites.SuiteError, match=message.replace(

@@ -10,17 +10,21 @@ among the ids it lists (the rows of the pruned MiniLM that travelled).
 NAMES: seq (the agreement _seq configs still without a paper-scale record
 when this was written), paper000 (the suite's datasets and chunk sources),
 solvers (the solvers suite's datasets, issue 36), tuning (spray_load, the
-dev tuning budget's dataset), rest (the datasets of the paper000_ctx and
-paper000_seq grids that docs/records/paper_rest has no record of yet,
-issue 35), all, or short dataset names, comma-separated; PROCS: builder
-processes (each config is built by one). The second file may be the pruned
-model's word_ids.npy (the ids that travelled).
+dev tuning budget's dataset), rest (the datasets of the REST_SUITE grids
+that REST_KEEP has no record of yet, issue 35), all, or short dataset
+names (`chunks_<source>` for a chunk grid's), comma-separated; PROCS:
+builder processes (each config is built by one). The second file may be
+the pruned model's word_ids.npy (the ids that travelled).
 
-  python3 benchmarks/device/collect_vocab.py --rest_plan=6
+  REST_SUITE=paper000 REST_KEEP=docs/records/paper000_h100 \
+      python3 benchmarks/device/collect_vocab.py --rest_plan=6
 
 prints those grids as dataset/model lists, one line per process, each
-dataset's grids in one process (its data and embeddings made once) and the
-sequence-necessary designs first.
+dataset's grids in one process (its data and embeddings made once; a chunk
+grid with the dataset its source is, after it, so no two processes build
+one config), in the suite's order. REST_SUITE defaults to
+paper000_seq,paper000_ctx (the sequence-necessary designs first), REST_KEEP
+to docs/records/paper_rest.
 """
 import concurrent.futures
 import json
@@ -32,26 +36,50 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, ROOT)
 
 SEQ = ("agreement_fr_seq", "agreement_it_seq", "agreement_ro_seq")
-KEPT = os.path.join(ROOT, "docs", "records", "paper_rest")
+KEPT = os.path.join(ROOT, os.environ.get("REST_KEEP") or os.path.join(
+    "docs", "records", "paper_rest"))
+CHUNKS = "chunks_"
 
 
 def rest_grids() -> list[tuple[str, str]]:
-  """(dataset, model) of the paper000_ctx/_seq grids without a kept record,
-  the _seq designs first."""
+  """(dataset, model) of the REST_SUITE grids without a record in KEPT, in
+  the suite's order."""
   from blm_jax.cli import suites
   from blm_jax.results import grid_records
-  grids = suites.paper000_seq() + suites.paper000_ctx()
+  from configs import common
+  spec = os.environ.get("REST_SUITE") or "paper000_seq,paper000_ctx"
+  try:
+    grids = suites.grids(spec, tuple(common.DATASETS),
+                         common.NEEDS_MANUAL_DIR)
+  except suites.SuiteError as e:
+    raise SystemExit(f"error: REST_SUITE: {e}")
   return [(g.name, g.model) for g in grids
           if grid_records.read(KEPT, g.name, g.model) is None]
 
 
+def _chunk_source(ds: str) -> str | None:
+  """The dataset a chunk grid's source is ('chunks_cos_en' -> 'cos_en',
+  'chunks_spray_load_ALT-ATL' -> 'spray_load'), None if none is."""
+  from configs import common
+  from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
+  source = chunks.SOURCES.get(ds[len(CHUNKS):], ("",))[0]
+  return next((d for d, name in common.DATASETS.items()
+               if name.format("I") == source), None)
+
+
 def rest_plan(procs: int) -> list[str]:
-  """`rest_grids` dealt to `procs` processes dataset by dataset."""
+  """`rest_grids` dealt to `procs` processes dataset by dataset, a chunk
+  grid after the dataset its source is."""
   grids = rest_grids()
-  datasets = list(dict.fromkeys(ds for ds, _ in grids))
+  groups: dict[str, list[str]] = {}
+  for ds in dict.fromkeys(ds for ds, _ in grids):
+    key = (ds.startswith(CHUNKS) and _chunk_source(ds)) or ds
+    groups.setdefault(key, []).append(ds)
   lines = [[] for _ in range(procs)]
-  for i, ds in enumerate(datasets):
-    lines[i % procs] += [f"{ds}/{m}" for d, m in grids if d == ds]
+  for i, members in enumerate(groups.values()):
+    members.sort(key=lambda d: d.startswith(CHUNKS))
+    lines[i % procs] += [f"{ds}/{m}" for d in members
+                         for ds, m in grids if ds == d]
   return [",".join(line) for line in lines if line]
 
 
@@ -68,11 +96,15 @@ def names(which: str) -> list[str]:
     datasets = named[which]
   else:  # short dataset names, comma-separated
     datasets = tuple(which.split(","))
-    unknown = [d for d in datasets if d not in common.DATASETS]
-    if unknown:
-      raise SystemExit(f"error: NAMES={which}: unknown datasets {unknown}")
+  chunk_sources = {d[len(CHUNKS):] for d in datasets if d.startswith(CHUNKS)}
+  datasets = tuple(d for d in datasets if not d.startswith(CHUNKS))
+  unknown = [d for d in datasets if d not in common.DATASETS] + [
+      CHUNKS + s for s in chunk_sources if s not in suites.TABLE5]
+  if unknown:
+    raise SystemExit(f"error: NAMES={which}: unknown datasets {unknown}")
   out = [common.DATASETS[d].format(t) for d in dict.fromkeys(datasets)
          for t in ("I", "II", "III")]
+  out += [f"blm_chunks/{s}" for s in suites.TABLE5 if s in chunk_sources]
   if which in ("paper000", "all"):
     out += [f"blm_chunks/{s}" for s in suites.TABLE5]
   return list(dict.fromkeys(out))

@@ -4,7 +4,8 @@
 # order, each under its own time limit (seconds, env STEP_LIMIT_<step>).
 #   bash benchmarks/device/session.sh bench embed seq paper000
 #   bash benchmarks/device/session.sh tuning   (TUNING_SOLVERS, TUNING_SEEDS=0,1,2)
-#   bash benchmarks/device/session.sh rest     (REST_PROCS=6; issue 35)
+#   bash benchmarks/device/session.sh rest     (REST_PROCS=6, REST_SUITE,
+#                                               REST_KEEP; issue 35)
 # carry: .whl workdirs/gpu (benchmarks/device/README.md). Outputs in $OUT.
 set -u -o pipefail
 T0=$(date +%s)
@@ -45,7 +46,8 @@ for step in "$@"; do
     timeout "$(limit embed 150)" python3 benchmarks/embed_bench.py \
         --batches=128,2048 --sentences=20000 --batch_size=1024 \
         --out="$OUT/embed.json" | tail -12 ;;
-  rest)  # issue 35: the paper000_ctx/_seq grids without a kept record
+  rest)  # issue 35: REST_SUITE's grids (default paper000_seq,paper000_ctx)
+    # without a record in REST_KEEP (default docs/records/paper_rest)
     # Dealt dataset by dataset to REST_PROCS processes; each builds its
     # dataset's data (checked against the word-embedding rows that
     # travelled) and runs its grids, then the next dataset, so building
@@ -61,7 +63,8 @@ for step in "$@"; do
     # left its driver too little to instantiate CUDA graphs (OOM).
     export XLA_PYTHON_CLIENT_PREALLOCATE=false \
         JAX_DEFAULT_MATMUL_PRECISION=highest JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache
-    stage "grids: rest, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
+    suite=${REST_SUITE:-paper000_seq,paper000_ctx}
+    stage "grids: rest of $suite, $(wc -l < /tmp/rest_plan) processes (float32 matmuls at full precision)"
     end=$(( T0 + ${REST_END:-555} ))
     left() { echo $(( end - $(date +%s) )); }  # seconds to the step's end
     rest_proc() {  # $1: process index, $2: its dataset/model grids
@@ -80,8 +83,10 @@ for step in "$@"; do
         # compiling them at once took 100-190 s each to embed 42-57 k
         # sentences, one alone 43 s, and 2.3 s with the cache filled.
         if [ "$1" = 0 ] && [ ! -e /tmp/rest_warm ]; then
+          case $ds in chunks_*) cfg=sent_vae.py:source=${ds#chunks_} ;;
+                      *) cfg=ffnn.py:dataset=$ds ;; esac
           timeout -k 5 "$(left)" python3 -m blm_jax.cli.embed \
-              --config=configs/ffnn.py:dataset=$ds --config.encoder.batch_size=0 \
+              --config=configs/$cfg --config.encoder.batch_size=0 \
               --split=train,dev,test 2>&1 | tr '\r' '\n' | grep "embedded in"
           touch /tmp/rest_warm
         fi
@@ -90,7 +95,7 @@ for step in "$@"; do
         [ "$(left)" -gt 30 ] || break
         echo "=== [$(( $(date +%s) - T0 ))s] $ds: grids $grids"
         timeout -k 10 "$(left)" \
-            python3 -m blm_jax.cli.reproduce --suite="$grids" --shard=0/1 \
+            python3 -m blm_jax.cli.reproduce --suite="$suite" --grids="$grids" \
             --encoder_batch_size=0 --out=/tmp/rest_out \
             --keep=/tmp/w/rest/keep 2>&1 | tee -a /tmp/w/rest/full$1.log \
             | grep "^==\|rror\|wrote"

@@ -2,6 +2,7 @@
 
   python -m blm_jax.cli.reproduce --suite=paper000 --out=workdirs/paper000
   python -m blm_jax.cli.reproduce --suite=paper000 --shard=3/8 ...   # a share
+  python -m blm_jax.cli.reproduce --suite=paper000 --grids=chunks_od_it/sent_vae
   python -m blm_jax.cli.reproduce --suite=paper000 --report_only ... # merge
   python -m blm_jax.cli.reproduce --datasets=cos_en --models=ffnn,vae2 ...
   python -m blm_jax.cli.reproduce ... --encoder=/ckpt/bert,layer=-2,pooling=first
@@ -197,6 +198,10 @@ def define_flags() -> None:
   flags.DEFINE_string("shard", "", "i/N: run the i-th (0-based) of N shares "
                       "of the suite, a dataset's grids in one share; a final "
                       "--report_only merges the shards.")
+  flags.DEFINE_list("grids", [], "Only these grids of the suite "
+                    "(dataset/model, as the plan names them), with the "
+                    "suite's settings; like a shard, no report: a final "
+                    "--report_only merges.")
   flags.DEFINE_string("out", "workdirs/reproduce", "Root of the runs.")
   flags.DEFINE_string("variant", "", "Extra config variant, e.g. 'cpu' for "
                       "the short schedule.")
@@ -254,7 +259,26 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
       raise suites.SuiteError("--report_only reads every shard's grids: "
                               "drop --shard")
     grids = suites.shard(grids, *suites.parse_shard(opts.shard))
+  if opts.grids:
+    if opts.report_only:
+      raise suites.SuiteError("--report_only reads every grid of the "
+                              "suite: drop --grids")
+    keys = {g.key for g in everything}
+    unknown = [k for k in opts.grids if k not in keys]
+    if unknown:
+      raise suites.SuiteError(f"--grids: {', '.join(unknown)}: not a grid "
+                              f"of --suite={opts.suite or '(datasets x models)'}"
+                              " (dataset/model, as the plan names them)")
+    grids = [g for g in grids if g.key in set(opts.grids)]
   return grids, options, everything
+
+
+def part_of_suite(opts) -> str:
+  """'shard i/N' or '--grids' when the command runs part of its suite
+  (which writes no report: a final --report_only merges), else ''."""
+  if opts.shard:
+    return f"shard {opts.shard}"
+  return "--grids" if opts.grids else ""
 
 
 def entries_of(grids, options: Options, out: str,
@@ -398,10 +422,11 @@ def main(argv):
       entries, opts.out,
       "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
       opts.report_only, echo=lambda line: print(line, flush=True),
-      write_report=not opts.shard, keep=opts.keep)
+      write_report=not part_of_suite(opts), keep=opts.keep)
   if record is None:
-    print(f"shard {opts.shard} done; when every shard is, merge them: the "
-          "same command without --shard, with --report_only")
+    print(f"{part_of_suite(opts)} done; when every part of the suite is, "
+          "merge them: the same command without --shard or --grids, with "
+          "--report_only")
     return
   print_verdicts(record, opts.out)
 
