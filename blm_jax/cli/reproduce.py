@@ -2,7 +2,7 @@
 
   python -m blm_jax.cli.reproduce --suite=paper000 --out=workdirs/paper000
   python -m blm_jax.cli.reproduce --suite=paper000 --shard=3/8 ...   # a share
-  python -m blm_jax.cli.reproduce --suite=paper000 --grids=chunks_od_it/sent_vae
+  python -m blm_jax.cli.reproduce --suite=paper000 --grids=od_it/cnn ... # some
   python -m blm_jax.cli.reproduce --suite=paper000 --report_only ... # merge
   python -m blm_jax.cli.reproduce --datasets=cos_en --models=ffnn,vae2 ...
   python -m blm_jax.cli.reproduce ... --encoder=/ckpt/bert,layer=-2,pooling=first
@@ -266,9 +266,10 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
     keys = {g.key for g in everything}
     unknown = [k for k in opts.grids if k not in keys]
     if unknown:
+      suite = opts.suite or "(datasets x models)"
       raise suites.SuiteError(f"--grids: {', '.join(unknown)}: not a grid "
-                              f"of --suite={opts.suite or '(datasets x models)'}"
-                              " (dataset/model, as the plan names them)")
+                              f"of --suite={suite} (dataset/model, as the "
+                              "plan names them)")
     grids = [g for g in grids if g.key in set(opts.grids)]
   return grids, options, everything
 

@@ -4,8 +4,9 @@ A grid is one config file run with one argument into `<out>/<name>/<model>`
 (`name`: the dataset's short name, or `chunks_<source>` for 000 Table 5).
 `--suite` names suites and lists grids ('paper000,paper001',
 'cos_en/ffnn,spray_load/vae2');
-`--shard=i/N` keeps the i-th (0-based) of N shares, whole datasets each, so a
-job array of N tasks runs the whole suite once; `--encoder` sets every grid's encoder.
+`--shard=i/N` keeps the i-th (0-based) of N shares, whole datasets each,
+so a job array of N tasks runs the whole suite once; `--encoder` sets every
+grid's encoder.
 """
 
 from __future__ import annotations
