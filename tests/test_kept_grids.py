@@ -24,6 +24,25 @@ def _suite(opts, keep, report_only=False, run=None):
                              write_report=not opts.shard, keep=keep)
 
 
+def test_a_kept_record_names_the_commit_its_process_started_from(
+    tmp_path, monkeypatch):
+  # The checkout moves on (commits land) while a long suite runs: the
+  # record names the commit whose code the process loaded.
+  from blm_jax.cli import records as records_cli
+  grid_reuse.code_commit.cache_clear()
+  monkeypatch.setattr(records_cli, "head_commit", lambda: "aaaaaaa")
+  assert grid_reuse.code_commit() == "aaaaaaa"
+  monkeypatch.setattr(records_cli, "head_commit", lambda: "bbbbbbb")
+  configs, keep = _configs(tmp_path), str(tmp_path / "kept")
+  try:
+    _suite(_opts(configs, tmp_path / "o", suite="cos_en/ffnn"), keep)
+  finally:
+    grid_reuse.code_commit.cache_clear()
+  record = json.loads((tmp_path / "kept" / "cos_en" / "ffnn.json")
+                      .read_text())
+  assert record["commit"] == "aaaaaaa"
+
+
 def _no_training(config, workdir):
   raise AssertionError(f"trained {workdir}: its kept record was not used")
 

@@ -9,6 +9,7 @@ differing keys or versions.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -127,6 +128,14 @@ def kept_predictions(keep: str, grid: suites.Grid):
     raise suites.SuiteError(str(e)) from None
 
 
+@functools.cache
+def code_commit() -> str:
+  """The checkout's commit when this process first asks (reproduce asks
+  as it starts): the code it loaded, not the commit the checkout has
+  moved to by the time a grid of a long suite finishes."""
+  return records_cli.head_commit()
+
+
 def keep_grid(keep: str, grid: suites.Grid, workdir: str, results: dict,
               command: str, echo=print) -> None:
   """Writes the committed record of the grid finished in `workdir`
@@ -144,5 +153,5 @@ def keep_grid(keep: str, grid: suites.Grid, workdir: str, results: dict,
       kept.get(k) == results.get(k) for k in ("summary", "run")):
     return
   path = grid_records.write(keep, grid.name, grid.model, workdir, command,
-                            records_cli.head_commit())
+                            code_commit())
   echo(f"== {grid.key}: its record kept in {path} (commit it)")

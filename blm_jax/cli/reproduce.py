@@ -403,6 +403,7 @@ def main(argv):
   from blm_jax.cli import quiet
 
   quiet.quiet_logs()
+  grid_reuse.code_commit()  # the code loaded now, for the kept records
   opts = flags.FLAGS
   try:
     grids, options, everything = select_all(opts)
