@@ -324,14 +324,18 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
                    r"finished ones", out, re.M), out
   record = json.loads((tmp_path / "report.json").read_text())
   # A claim of several contrasts shows its statistic (the extreme
-  # contrast's) with the deciding contrast's interval, named.
+  # contrast's) with the deciding contrast's interval, named, and that
+  # contrast's own estimate, which lies inside its interval.
   several = [c for c in record["claims"] if len(c.get("contrasts", ())) > 1
              and c["verdict"] != "not run"]
   assert several
   for c in several:
     lo, hi = c["interval"]
-    assert (f"interval [{lo:+.3f}, {hi:+.3f}] ({c['binding']}) ("
-            in out), c["claim"]
+    value, = [x["value"] for x in c["contrasts"]
+              if x["label"] == c["binding"]]
+    assert lo <= value <= hi
+    assert (f"interval [{lo:+.3f}, {hi:+.3f}] ({c['binding']} = "
+            f"{value:+.3f}) (" in out), c["claim"]
   gain = [c for c in record["claims"] if c["claim"] == COS_GAIN
           and c["dataset"] == "cos_en"][0]
   assert gain["verdict"] == "holds" and gain["interval"][0] > 0.2

@@ -156,14 +156,18 @@ def check(claim: claims.Claim, runs: dict, preds: dict | None = None
 
 
 def interval_text(verdict: dict) -> str:
-  """The verdict's interval, naming the contrast it belongs to when the
-  claim has several (the statistic shown is the extreme contrast's value,
-  the interval the deciding one's: they differ when the contrasts' errors
-  do)."""
+  """The verdict's interval, naming the contrast it belongs to, with that
+  contrast's own estimate, when the claim has several: the statistic shown
+  is the extreme contrast's value, the interval the deciding one's, and
+  they differ when the contrasts' errors do (a reader would otherwise see
+  '-0.018 vs -0.05, [-0.007, +0.044]', a statistic outside its interval)."""
   lo, hi = verdict["interval"]
   text = f"[{lo:+.3f}, {hi:+.3f}]"
-  if len(verdict.get("contrasts", ())) > 1:
-    text += f" ({verdict['binding']})"
+  contrasts = verdict.get("contrasts", ())
+  if len(contrasts) > 1:
+    value = next(c["value"] for c in contrasts
+                 if c["label"] == verdict["binding"])
+    text += f" ({verdict['binding']} = {value:+.3f})"
   return text
 
 
