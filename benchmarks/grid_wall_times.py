@@ -81,11 +81,11 @@ def collect(workdirs: str, keys: list[str], old: dict) -> dict:
   return out
 
 
-def totals(grids: dict, suite_keys: dict[str, list[str]]) -> dict:
-  """Per item of --suite, and for them all: its grids, those timed, and
-  the sum of their minutes."""
+def totals(grids: dict, suite_keys: dict[str, list[str]],
+           every: list[str]) -> dict:
+  """Per item of --suite, and for `every` grid of them: its grids, those
+  timed, and the sum of their minutes."""
   out = {}
-  every = list(dict.fromkeys(k for ks in suite_keys.values() for k in ks))
   for suite, keys in {**suite_keys, "all": every}.items():
     timed = [grids[k]["minutes"] for k in keys if k in grids]
     out[suite] = {"grids": len(keys), "timed": len(timed),
@@ -123,7 +123,7 @@ def main(argv=None) -> None:
       "date": datetime.date.today().isoformat(),
       "command": "python benchmarks/grid_wall_times.py " + " ".join(
           sys.argv[1:] if argv is None else argv),
-      "note": a.note, "totals": totals(grids, suite_keys), "grids": grids}
+      "note": a.note, "totals": totals(grids, suite_keys, keys), "grids": grids}
   files.write_json(a.out, record, indent=1)
   for suite, t in record["totals"].items():
     print(f"{suite}: {t['timed']} of {t['grids']} grids timed, "

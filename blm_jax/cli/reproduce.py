@@ -263,14 +263,14 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
     if opts.report_only:
       raise suites.SuiteError("--report_only reads every grid of the "
                               "suite: drop --grids")
-    keys = {g.key for g in everything}
+    keys, wanted = {g.key for g in everything}, set(opts.grids)
     unknown = [k for k in opts.grids if k not in keys]
     if unknown:
       suite = opts.suite or "(datasets x models)"
       raise suites.SuiteError(f"--grids: {', '.join(unknown)}: not a grid "
                               f"of --suite={suite} (dataset/model, as the "
                               "plan names them)")
-    grids = [g for g in grids if g.key in set(opts.grids)]
+    grids = [g for g in grids if g.key in wanted]
   return grids, options, everything
 
 
