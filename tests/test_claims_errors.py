@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from blm_jax.results import claims
-from blm_jax.results import judge
+from blm_jax.results import claims_report, judge
 
 TYPES = claims.TYPES
 AGR = ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2")
@@ -69,6 +69,20 @@ def test_dominant_errors_hold_fail_and_are_not_run_on_other_labels():
   assert v["verdict"] == "not run"
   assert v["evidence"] == ("its wrong answers are labelled WN1, WN2, X, not "
                            "the claim's AEN1, AEN2, AEV, Coord, WN1, WN2, WNA")
+  # The report calls it not applicable, apart from claims whose grids are
+  # missing (work left).
+  assert v["not_run_reason"] == judge.NOT_RUN_LABELS
+  missing = dict(v, dataset="agreement_it", evidence="needs ffnn",
+                 not_run_reason=judge.NOT_RUN_GRIDS)
+  old_record = {k: x for k, x in missing.items() if k != "not_run_reason"}
+  assert claims_report.not_run_counts([v, missing, old_record]) == {
+      judge.NOT_RUN_GRIDS: 2, judge.NOT_RUN_LABELS: 1}
+  text = claims_report.not_run_line([v, missing])
+  assert text[0].startswith("Not run, their grids are not in this run (1): ")
+  assert "agreement_it: needs ffnn" in text[0]
+  assert text[2].startswith("Not applicable, the data's wrong answers carry "
+                            "other labels than the claim is about (1): ")
+  assert "agreement_fr: its wrong answers are labelled" in text[2]
 
 
 def test_one_cell_error_claim_reads_that_cell_only():

@@ -159,8 +159,10 @@ def test_without_predictions_the_seeds_alone_decide_and_it_says_so():
   # The other spray/load group and datasets that were not run say so.
   assert v["spray_load_atl_alt", "vae2 beats the FFNN on the train-III row "
            "on spray/load"]["verdict"] == "not run"
-  assert v["od_en", "vae2 beats the FFNN on the cells trained or tested on "
-           "type III"]["verdict"] == "not run"
+  od = v["od_en", "vae2 beats the FFNN on the cells trained or tested on "
+         "type III"]
+  assert od["verdict"] == "not run"
+  assert od["not_run_reason"] == judge.NOT_RUN_GRIDS
 
   worse = dict(VAE_SL, I={"I": .90, "II": .6, "III": .35})
   runs["spray_load"]["vae2"] = _results(worse)
@@ -245,7 +247,8 @@ def test_report_files(tmp_path):
   assert "the 0.05 tolerance is ours" in md
   # Claims about datasets this run left out are one paragraph, not rows.
   assert "**not run**" not in md
-  assert re.search(r"^Not run \(\d+\): .*needs ffnn on spray_load\)",
+  assert re.search(r"^Not run, their grids are not in this run \(\d+\): "
+                   r".*needs ffnn on spray_load\)",
                    md, re.M), md
   record = json.loads((tmp_path / "report.json").read_text())
   gain = [c for c in record["claims"] if c["dataset"] == "cos_en"
@@ -320,8 +323,8 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
   assert "95% interval [" in out and "paired on the same instances" in out
   # Claims about other datasets are one count line, not a line each.
   assert "[not run]" not in out
-  assert re.search(r"^\d+ claims not run: their grids are not among the "
-                   r"finished ones", out, re.M), out
+  assert re.search(r"^\d+ claims: not run, their grids are not in this "
+                   r"run \(listed in report.md\)", out, re.M), out
   record = json.loads((tmp_path / "report.json").read_text())
   # A claim of several contrasts shows its statistic (the extreme
   # contrast's) with the deciding contrast's interval, named, and that
@@ -376,6 +379,7 @@ def test_a_grid_without_every_type_is_not_run_not_a_crash():
   v = _verdicts(runs)
   hardest = v["spray_load", "I→III is the lowest FFNN cell on spray/load"]
   assert hardest["verdict"] == "not run"
+  assert hardest["not_run_reason"] == judge.NOT_RUN_TYPES
   assert "needs train and test types I, II, III" in hardest["evidence"]
   assert "ffnn has train ['I']" in hardest["evidence"]
   # Every spray/load claim that reads the FFNN's heatmap is not run; the

@@ -37,7 +37,7 @@ import numpy as np
 from absl import flags
 
 from blm_jax.cli import grid_reuse, suites
-from blm_jax.results import grid_records
+from blm_jax.results import claims_report, grid_records
 from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
@@ -384,7 +384,6 @@ def shows_by_dataset(grids) -> dict[str, str]:
 
 
 def print_verdicts(record: dict, out: str) -> None:
-  not_run = [v for v in record["claims"] if v["verdict"] == "not run"]
   for v in record["claims"]:
     if v["verdict"] == "not run":
       continue
@@ -392,9 +391,9 @@ def print_verdicts(record: dict, out: str) -> None:
           f"{v['claim']}: {v['statistic']:+.3f} vs {v['threshold']:+.2f}, "
           f"{v['level']:.0%} interval {interval_text(v)} "
           f"({v['basis']}; {v['evidence']})")
-  if not_run:
-    print(f"{len(not_run)} claims not run: their grids are not among the "
-          "finished ones (listed in report.md)")
+  for reason, n in claims_report.not_run_counts(record["claims"]).items():
+    print(f"{n} claims: {claims_report.NOT_RUN_HEADS[reason].lower()} "
+          "(listed in report.md)")
   print(f"wrote {out}/report.md, report.html and report.json")
 
 

@@ -91,14 +91,36 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
           ""]
 
 
+NOT_RUN_HEADS = {
+    judge.NOT_RUN_GRIDS: "Not run, their grids are not in this run",
+    judge.NOT_RUN_TYPES: "Not run, a grid lacks a training or test type",
+    judge.NOT_RUN_LABELS: "Not applicable, the data's wrong answers carry "
+                          "other labels than the claim is about",
+}
+
+
+def not_run_counts(verdicts: list[dict]) -> dict[str, int]:
+  """reason -> how many claims were not run for it (records made before
+  the reasons were kept count as `grids`)."""
+  counts = dict.fromkeys(NOT_RUN_HEADS, 0)
+  for v in verdicts:
+    if v["verdict"] == "not run":
+      counts[v.get("not_run_reason", judge.NOT_RUN_GRIDS)] += 1
+  return {reason: n for reason, n in counts.items() if n}
+
+
 def not_run_line(verdicts: list[dict]) -> list[str]:
-  """One paragraph naming the claims whose grids were not in this run, so
-  a partial `--datasets` keeps the verdict table to what was tested."""
-  missing = [f"{v['claim']} ({v['dataset']}: {v['evidence']})"
-             for v in verdicts if v["verdict"] == "not run"]
-  if not missing:
-    return []
-  return [f"Not run ({len(missing)}): " + "; ".join(missing) + ".", ""]
+  """A paragraph per reason naming the claims not run, so a partial run
+  keeps the verdict table to what was tested and a claim that cannot apply
+  to a design is not mistaken for work left."""
+  lines = []
+  for reason in not_run_counts(verdicts):
+    missing = [f"{v['claim']} ({v['dataset']}: {v['evidence']})"
+               for v in verdicts if v["verdict"] == "not run"
+               and v.get("not_run_reason", judge.NOT_RUN_GRIDS) == reason]
+    lines += [f"{NOT_RUN_HEADS[reason]} ({len(missing)}): "
+              + "; ".join(missing) + ".", ""]
+  return lines
 
 
 def _bold_verdict(cells: list[str]) -> list[str]:

@@ -15,6 +15,11 @@ from blm_jax.results import predictions as predictions_lib
 from blm_jax.results import statistics
 
 LEVEL = statistics.LEVEL
+# Why a claim was not run ("not_run_reason"): its grids are not in the run;
+# the data's wrong answers carry other labels than the claim is about (a
+# relabelled design or another family: the claim does not apply there); a
+# grid lacks a training or test type.
+NOT_RUN_GRIDS, NOT_RUN_LABELS, NOT_RUN_TYPES = "grids", "labels", "types"
 PAIRED_BASIS = "t interval over seeds and test instances"
 SEEDS_BASIS = ("t interval over seeds only: no predictions.npz, so the "
                "noise of the shared test sample is not counted")
@@ -235,18 +240,20 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
           for m, r in runs.get(d, {}).items():
             have[f"{d}:{m}"] = r
             ds_preds[f"{d}:{m}"] = (preds or {}).get(d, {}).get(m)
-      missing = None
+      missing, reason = None, NOT_RUN_GRIDS
       grids = claim.grids
       if not all(m in have for m in grids):
         missing = f"needs {', '.join(grids)} on {ds}"
       elif claim.labels and any(set(error_labels(have[m])) != claim.labels
                                 for m in grids):
+        reason = NOT_RUN_LABELS
         missing = (f"its wrong answers are labelled "
                    f"{', '.join(error_labels(have[grids[0]]))}, not the "
                    f"claim's {', '.join(sorted(claim.labels))}")
       else:
         partial = [m for m in grids if not _full_grid(have[m])]
         if partial:
+          reason = NOT_RUN_TYPES
           missing = (f"needs train and test types "
                      f"{', '.join(claims.TYPES)}; "
                      + "; ".join(f"{m} has train {list(have[m]['summary'])}"
@@ -255,7 +262,7 @@ def evaluate_claims(runs: dict[str, dict[str, dict]],
         out.append({"source": claim.source, "dataset": ds,
                     "claim": claim.text, "quote": claim.quote,
                     "ours": claim.ours, "verdict": "not run",
-                    "evidence": missing})
+                    "evidence": missing, "not_run_reason": reason})
         continue
       out.append({"dataset": ds, **check(claim, have, ds_preds)})
   return adjust(out)
