@@ -289,19 +289,42 @@ def test_suites_cover_the_papers():
       [f"{d}/two_level_vae_subnets" for d in suites.SOLVER_DATASETS]
       + [f"{d}/vae" for d in suites.SOLVER_DATASETS])
   assert subnets[0] in new and subnets[0].probe == ("regions",)
-  # Shards partition the suite, a dataset's grids in one shard (embedded
-  # once), balanced by grid count, each in the suite's order.
-  parts = [suites.shard(g, i, 3) for i in range(3)]
-  assert sorted(x.key for p in parts for x in p) == sorted(keys)
-  owners = {x.name: {i for i, p in enumerate(parts) for y in p
-                     if y.name == x.name} for x in g}
+  # Shards partition the suite, a dataset's grids in one shard (built and
+  # embedded once), balanced by grid count, each in the suite's order; a
+  # chunk grid goes with the dataset its source is, 001's training-size
+  # grids with theirs.
+  whole = g + suites.paper001()
+  parts = [suites.shard(whole, i, 3) for i in range(3)]
+  assert sorted(x.key for p in parts for x in p) == sorted(
+      x.key for x in whole)
+  owners = {x.data_group: {i for i, p in enumerate(parts) for y in p
+                           if y.data_group == x.data_group} for x in whole}
   assert all(len(o) == 1 for o in owners.values())
-  biggest = max(sum(y.name == x.name for y in g) for x in g)
+  assert len(owners) == len(suites.FIG15 + suites.FIG16)
+  shard_of = {x.key: i for i, p in enumerate(parts) for x in p}
+  assert (shard_of["chunks_spray_load_ATL-ALT/sent_vae"]
+          == shard_of["spray_load_atl_alt/ffnn"]
+          != shard_of["chunks_spray_load_ALT-ATL/sent_vae"]
+          == shard_of["spray_load_n250/cnn"] == shard_of["spray_load/vae2"])
+  biggest = max(sum(y.data_group == x.data_group for y in whole)
+                for x in whole)
   assert biggest > 1
   sizes = [len(p) for p in parts]
   assert max(sizes) - min(sizes) <= biggest
   for p in parts:
-    assert p == [x for x in g if x in p]
+    assert p == [x for x in whole if x in p]
+
+
+def test_each_chunk_grid_is_grouped_with_the_dataset_its_source_is():
+  """CHUNK_SOURCE_DATASETS names, for each Table 5 source, the dataset of
+  configs/common.py whose type-I config the chunk builder reads."""
+  from configs import common
+  from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
+  for x in suites.paper000():
+    if x.model == "sent_vae":
+      source = x.arg.partition("=")[2]
+      assert (common.DATASETS[x.data_group].format("I")
+              == chunks.SOURCES[source][0]), x
 
 
 def chunk_grid():

@@ -41,9 +41,9 @@ KEPT = os.path.join(ROOT, os.environ.get("REST_KEEP") or os.path.join(
 CHUNKS = "chunks_"
 
 
-def rest_grids() -> list[tuple[str, str]]:
-  """(dataset, model) of the REST_SUITE grids without a record in KEPT, in
-  the suite's order."""
+def rest_grids() -> list:
+  """The REST_SUITE grids (`suites.Grid`) without a record in KEPT, in the
+  suite's order."""
   from blm_jax.cli import suites
   from blm_jax.results import grid_records
   from configs import common
@@ -53,34 +53,19 @@ def rest_grids() -> list[tuple[str, str]]:
                          common.NEEDS_MANUAL_DIR)
   except suites.SuiteError as e:
     raise SystemExit(f"error: REST_SUITE: {e}")
-  return [(g.name, g.model) for g in grids
+  return [g for g in grids
           if grid_records.read(KEPT, g.name, g.model) is None]
 
 
-def _chunk_source(ds: str) -> str | None:
-  """The dataset a chunk grid's source is ('chunks_cos_en' -> 'cos_en',
-  'chunks_spray_load_ALT-ATL' -> 'spray_load'), None if none is."""
-  from configs import common
-  from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
-  source = chunks.SOURCES.get(ds[len(CHUNKS):], ("",))[0]
-  return next((d for d, name in common.DATASETS.items()
-               if name.format("I") == source), None)
-
-
 def rest_plan(procs: int) -> list[str]:
-  """`rest_grids` dealt to `procs` processes dataset by dataset, a chunk
-  grid after the dataset its source is."""
+  """`rest_grids` dealt to `procs` processes as `reproduce --shard` deals
+  a suite (`suites.shard`: a dataset's grids, and a chunk grid with the
+  dataset its source is, in one process, after it in the suite's order)."""
+  from blm_jax.cli import suites
   grids = rest_grids()
-  groups: dict[str, list[str]] = {}
-  for ds in dict.fromkeys(ds for ds, _ in grids):
-    key = (ds.startswith(CHUNKS) and _chunk_source(ds)) or ds
-    groups.setdefault(key, []).append(ds)
-  lines = [[] for _ in range(procs)]
-  for i, members in enumerate(groups.values()):
-    members.sort(key=lambda d: d.startswith(CHUNKS))
-    lines[i % procs] += [f"{ds}/{m}" for d in members
-                         for ds, m in grids if ds == d]
-  return [",".join(line) for line in lines if line]
+  lines = [",".join(g.key for g in suites.shard(grids, i, procs))
+           for i in range(procs)]
+  return [line for line in lines if line]
 
 
 def names(which: str) -> list[str]:
@@ -91,7 +76,7 @@ def names(which: str) -> list[str]:
            "tuning": ("spray_load",),
            "all": SEQ + suites.FIG15 + suites.FIG16 + suites.SOLVER_DATASETS}
   if which == "rest":
-    datasets = tuple(ds for ds, _ in rest_grids())
+    datasets = tuple(g.name for g in rest_grids())
   elif which in named:
     datasets = named[which]
   else:  # short dataset names, comma-separated

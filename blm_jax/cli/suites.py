@@ -39,6 +39,16 @@ class Grid:
   def key(self) -> str:
     return f"{self.name}/{self.model}"
 
+  @property
+  def data_group(self) -> str:
+    """The dataset whose data the grid builds and reads: its `dataset=`
+    (001's `<dataset>_n<size>` grids read their dataset's), or for a chunk
+    grid of 000 Table 5 the dataset its source is."""
+    kind, _, value = self.arg.partition("=")
+    if kind == "source":
+      return CHUNK_SOURCE_DATASETS.get(value, value)
+    return value if kind == "dataset" else self.name
+
 
 # 000 sec. 6.2 Figures 15/16 (FFNN; CNN in the earlier work of footnote
 # 18), Figures 17-19 (the error bars of the same grids), Table 4 (their
@@ -53,6 +63,10 @@ PROBING = ("confusion", "traversal", "projection")
 TABLE5 = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en", "cos_it",
           "od_en", "od_it", "agreement_en", "agreement_fr", "agreement_it",
           "agreement_ro")
+# The datasets (configs/common.py) whose type I the Table 5 sources named
+# otherwise are (data_builders.blm_chunks SOURCES); the others share the name.
+CHUNK_SOURCE_DATASETS = {"spray_load_ALT-ATL": "spray_load",
+                         "spray_load_ATL-ALT": "spray_load_atl_alt"}
 # 001 Figure 7: F1 against the amount of training data (types I and III;
 # the sizes are ours: 001 plots them without printing them).
 TRAIN_SIZES = (250, 500, 1000, 2000)
@@ -191,21 +205,22 @@ def parse_shard(spec: str) -> tuple[int, int]:
 
 
 def shard(all_grids: list[Grid], i: int, n: int) -> list[Grid]:
-  """The i-th of n shares of the suite, in the suite's order. A dataset's
-  grids stay together, so its sentences are embedded by one shard, not once
-  per shard holding one of its models (an embedding costs as much as a
-  grid's training on a CPU); each dataset, in suite order, goes to the
-  share with the fewest grids so far (the lowest index on a tie). It
-  depends on the suite alone, never on what is done, so every task of an
-  array deals the same."""
+  """The i-th of n shares of `all_grids`, in their order. The grids of one
+  `data_group` stay together, so its data are built and its sentences
+  embedded by one shard, not once per shard holding one of its grids (an
+  embedding costs as much as a grid's training on a CPU), and no shard
+  waits on another's build; each group, in order, goes to the share with
+  the fewest grids so far (the lowest index on a tie). Given the whole
+  suite it depends on nothing done, so every task of an array deals the
+  same."""
   size: dict[str, int] = {}
   for g in all_grids:
-    size[g.name] = size.get(g.name, 0) + 1
+    size[g.data_group] = size.get(g.data_group, 0) + 1
   load, owner = [0] * n, {}
-  for name, count in size.items():
-    owner[name] = min(range(n), key=load.__getitem__)
-    load[owner[name]] += count
-  return [g for g in all_grids if owner[g.name] == i]
+  for group, count in size.items():
+    owner[group] = min(range(n), key=load.__getitem__)
+    load[owner[group]] += count
+  return [g for g in all_grids if owner[g.data_group] == i]
 
 
 @dataclasses.dataclass(frozen=True)
