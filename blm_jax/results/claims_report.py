@@ -99,13 +99,17 @@ NOT_RUN_HEADS = {
 }
 
 
+def _not_run_reason(verdict: dict) -> str:
+  """Records made before the reasons were kept count as `grids`."""
+  return verdict.get("not_run_reason", judge.NOT_RUN_GRIDS)
+
+
 def not_run_counts(verdicts: list[dict]) -> dict[str, int]:
-  """reason -> how many claims were not run for it (records made before
-  the reasons were kept count as `grids`)."""
+  """reason -> how many claims were not run for it."""
   counts = dict.fromkeys(NOT_RUN_HEADS, 0)
   for v in verdicts:
     if v["verdict"] == "not run":
-      counts[v.get("not_run_reason", judge.NOT_RUN_GRIDS)] += 1
+      counts[_not_run_reason(v)] += 1
   return {reason: n for reason, n in counts.items() if n}
 
 
@@ -117,7 +121,7 @@ def not_run_line(verdicts: list[dict]) -> list[str]:
   for reason in not_run_counts(verdicts):
     missing = [f"{v['claim']} ({v['dataset']}: {v['evidence']})"
                for v in verdicts if v["verdict"] == "not run"
-               and v.get("not_run_reason", judge.NOT_RUN_GRIDS) == reason]
+               and _not_run_reason(v) == reason]
     lines += [f"{NOT_RUN_HEADS[reason]} ({len(missing)}): "
               + "; ".join(missing) + ".", ""]
   return lines
