@@ -4,10 +4,12 @@ the seconds data and embedding took, so a run's span is from that line
 less those seconds to its last line; a grid's wall time is the sum over
 its runs (the time a stopped grid waited before resuming is not counted,
 nor the epoch a stop threw away). Grids are read from `--workdirs`
-(`<workdirs>/<dataset>/<model>/`, a reproduce --out); those already in
-`--out` and not finished here keep their entry, so a suite run over
-several sessions, on checkouts that do not keep their workdirs, is timed
-as its grids land.
+(`<workdirs>/<dataset>/<model>/`, a reproduce --out; several, comma
+separated, the first holding a finished grid counting, each entry naming
+the one it was read from); those already in `--out` and not finished
+there keep their entry, so a suite run over several sessions, on
+checkouts that do not keep their workdirs, is timed as its grids land,
+and grids that ran elsewhere (a device) can be timed by a rerun here.
 
   python benchmarks/grid_wall_times.py --workdirs=workdirs/paper_rest \\
       --suite=paper000_ctx,paper000_seq,battery \\
@@ -68,16 +70,19 @@ def grid_entry(workdir: str) -> dict:
           "start": iso(spans[0][0]), "end": iso(spans[-1][1])}
 
 
-def collect(workdirs: str, keys: list[str], old: dict) -> dict:
-  """{grid key: entry} for the finished grids of `keys` under `workdirs`,
-  and the entries of `old` for the others."""
+def collect(workdirs: list[str], keys: list[str], old: dict) -> dict:
+  """{grid key: entry} for the finished grids of `keys` under the first
+  of `workdirs` that has them, and the entries of `old` for the others."""
   out = {}
   for key in keys:
-    workdir = os.path.join(workdirs, key)
-    if os.path.isfile(os.path.join(workdir, "results.json")):
-      out[key] = grid_entry(workdir)
-    elif key in old:
-      out[key] = old[key]
+    for root in workdirs:
+      workdir = os.path.join(root, key)
+      if os.path.isfile(os.path.join(workdir, "results.json")):
+        out[key] = {**grid_entry(workdir), "workdirs": root}
+        break
+    else:
+      if key in old:
+        out[key] = old[key]
   return out
 
 
@@ -95,7 +100,8 @@ def totals(grids: dict, suite_keys: dict[str, list[str]],
 
 def main(argv=None) -> None:
   p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-  p.add_argument("--workdirs", required=True)
+  p.add_argument("--workdirs", required=True,
+                 help="reproduce --out folders, comma separated")
   p.add_argument("--suite", required=True)
   p.add_argument("--configs_dir", default=os.path.join(
       os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -117,7 +123,7 @@ def main(argv=None) -> None:
         old = json.load(f)["grids"]
     except (ValueError, KeyError, TypeError) as e:
       raise SystemExit(f"error: {a.out}: not a grid wall time record ({e})")
-  grids = collect(a.workdirs, keys, old)
+  grids = collect(a.workdirs.split(","), keys, old)
   record = {
       "study": "grid_wall_times", "commit": records_cli.head_commit(),
       "date": datetime.date.today().isoformat(),

@@ -64,8 +64,28 @@ def test_record_keeps_grids_timed_earlier_and_sums_per_suite(tmp_path,
   r = json.loads(out.read_text())
   assert r["grids"]["cos_en/ffnn"]["minutes"] == 15.5
   assert r["grids"]["od_en/ffnn"]["minutes"] == 15.5
+  assert r["grids"]["od_en/ffnn"]["workdirs"] == str(other)
   assert r["totals"]["all"] == {"grids": 2, "timed": 2, "minutes": 31.0}
   assert "all: 2 of 2 grids timed, 0.52 h" in capsys.readouterr().out
+
+
+def test_several_workdirs_the_first_finished_grid_counts(tmp_path):
+  """A grid that ran on a device is timed by a rerun here in a second
+  workdir; a grid finished in both is read from the first named."""
+  main, rerun = tmp_path / "main", tmp_path / "rerun"
+  _grid(main, "cos_en/ffnn")
+  _grid(main, "od_en/ffnn", finished=False)
+  one_run = "\n".join(LOG.splitlines()[:3]).replace("10:05:30", "10:25:30")
+  _grid(rerun, "od_en/ffnn", log=one_run)
+  _grid(rerun, "cos_en/ffnn", log=one_run)
+  out = tmp_path / "times.json"
+  grid_wall_times.main([f"--workdirs={main},{rerun}",
+                        "--suite=cos_en/ffnn,od_en/ffnn", f"--out={out}"])
+  g = json.loads(out.read_text())["grids"]
+  assert (g["cos_en/ffnn"]["minutes"], g["cos_en/ffnn"]["workdirs"]) == (
+      15.5, str(main))
+  assert (g["od_en/ffnn"]["minutes"], g["od_en/ffnn"]["workdirs"]) == (
+      25.5, str(rerun))
 
 
 @pytest.mark.parametrize("log, message", [
