@@ -121,3 +121,49 @@ def test_error_bars_fold_the_least_chosen_of_many_labels(tmp_path,
   np.testing.assert_allclose(
       np.sum([h for h, _ in bars.values()], axis=0), [1.0, 1.0])
   _texts_inside(fig)
+
+
+def test_errors_figure_takes_the_correct_label_from_the_data(
+    tmp_path, saved_figures):
+  """Own JSONL data whose first label name met is an error: the correct
+  answers' label comes from the `correct` index, so errors.png marks
+  chance for it and stacks it at the bottom, and the tables count the
+  first-met label as an error."""
+  import json
+  from blm_jax.data.sentence_table import build_sentence_table
+  from blm_jax.results import judge, metrics, report
+  from data_builders.blm_jsonl import own_format
+  lines = [{"id": f"i{i}", "context": [f"a {i}.", f"b {i}."],
+            "answers": [f"x {i}.", f"y {i}.", f"z {i}."], "correct": 2,
+            "labels": ["N2_alter", "WN1", "Corr"]} for i in range(1, 13)]
+  path = tmp_path / "own.jsonl"
+  path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+  table = build_sentence_table(own_format.read(str(path)))
+  assert table.label_names[0] == "N2_alter"  # the case under test
+  correct = metrics.correct_labels([table], table.label_names)
+  assert correct == ["Corr"]
+  # 9 right, 3 wrong (the first label met) of 12.
+  pred = table.correct.copy()
+  wrong = table.labels[:3] == table.label_names.index(table.label_names[0])
+  pred[:3] = wrong.argmax(axis=1)
+  cell = metrics.cell_metrics(pred, table.correct, table.labels,
+                              table.label_names)
+  summary = {"own": {"own": {"f1_mean": cell["f1"], "f1_std": 0.0,
+                             "chosen_total": cell["chosen"]}}}
+  results = {"grid": {"train_types": ["own"], "test_types": ["own"],
+                      "seeds": [0]},
+             "config": {"model": "ffnn", "dataset": "blm_jsonl/own",
+                        "encoder": "minilm"},
+             "summary": summary, "label_names": list(table.label_names),
+             "correct_labels": correct, "data": {"num_answers": 3}}
+  report.write_plots(results, str(tmp_path))
+  errors = saved_figures[-1]
+  ax = errors.axes[0]
+  legend = [t.get_text() for t in ax.get_legend().get_texts()]
+  assert legend[0] == "chance for Corr (1/3)"
+  bars = _bars(ax)
+  assert list(bars)[0] == "Corr"
+  assert bars["Corr"][0] == [0.75]
+  assert bars[table.label_names[0]][0] == [0.25]
+  assert "Corr" not in judge.error_labels(results)
+  assert table.label_names[0] in judge.error_labels(results)

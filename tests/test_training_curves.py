@@ -75,9 +75,10 @@ def test_the_curve_is_the_runs_summaries(suite):
     total = sum(chosen.values())
     for label, share in cell["error_share"].items():
       assert share[-1] == pytest.approx(chosen[label] / total)
-    # The inventory's first label is the correct answer's (by convention;
-    # the synthetic inventory is in the order the labels were seen).
-    correct = runs["cos_en_n60"]["ffnn"]["label_names"][0]
+    # The correct answers' label comes from the data's `correct` index,
+    # not from the inventory (in the order the labels were seen).
+    correct = runs["cos_en_n60"]["ffnn"]["correct_labels"][0]
+    assert correct == "CORRECT"
     assert set(cell["error_share"]) == set(chosen) - {correct}
     top = cell["most_frequent_error"][-1]
     assert chosen[top] == max(v for k, v in chosen.items() if k != correct)

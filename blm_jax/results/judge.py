@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from blm_jax.results import claims
+from blm_jax.results import claims, metrics
 from blm_jax.results import predictions as predictions_lib
 from blm_jax.results import statistics
 
@@ -61,9 +61,9 @@ def seed_f1(results: dict) -> tuple[np.ndarray, tuple, tuple, tuple]:
 
 
 def error_labels(results: dict) -> tuple[str, ...]:
-  """The grid's wrong-answer labels: every label but the first, the
-  correct answer's (the builders' convention)."""
-  return tuple(results.get("label_names", ())[1:])
+  """The grid's wrong-answer labels: every label but the correct
+  answers' (`metrics.error_labels`)."""
+  return metrics.error_labels(results)
 
 
 def error_shares(results: dict, label: str, of_answers: bool = False

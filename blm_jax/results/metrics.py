@@ -33,6 +33,36 @@ def cell_metrics(pred: np.ndarray, correct: np.ndarray, labels: np.ndarray,
           "n": n, "chosen": chosen}
 
 
+def correct_labels(splits, label_names: tuple[str, ...]) -> list[str]:
+  """The label names the data's `correct` index carries, most frequent
+  first: which answers are right comes from the data, never from the
+  inventory's order (own data may list an error label first)."""
+  counts: dict[str, int] = {}
+  for split in splits:
+    n = len(split.correct)
+    for i in np.asarray(split.labels)[np.arange(n), split.correct]:
+      if i >= 0:
+        counts[label_names[i]] = counts.get(label_names[i], 0) + 1
+  return sorted(counts, key=lambda k: (-counts[k], label_names.index(k)))
+
+
+def correct_label(results: dict) -> str:
+  """The correct answers' label in results.json: `correct_labels[0]`; a
+  results.json written before that key followed the builders' convention
+  (the inventory's first label)."""
+  found = results.get("correct_labels")
+  if found:
+    return found[0]
+  names = results.get("label_names") or []
+  return names[0] if names else ""
+
+
+def error_labels(results: dict) -> tuple[str, ...]:
+  """Every label of results.json's inventory but the correct answers'."""
+  right = set(results.get("correct_labels") or [correct_label(results)])
+  return tuple(k for k in results.get("label_names", ()) if k not in right)
+
+
 def sample_std(x: np.ndarray) -> float:
   """The sample std over seeds (ddof=1); 0.0 for one seed."""
   return float(np.std(x, ddof=1)) if len(x) > 1 else 0.0

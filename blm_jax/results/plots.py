@@ -299,10 +299,12 @@ def error_bars(summary: dict, train_types, test_types,
                label_names: tuple[str, ...], path: str,
                title: str = "", *, encoder: str = "",
                num_answers: int = 0, n_seeds: int = 0,
-               formats=("png",)) -> None:
+               formats=("png",), correct: str | None = None) -> None:
   """Stacked bars of chosen answer types per (train, test) pair.
 
-  The correct answer's label (the inventory's first) is the bottom segment;
+  The correct answers' label (`correct`, from the data's `correct` index:
+  `metrics.correct_label`; the inventory's first when not given) is the
+  bottom segment;
   with `num_answers`, chance for it (1/num_answers) is marked on each bar's
   bottom segment, not across the other labels' fractions. Past
   PALETTE_SIZE occurring labels (the `_seq` datasets' compound labels) the
@@ -310,9 +312,12 @@ def error_bars(summary: dict, train_types, test_types,
   (`fold_labels`); results.json keeps every label's count.
   """
   colors = label_colors(label_names)
-  correct = label_names[0] if label_names else ""
+  if correct is None:
+    correct = label_names[0] if label_names else ""
   many = len(label_names) > PALETTE_SIZE
   label_names = occurring_labels(summary, label_names)
+  # The correct label is the bottom segment, wherever the inventory has it.
+  label_names = sorted(label_names, key=lambda k: k != correct)
   pairs = [(t, u) for t in train_types for u in test_types]
   fractions = np.zeros((len(pairs), len(label_names)))
   for k, (t, u) in enumerate(pairs):

@@ -101,6 +101,8 @@ def _results(config: ml_collections.ConfigDict,
                  "loss_weights": dict(outcome.loss_weights)},
       "grid": {**spec.to_json(), "test_types": list(test_types)},
       "label_names": list(outcome.label_names),
+      "correct_labels": metrics.correct_labels(outcome.test.values(),
+                                               outcome.label_names),
       "cells": by_variant[""],
       "summary": summary,
       "data": {**outcome.data_sizes, "num_answers": outcome.num_answers,
@@ -168,6 +170,7 @@ def write_plots(results: dict, workdir: str) -> None:
   plots.error_bars(summary, train_types, test_types,
                    tuple(results["label_names"]),
                    os.path.join(workdir, "errors.png"),
+                   correct=metrics.correct_label(results),
                    title=f"Chosen answers: {title}", **plot_kw)
 
 

@@ -19,7 +19,7 @@ import re
 
 from matplotlib.figure import Figure
 
-from blm_jax.results import markdown_table, paper_values, plots
+from blm_jax.results import markdown_table, metrics, paper_values, plots
 from blm_jax.training import run_identity
 
 SIZE_KEY = "data.num_train"
@@ -57,7 +57,7 @@ def _point(name: str, model: str, r) -> tuple[dict | None, str | None]:
   if not isinstance(summary, dict) or not summary:
     return None, f"{where}: results.json has no summary"
   labels = r.get("label_names") or []
-  correct = labels[0] if labels else None
+  correct = metrics.correct_label(r) or None
   per_seed = {}
   for c in r.get("cells") or []:
     if isinstance(c, dict) and not c.get("variant"):
