@@ -57,7 +57,10 @@ def test_a_jsonl_folder_builds_with_shuffled_candidates(tmp_path):
     ({"context": ["a"], "answers": ["b", "c"], "correct": 0,
       "labels": ["x"]}, "field 'labels' has 1 entries for 2 sentences"),
     ({"context": ["a"], "answers": ["b", "b"], "correct": 0},
-     "duplicated candidate(s) ['b']"),
+     "field 'answers': the correct candidate (1) is repeated as wrong "
+     "candidate(s) [2]"),
+    ({"context": ["a"], "answers": ["b"], "correct": 0},
+     "field 'answers': 1 candidate(s): an instance needs at least 2"),
 ])
 def test_a_bad_line_names_file_line_and_field(tmp_path, line, message):
   path = tmp_path / "bad.jsonl"

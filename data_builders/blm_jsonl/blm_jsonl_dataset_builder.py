@@ -20,11 +20,12 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from absl import logging
 import tensorflow_datasets as tfds
 
 from data_builders.blm_jsonl import own_format
 from data_builders.blm_published import blm_published_dataset_builder as published
-from data_builders.common import file_format, schema, splits
+from data_builders.common import candidates, file_format, schema, splits
 
 SPLIT_FILES = ("train", "dev", "test")
 SINGLE_FILE_FRACTIONS = published.SINGLE_FILE_FRACTIONS
@@ -106,9 +107,13 @@ class Builder(file_format.ArrayRecordWithoutTF):
           f"{folder}: missing; config {config.name!r} reads .jsonl files "
           f"from manual_dir/{config.folder}")
     found = jsonl_files(folder)
-    parts = {}
+    parts, notes = {}, []
     for split, path in found.items():
       insts = own_format.read(path, seed=config.seed)
+      note = candidates.count_note(path, (len(x.answers) for x in insts))
+      if note:  # Once per file.
+        logging.warning("blm_jsonl: %s", note)
+        notes.append(note)
       if config.lexical_type:
         insts = [dataclasses.replace(x, lexical_type=x.lexical_type
                                      or config.lexical_type) for x in insts]
@@ -117,6 +122,7 @@ class Builder(file_format.ArrayRecordWithoutTF):
       parts = splits.assign_splits(parts.pop(""), config.seed,
                                    fractions=SINGLE_FILE_FRACTIONS)
     self.info.metadata["files"] = published.files_identity(found.values())
+    self.info.metadata["notes"] = notes
     return {name: self._generate_examples(items)
             for name, items in parts.items() if items}
 

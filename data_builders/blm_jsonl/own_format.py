@@ -12,15 +12,18 @@ Each line holds one instance:
   `language`, `lexical_type`, `subset`, `context_patterns`,
   `answer_patterns` (one per sentence; what `lint --design` reads).
 
-Every error names the file, the line and the field. Candidates are put in
-an order seeded by the instance id, so their position carries no
-information (as for every generated and released BLM).
+Every error names the file, the line and the field. Candidates follow the
+rule every reader shares (`data_builders.common.candidates`: two wrong
+ones may repeat a sentence, the correct one may not be repeated, counts may
+vary). Candidates are put in an order seeded by the instance id, so their
+position carries no information (as for every generated and released BLM).
 """
 
 from __future__ import annotations
 
 import json
 
+from data_builders.common import candidates as candidates_lib
 from data_builders.common import instances as instances_lib
 from data_builders.common.schema import BLMInstance, Sentence
 
@@ -65,12 +68,17 @@ def parse(record: dict, where: str, default_id: str, seed: int = 0
   if not isinstance(correct, int) or isinstance(correct, bool):
     raise OwnFormatError(f"{where}: field {correct_key!r} must be an integer "
                          f"index, got {correct!r}")
-  if not context or len(answers) < 2:
-    raise OwnFormatError(f"{where}: needs at least one context sentence and "
-                         "two candidates")
+  if not context:
+    raise OwnFormatError(f"{where}: needs at least one context sentence")
+  if len(answers) < candidates_lib.MIN_CANDIDATES:
+    raise OwnFormatError(f"{where}: field {answers_key!r}: "
+                         f"{candidates_lib.problem(answers, 0)}")
   if not 0 <= correct < len(answers):
     raise OwnFormatError(f"{where}: field {correct_key!r}={correct} is "
                          f"outside 0..{len(answers) - 1}")
+  why = candidates_lib.problem(answers, correct)
+  if why:
+    raise OwnFormatError(f"{where}: field {answers_key!r}: {why}")
   if "labels" in record:
     labels = _strings(record, "labels", where, len(answers))
   else:
@@ -86,25 +94,17 @@ def parse(record: dict, where: str, default_id: str, seed: int = 0
       raise OwnFormatError(f"{where}: field {key!r} must be a string")
     meta[key] = value
   inst_id = meta["id"] or default_id
-  # Labels need not be unique (two "Wrong"): shuffle (label, sentence)
-  # pairs by their index and find the correct one by position.
-  candidates = [(str(i), Sentence(t, p)) for i, (t, p) in
-                enumerate(zip(answers, ans_pat))]
-  try:
-    shuffled = instances_lib.make_instance(
-        id=inst_id, family=meta["family"] or OWN_FAMILY,
-        language=meta["language"], lexical_type=meta["lexical_type"],
-        subset=meta["subset"],
-        context=[Sentence(t, p) for t, p in zip(context, ctx_pat)],
-        candidates=candidates, correct_label=str(correct), seed=seed)
-  except ValueError as e:
-    raise OwnFormatError(f"{where}: {e}") from None
-  order = [int(lab) for lab in shuffled.labels]
+  # The order every reader uses (`instances.rng_for`), so a candidate's
+  # position carries no information.
+  order = [int(i) for i in instances_lib.rng_for(
+      "answers", seed, inst_id).permutation(len(answers))]
   return BLMInstance(
-      id=shuffled.id, family=shuffled.family, language=shuffled.language,
-      lexical_type=shuffled.lexical_type, subset=shuffled.subset,
-      context=shuffled.context, answers=shuffled.answers,
-      correct=shuffled.correct, labels=tuple(labels[i] for i in order))
+      id=inst_id, family=meta["family"] or OWN_FAMILY,
+      language=meta["language"], lexical_type=meta["lexical_type"],
+      subset=meta["subset"],
+      context=tuple(Sentence(t, p) for t, p in zip(context, ctx_pat)),
+      answers=tuple(Sentence(answers[i], ans_pat[i]) for i in order),
+      correct=order.index(correct), labels=tuple(labels[i] for i in order))
 
 
 def read(path: str, seed: int = 0) -> list[BLMInstance]:

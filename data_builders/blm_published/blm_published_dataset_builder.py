@@ -32,7 +32,7 @@ from absl import logging
 import tensorflow_datasets as tfds
 
 from data_builders.blm_published import release_format
-from data_builders.common import file_format, schema, splits
+from data_builders.common import candidates, file_format, schema, splits
 
 # Seeded 90:10 when a folder has no published train/test files.
 SINGLE_FILE_FRACTIONS = {"train": 0.9, "test": 0.1}
@@ -46,12 +46,15 @@ class PublishedConfig(tfds.core.BuilderConfig):
 
   Attributes:
     folder: path below manual_dir ('' = manual_dir itself).
+    authors_folder: the same data's folder in the authors' layout, read
+      when `folder` is absent.
     family, language, lexical_type, subset: written on every instance; None
       infers (family from the labels, the rest from the folder names).
     seed: seeds the candidate order and the 90:10 split.
   """
 
   folder: str = ""
+  authors_folder: str = ""
   family: str | None = None
   language: str | None = None
   lexical_type: str | None = None
@@ -64,13 +67,15 @@ def _named_configs() -> list[PublishedConfig]:
   for t in ("I", "II", "III"):
     out.append(PublishedConfig(
         name=f"agreement_fr_type_{t}", folder=f"agreement_fr/type_{t}",
+        authors_folder=f"BLMagr4dev/type_{t}",
         family="agreement", language="fr", lexical_type=t, subset="",
         description=f"BLM-AgrF, French subject-verb agreement, type {t}."))
   for sub in ("ALT-ATL", "ATL-ALT"):
     for t in ("I", "II", "III"):
       out.append(PublishedConfig(
           name=f"spray_load_en_{sub}_type_{t}",
-          folder=f"spray_load_en/{sub}/type_{t}", family="spray_load",
+          folder=f"spray_load_en/{sub}/type_{t}",
+          authors_folder=f"BLM-slE/{sub}/type_{t}", family="spray_load",
           language="en", lexical_type=t, subset=sub,
           description=f"BLM-s/lE, English spray/load, {sub}, type {t}."))
   out.append(PublishedConfig(
@@ -97,22 +102,26 @@ class StaleBuildError(ValueError):
   """A build in data_dir was made from other release files than manual_dir's."""
 
 
-def files_identity(paths) -> dict[str, dict]:
-  """{file name: {size, sha256}} of `paths`: what a build was made from."""
+def files_identity(paths, root: str | None = None) -> dict[str, dict]:
+  """{file name: {size, sha256}} of `paths`: what a build was made from;
+  with `root`, names are paths below it (the authors' split files are all
+  `data.tsv`)."""
   out = {}
   for path in sorted(paths):
     digest = hashlib.sha256()
     with open(path, "rb") as f:
       for block in iter(lambda: f.read(1 << 20), b""):
         digest.update(block)
-    out[os.path.basename(path)] = {"size": os.path.getsize(path),
+    name = (os.path.relpath(path, root) if root else os.path.basename(path))
+    out[name] = {"size": os.path.getsize(path),
                                    "sha256": digest.hexdigest()}
   return out
 
 
 def release_identity(folder: str) -> dict[str, dict]:
   """{file name: {size, sha256}} of the release files `folder` is read from."""
-  return files_identity(release_format.release_files(folder).values())
+  return files_identity(release_format.release_files(folder).values(),
+                        root=folder)
 
 
 def identity_differences(old: dict, new: dict) -> list[str]:
@@ -144,8 +153,15 @@ class Builder(file_format.ArrayRecordWithoutTF):
     manual_dir/agreement_fr/type_{I,II,III}/{all,train,test}.tsv
     manual_dir/spray_load_en/{ALT-ATL,ATL-ALT}/type_{I,II,III}/{all,train,test}.tsv
 
+  or the authors' folders as published (manual_dir = their `data/`):
+
+    manual_dir/BLMagr4dev/type_{I,II,III}/type_i.csv (+ datasets/{train,test}/sentences/data.tsv)
+    manual_dir/BLM-slE/{ALT-ATL,ATL-ALT}/type_{I,II,III}/<one .csv>
+
   The `folder` config reads manual_dir itself: one folder holding either
-  train.tsv and test.tsv (and optionally all.tsv), or one single .tsv file.
+  train.tsv and test.tsv (and optionally all.tsv), the authors' split
+  (datasets/{train,test}/sentences/data.tsv beside the type's whole file),
+  or one single file. Every file is tab-separated, `.tsv` or `.csv`.
   The `type_I`, `type_II`, `type_III` configs read manual_dir/type_<t>/ (your
   own release-format data, one folder per lexical type).
   """
@@ -165,9 +181,19 @@ class Builder(file_format.ArrayRecordWithoutTF):
     return super().download_and_prepare(
         download_dir=download_dir, download_config=download_config, **kwargs)
 
+  def source_folder(self, manual_dir: str) -> str:
+    """The config's folder below manual_dir: ours, else the authors'."""
+    config = self.builder_config
+    folder = os.path.join(manual_dir, config.folder)
+    if not os.path.isdir(folder) and config.authors_folder:
+      authors = os.path.join(manual_dir, config.authors_folder)
+      if os.path.isdir(authors):
+        return authors
+    return folder
+
   def check_release(self, manual_dir: str) -> None:
     """Raises StaleBuildError when the build is not of manual_dir's files."""
-    folder = os.path.join(manual_dir, self.builder_config.folder)
+    folder = self.source_folder(manual_dir)
     if not os.path.isdir(folder):
       return  # Nothing to compare: the build is what there is.
     built = dict(self.info.metadata.get("release_files") or {})
@@ -191,12 +217,15 @@ class Builder(file_format.ArrayRecordWithoutTF):
 
   def _split_generators(self, dl_manager):
     config = self.builder_config
-    folder = os.path.join(os.fspath(dl_manager.manual_dir), config.folder)
+    folder = self.source_folder(os.fspath(dl_manager.manual_dir))
     if not os.path.isdir(folder):
+      also = (f" (or manual_dir/{config.authors_folder}, the authors' "
+              "layout)" if config.authors_folder else "")
       raise release_format.ReleaseFormatError(
           folder, None, None,
           f"missing: config {config.name!r} reads release files from "
-          f"manual_dir/{config.folder}.\n{self.MANUAL_DOWNLOAD_INSTRUCTIONS}")
+          f"manual_dir/{config.folder}{also}.\n"
+          f"{self.MANUAL_DOWNLOAD_INSTRUCTIONS}")
     info = release_format.source_info(folder)
     files = release_format.read_folder(
         folder,
@@ -234,6 +263,12 @@ class Builder(file_format.ArrayRecordWithoutTF):
     notes = [n for f in files.values() for n in f.notes]
     for line in notes:
       logging.info("blm_published: %s", line)
+    for f in files.values():  # Once per file.
+      note = candidates.count_note(f.path, (len(x.answers)
+                                            for x in f.instances))
+      if note:
+        logging.warning("blm_published: %s", note)
+        notes.append(note)
     if skipped:
       logging.warning("blm_published/%s: skipped %d bad row(s):\n%s",
                       self.builder_config.name, len(skipped),

@@ -24,8 +24,11 @@ Differences from the files as published, on purpose:
   `Answer_7.1` by pandas). As in pandas and the authors' code, the first
   column of that name is used; the repeat is ignored and recorded in `notes`.
 
-Content defects (duplicated candidates, copy cues, ...) are not format errors:
-they are read as published and reported by `blm_jax.data.lint`.
+Candidates follow the rule every reader shares
+(`data_builders.common.candidates`): a correct candidate repeated as a
+wrong one is a row error; other content defects (two wrong candidates
+alike, copy cues, ...) are not format errors: they are read as published
+and reported by `blm_jax.data.lint`.
 
 Every format error raises one `ReleaseFormatError` naming the file, line and
 column. With `skip_bad_rows=True`, row-level errors skip the row instead and
@@ -45,6 +48,7 @@ import os
 import re
 from typing import Collection, Sequence
 
+from data_builders.common import candidates as candidates_lib
 from data_builders.common import instances as instances_lib
 from data_builders.common import labels as labels_lib
 from data_builders.common.schema import BLMInstance, Sentence
@@ -61,6 +65,13 @@ _PANDAS_DUPLICATE = re.compile(r"^(.*)\.(\d+)$")
 _LANGUAGES = ("en", "fr", "it", "ro", "de", "he")
 _LEXICAL_TYPES = {"type_i": "I", "type_ii": "II", "type_iii": "III",
                   "minlex": "MinLex", "maxlex": "MaxLex"}
+# A lexical-type folder, with the language the authors' cross-lingual
+# folders append (`type_III_EN`).
+_TYPE_FOLDER = re.compile(r"^(type_[IVXivx]+|MinLex|MaxLex)(?:_([A-Za-z]{2}))?$",
+                          re.IGNORECASE)
+# The authors' dataset folders as published (CLCL-Geneva/BLM-SNFDisentangling
+# `data/`) and their language.
+AUTHORS_DATASETS = {"BLM-AgrF": "fr", "BLMagr4dev": "fr", "BLM-slE": "en"}
 
 
 class ReleaseFormatError(ValueError):
@@ -125,24 +136,30 @@ class _Row:
 def source_info(path: str | os.PathLike) -> dict[str, str]:
   """Language, lexical type and subset guessed from the folder names.
 
-  Follows the release layout `<family>_<lang>/[<subset>/]type_<I|II|III>/`;
-  anything not recognised is left empty.
+  Follows our layout `<family>_<lang>/[<subset>/]type_<I|II|III>/` and the
+  authors' as published (`BLM-AgrF/type_I/`, `BLMagr4dev/type_II/`,
+  `BLM-slE/ALT-ATL/type_III/`, `BLMagrXlang4dev/type_III_EN/`); anything
+  not recognised is left empty.
   """
   parts = os.path.abspath(os.fspath(path)).split(os.sep)
   info = {"language": "", "lexical_type": "", "subset": ""}
   for i, part in enumerate(parts):
-    low = part.lower()
-    if low in _LEXICAL_TYPES:
-      info["lexical_type"] = _LEXICAL_TYPES[low]
-      if i >= 2 and _dataset_language(parts[i - 2]):
-        info["subset"] = parts[i - 1]
     lang = _dataset_language(part)
     if lang:
       info["language"] = lang
+    m = _TYPE_FOLDER.match(part)
+    if m and m.group(1).lower() in _LEXICAL_TYPES:
+      info["lexical_type"] = _LEXICAL_TYPES[m.group(1).lower()]
+      if i >= 2 and _dataset_language(parts[i - 2]):
+        info["subset"] = parts[i - 1]
+      if m.group(2) and m.group(2).lower() in _LANGUAGES:
+        info["language"] = m.group(2).lower()
   return info
 
 
 def _dataset_language(part: str) -> str:
+  if part in AUTHORS_DATASETS:
+    return AUTHORS_DATASETS[part]
   m = re.match(r"^[A-Za-z][\w-]*_([a-z]{2})$", part)
   return m.group(1) if m and m.group(1) in _LANGUAGES else ""
 
@@ -544,6 +561,10 @@ def _parse_row(path, layout: _Layout, row: _Row, family: str,
                  chunks(chunk_cols, i))
         for i, col in enumerate(text_cols, start=1))
 
+  texts = [cells[col].strip() for col in layout.answer]
+  why = candidates_lib.problem(texts, values.index(True))
+  if why:
+    raise err(layout.answer[values.index(True)], why)
   return dict(
       raw_id=raw_id,
       context=sentences(layout.sent, layout.sent_template, layout.sent_chunks),
@@ -603,41 +624,76 @@ def _instance(inst_id: str, f: dict, *, family, language, lexical_type, subset,
   )
 
 
-# Published split files; any other single .tsv is split 90:10 by the builder.
+# Published split files; any other single file is split 90:10 by the builder.
 SPLIT_FILES = ("train", "test", "all")
+# Release files are tab-separated whatever their suffix: the authors publish
+# `type_i.csv`, our samples and exports are `.tsv`.
+RELEASE_SUFFIXES = (".tsv", ".csv")
+# The authors' split of a type folder, beside its whole file (`type_i.csv`):
+# `datasets/<train|test>/sentences/data.tsv`.
+AUTHORS_SPLIT = ("datasets", "{split}", "sentences", "data.tsv")
+
+
+def _authors_split(folder: str) -> dict[str, str]:
+  """{'train', 'test'}: the authors' split files of `folder`, if both."""
+  paths = {s: os.path.join(folder, *AUTHORS_SPLIT).format(split=s)
+           for s in ("train", "test")}
+  found = {s: p for s, p in paths.items() if os.path.isfile(p)}
+  if len(found) == 1:
+    (have,) = found
+    raise ReleaseFormatError(
+        folder, None, None, f"has {paths[have]} but no "
+        f"{paths['test' if have == 'train' else 'train']}: give both, or "
+        "one single file")
+  return found
 
 
 def release_files(folder: str | os.PathLike) -> dict[str, str]:
   """The release files of one folder, by name: {'train', 'test'[, 'all']}
-  when the authors' split is there, else {<stem>: path} for the single file.
+  when a split is there (`train.tsv`/`test.tsv`, or the authors'
+  `datasets/<split>/sentences/data.tsv` with the type's whole file as
+  'all'), else {<stem>: path} for the single file (`.tsv` or `.csv`).
   """
   folder = os.fspath(folder)
   if not os.path.isdir(folder):
     raise ReleaseFormatError(folder, None, None,
                              "is not a folder of release files")
-  tsv = sorted(f for f in os.listdir(folder) if f.endswith(".tsv")
-               and os.path.isfile(os.path.join(folder, f)))
-  stems = {f[:-4]: os.path.join(folder, f) for f in tsv}
-  if not stems:
+  found = sorted(f for f in os.listdir(folder)
+                 if f.endswith(RELEASE_SUFFIXES)
+                 and os.path.isfile(os.path.join(folder, f)))
+  stems: dict[str, str] = {}
+  for f in found:
+    stem = f[:-4]
+    if stem in stems:
+      raise ReleaseFormatError(
+          folder, None, None, f"holds both {os.path.basename(stems[stem])} "
+          f"and {f}: which one to read is ambiguous")
+    stems[stem] = os.path.join(folder, f)
+  names = {s: os.path.basename(p) for s, p in stems.items()}
+  authors = _authors_split(folder)
+  if not stems and not authors:
     raise ReleaseFormatError(
-        folder, None, None, "holds no release file (*.tsv); it has "
-        f"{sorted(os.listdir(folder))[:10]}")
+        folder, None, None, "holds no release file (*.tsv or *.csv, "
+        f"tab-separated); it has {sorted(os.listdir(folder))[:10]}")
   if "train" in stems or "test" in stems:
     missing = [s for s in ("train", "test") if s not in stems]
     if missing:
+      have = names["train" if "test" in missing else "test"]
       raise ReleaseFormatError(
-          folder, None, None, f"has {'train' if 'test' in missing else 'test'}"
-          f".tsv but no {missing[0]}.tsv: give both, or one single file")
+          folder, None, None, f"has {have} but no {missing[0]}.tsv: give "
+          "both, or one single file")
     extra = sorted(set(stems) - set(SPLIT_FILES))
     if extra:
       raise ReleaseFormatError(
           folder, None, None, f"holds train/test files and also "
-          f"{[e + '.tsv' for e in extra]}: which one to read is ambiguous")
+          f"{[names[e] for e in extra]}: which one to read is ambiguous")
     return {s: stems[s] for s in SPLIT_FILES if s in stems}
   if len(stems) > 1:
     raise ReleaseFormatError(
-        folder, None, None, f"holds several release files {tsv} but no "
+        folder, None, None, f"holds several release files {found} but no "
         "train.tsv/test.tsv: point to a folder with a single file")
+  if authors:
+    return {**authors, **{"all": p for p in stems.values()}}
   return stems
 
 
