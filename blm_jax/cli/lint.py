@@ -6,7 +6,9 @@
       --sample=2000 --design
 
 Prints one report per file or split (see blm_jax.data.lint for the rules);
-exits 1 on errors (or warnings with --strict), 2 when the input cannot be read.
+exits 1 on errors (or warnings with --strict), 2 when the input cannot be
+read; `info` findings (labels of a family lint does not know, as own data's
+are) never fail it.
 A TFDS config built to need its context (`context_necessary`) is held to the
 context-free ceiling (`answers_only.CONTEXT_FREE_CEILING`) with --strict or
 --answers_only (with --design, the set scorer's top-1 too); --probe adds
@@ -72,27 +74,41 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
   return out
 
 
+# What a path to lint may hold: release files (tab-separated) and own JSONL.
+FILE_SUFFIXES = (".tsv", ".csv", ".jsonl")
+
+
 def _sources(target: str, data_dir: str | None, manual_dir: str | None,
              splits: Sequence[str] | None = None):
   """(title, instances) pairs for a file, a folder of files or a TFDS name
   (only `splits` of it, when given)."""
   if os.path.exists(target):
+    from data_builders.blm_jsonl import own_format
     from data_builders.blm_published import release_format
+    from data_builders.common import candidates
 
     if os.path.isdir(target):
       files = sorted(os.path.join(root, f)
                      for root, _, names in os.walk(target)
-                     for f in names if f.endswith(".tsv"))
+                     for f in names if f.endswith(FILE_SUFFIXES))
       if not files:
         raise release_format.ReleaseFormatError(
-            target, None, None, "holds no release file (*.tsv)")
+            target, None, None, "holds no release file (*.tsv, *.csv) or "
+            "JSON lines (*.jsonl)")
     else:
       files = [target]
     for path in files:
-      release = release_format.read_release(path)
-      for note in release.notes:
+      if path.endswith(".jsonl"):
+        instances = own_format.read(path)
+      else:
+        release = release_format.read_release(path)
+        for note in release.notes:
+          print(f"note: {note}")
+        instances = list(release.instances)
+      note = candidates.count_note(path, (len(x.answers) for x in instances))
+      if note:
         print(f"note: {note}")
-      yield path, list(release.instances)
+      yield path, instances
     return
   from data_builders.common import loading as data
 
@@ -124,8 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
   parser = argparse.ArgumentParser(
       prog="python -m blm_jax.cli.lint", description=__doc__.split("\n\n")[0])
   parser.add_argument("target",
-                      help="a release .tsv file, a folder of them, or a TFDS "
-                      "name such as blm_published/agreement_fr_type_I")
+                      help="a release file (.tsv/.csv), a JSONL file, a "
+                      "folder of them, or a TFDS name such as "
+                      "blm_published/agreement_fr_type_I")
   parser.add_argument("--strict", action="store_true",
                       help="also exit non-zero on warnings")
   parser.add_argument("--answers_only", action="store_true",
@@ -202,7 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
   ok = total.ok(strict=args.strict)
   print(f"total: {total.n_instances} instances; errors {total.errors or 0}; "
-        f"warnings {total.warnings or 0} -> {'OK' if ok else 'FAIL'}"
+        f"warnings {total.warnings or 0}"
+        + (f"; info {total.infos}" if total.infos else "")
+        + f" -> {'OK' if ok else 'FAIL'}"
         + (" (--strict)" if args.strict else ""))
   return 0 if ok else 1
 
