@@ -388,3 +388,53 @@ def test_a_grid_without_every_type_is_not_run_not_a_crash():
   assert all(x["verdict"] == "not run" for (ds, c), x in v.items()
              if ds == "spray_load" and c != vae2_only)
   assert v["spray_load", vae2_only]["verdict"] != "not run"
+
+
+def test_a_report_off_the_papers_schedule_says_so_everywhere(tmp_path):
+  """A :cpu-like schedule: the report says so at its top and beside every
+  verdict, the record carries it, and no path outside the project shows."""
+  from blm_jax.results import schedule
+
+  rng = np.random.default_rng(3)
+  ffnn, vae2 = _run(_hits(rng, 0.6)), _run(_hits(rng, 0.9))
+  smoke = {"train.epochs": 20, "data.num_train": 600, "data.max_test": 300,
+           "train.batch_size": 100, "train.learning_rate": 0.001}
+  for results in (ffnn[0], vae2[0]):
+    results["run"] = {"config": dict(smoke)}
+  runs = {"cos_en": {"ffnn": ffnn[0], "vae2": vae2[0]}}
+  record = claims_report.report(runs, ["ffnn", "vae2"], str(tmp_path), "cmd",
+                                {"cos_en": {"ffnn": ffnn[1], "vae2": vae2[1]}})
+  off = "not paper settings: 20 epochs, 600 instances, 300 test instances"
+  assert record["schedule"] == off
+  md = (tmp_path / "report.md").read_text()
+  assert md.startswith(f"# Reproduction report\n\n**N{off[1:]}.** The papers "
+                       "train 120 epochs")
+  run = [v for v in record["claims"] if v["verdict"] != "not run"]
+  assert run and all(v["schedule"] == off for v in run)
+  assert md.count(f"** ({off}) |") == len(run)
+  for name in ("report.md", "report.html", "report.json"):
+    assert "../shared" not in (tmp_path / name).read_text()
+  # The papers' schedule: nothing said; a training-curve grid's size is
+  # its point, not a departure.
+  paper = dict(smoke, **{"train.epochs": 120, "data.num_train": 2000,
+                         "data.max_test": 0})
+  assert schedule.departures({"run": {"config": paper}}) == {}
+  small = dict(paper, **{"data.num_train": 500})
+  assert schedule.departures({"run": {"config": small}}, "cos_en_n500") == {}
+  assert schedule.departures({"run": {"config": small}}, "cos_en") == {
+      "data.num_train": 500}
+  assert schedule.note({"cos_en": {"ffnn": {"run": {"config": paper}}}}) == ""
+
+
+def test_the_printed_verdicts_carry_the_schedule(capsys):
+  from blm_jax.cli import reproduce as cli
+
+  off = "not paper settings: 20 epochs, 600 instances"
+  verdict = {"verdict": "does not hold", "verdict_holm": "does not hold",
+             "dataset": "cos_en", "claim": "c", "statistic": -0.1,
+             "threshold": 0.0, "level": 0.95, "interval": [-0.2, -0.05],
+             "basis": "b", "evidence": "e", "schedule": off}
+  cli.print_verdicts({"claims": [verdict], "schedule": off}, "out")
+  out = capsys.readouterr().out
+  assert out.startswith(f"N{off[1:]}: the verdicts check this setup")
+  assert f"[does not hold ({off}); Holm: does not hold] cos_en: c" in out

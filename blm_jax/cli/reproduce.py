@@ -384,10 +384,16 @@ def shows_by_dataset(grids) -> dict[str, str]:
 
 
 def print_verdicts(record: dict, out: str) -> None:
+  off = record.get("schedule", "")
+  if off:
+    print(f"{off[0].upper() + off[1:]}: the verdicts check this setup, not "
+          "the papers' claims (they train 120 epochs on 2000 instances per "
+          "type)")
   for v in record["claims"]:
     if v["verdict"] == "not run":
       continue
-    print(f"[{v['verdict']}; Holm: {v['verdict_holm']}] {v['dataset']}: "
+    off = f" ({v['schedule']})" if v.get("schedule") else ""
+    print(f"[{v['verdict']}{off}; Holm: {v['verdict_holm']}] {v['dataset']}: "
           f"{v['claim']}: {v['statistic']:+.3f} vs {v['threshold']:+.2f}, "
           f"{v['level']:.0%} interval {interval_text(v)} "
           f"({v['basis']}; {v['evidence']})")

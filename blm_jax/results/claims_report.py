@@ -17,7 +17,7 @@ from typing import Callable
 from blm_jax.base import files
 from blm_jax.results import (battery, claims, html_report, judge,
                              markdown_table, paper_comparison,
-                             solver_contrasts,
+                             schedule, solver_contrasts,
                              training_curves)
 
 TYPES = claims.TYPES
@@ -80,6 +80,9 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
   rows = judge.design_pairs(verdicts)
   if not rows:
     return []
+  off = {(v["claim"], v["dataset"]): v.get("schedule", "") for v in verdicts}
+  said = lambda c, d, v: f"**{v}**" + (f" ({off[c, d]})" if off.get((c, d))
+                                       else "")
   return ["## Both designs", "",
           "The claims checked on a paper design and on its "
           "context-necessary design (the answers alone cannot decide) or "
@@ -87,7 +90,8 @@ def designs_side_by_side(verdicts: list[dict]) -> list[str]:
           "decides):", "",
           *markdown_table.lines(
               judge.DESIGN_COLUMNS,
-              [[c, d, f"**{v}**", x, f"**{w}**"] for c, d, v, x, w in rows]),
+              [[c, d, said(c, d, v), x, said(c, x, w)]
+               for c, d, v, x, w in rows]),
           ""]
 
 
@@ -127,16 +131,19 @@ def not_run_line(verdicts: list[dict]) -> list[str]:
   return lines
 
 
-def _bold_verdict(cells: list[str]) -> list[str]:
+def _bold_verdict(cells: list[str], off: str = "") -> list[str]:
+  """The verdict in bold, and beside it `off` (a verdict from a schedule
+  other than the papers': `schedule.note`)."""
   i = judge.VERDICT_COLUMNS.index("verdict")
-  return [*cells[:i], f"**{cells[i]}**", *cells[i + 1:]]
+  said = f"**{cells[i]}**" + (f" ({off})" if off else "")
+  return [*cells[:i], said, *cells[i + 1:]]
 
 
 def claims_section() -> list[str]:
   """How each claim was turned into a test, in the papers' words."""
   lines = ["## How each claim became a test", "",
            "000 = Merlo et al., Blackbird Language Matrices; 004 = Samo "
-           "et al., BLM-s/IE (../shared/papers). Each test is a statistic "
+           "et al., BLM-s/IE (README.md, Papers). Each test is a statistic "
            "of the F1 heatmaps (or, for the error bars, of each seed's "
            "shares of the answers) that is above its threshold when the "
            "claim holds.", ""]
@@ -163,7 +170,16 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   `probes`: {dataset: the probe.json of its probed grid}."""
   probes = probes or {}
   verdicts = judge.evaluate_claims(runs, preds)
-  lines = ["# Reproduction report", "", f"Command: `{command}`", ""]
+  for v in verdicts:
+    v["schedule"] = schedule.verdict_note(v, runs)
+  lines = ["# Reproduction report", ""]
+  off = schedule.note(runs)
+  if off:
+    lines += [f"**{off[0].upper() + off[1:]}.** The papers train 120 epochs "
+              "on 2000 instances per type and test on the whole split: "
+              "the verdicts below check this setup, not the papers' "
+              "claims.", ""]
+  lines += [f"Command: `{command}`", ""]
   if missing:
     lines += [f"Not finished ({len(missing)} grids of the suite): "
               + ", ".join(missing) + ".", ""]
@@ -188,10 +204,10 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
         has = (preds or {}).get(ds, {}).get(m) is not None
         sample = by_model[m]["data"].get("sample_seed", "data.seed")
         run = by_model[m].get("run", {}).get("config", {})
-        schedule = (f"{run.get('train.epochs')} epochs of batch "
-                    f"{run.get('train.batch_size')}, " if run else "")
+        trained = (f"{run.get('train.epochs')} epochs of batch "
+                   f"{run.get('train.batch_size')}, " if run else "")
         lines.append(f"- {m}: `{os.path.join(ds, m, 'heatmap.png')}` "
-                     f"({schedule}seeds {by_model[m]['grid']['seeds']}, "
+                     f"({trained}seeds {by_model[m]['grid']['seeds']}, "
                      "train sizes "
                      f"{by_model[m]['data']['train_sizes']}, train/dev "
                      f"sample drawn with {sample}"
@@ -215,7 +231,7 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       "",
       *markdown_table.lines(
           [*judge.VERDICT_COLUMNS, "evidence"],
-          [[*_bold_verdict(judge.verdict_cells(v)),
+          [[*_bold_verdict(judge.verdict_cells(v), v.get("schedule", "")),
             f"{v['evidence']}; {v['basis']}"]
            for v in verdicts if v["verdict"] != "not run"]),
       ""]
@@ -260,7 +276,7 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   if contrasts:
     compared["solver_contrasts"] = {
         "columns": list(solver_contrasts.COLUMNS), "rows": contrasts}
-  record = {"command": command, "summaries": summary,
+  record = {"command": command, "schedule": off, "summaries": summary,
             "context_free": context_free, "seed_f1": seed_tables(runs),
             "claims": verdicts, "missing": list(missing or []),
             "probing": {ds: paper_comparison.probe_summary(p)
