@@ -167,3 +167,28 @@ def test_errors_figure_takes_the_correct_label_from_the_data(
   assert bars[table.label_names[0]][0] == [0.25]
   assert "Corr" not in judge.error_labels(results)
   assert table.label_names[0] in judge.error_labels(results)
+
+
+def test_heatmap_names_the_users_data_and_counts_its_test_instances(
+    tmp_path, saved_figures):
+  """Own data: the title names its folder, not the builder
+  ('blm_published'); each test column says how many instances it holds."""
+  from blm_jax.results import report
+  summary = {"type": {"type": {"f1_mean": 0.5, "f1_std": 0.1,
+                               "chosen_total": {"Correct": 5, "Wrong": 5}}}}
+  results = {"grid": {"train_types": ["type"], "test_types": ["type"],
+                      "seeds": [0, 1]},
+             "config": {"model": "ffnn", "dataset": "blm_published/folder",
+                        "encoder": "minilm"},
+             "summary": summary, "label_names": ["Correct", "Wrong"],
+             "data": {"num_answers": 8, "test_sizes": {"type": 10}},
+             "run": {"config": {"data.manual_dir": "/home/me/BLMagr4dev/"}}}
+  report.write_plots(results, str(tmp_path))
+  heat = saved_figures[0]
+  title = " ".join(heat.axes[0].get_title().split())
+  assert title.startswith("F1: ffnn on BLMagr4dev (own release files)")
+  assert "blm_published" not in title
+  ticks = [t.get_text() for t in heat.axes[0].get_xticklabels()]
+  assert ticks == ["test type\nn=10"]
+  assert plots.run_dataset_title("blm_spray_load/ALT-ATL_type_{}", "x") == (
+      "blm_spray_load/ALT-ATL")

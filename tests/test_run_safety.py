@@ -27,7 +27,7 @@ ENV = dict(os.environ, JAX_PLATFORMS="cpu")
 
 @pytest.fixture(scope="module")
 def data():
-  return synthetic.data(n_train=60, n_dev=20, n_test=20)
+  return synthetic.data(n_train=60, n_dev=20, n_test=30)
 
 
 def _run(*args, timeout=120):
@@ -473,3 +473,11 @@ def test_errors_a_user_acts_on_are_one_line(tmp_path):
     os.makedirs(tmp_path / "file" / "w")
   assert launch.error_line(e.value) == (
       f"error: Not a directory: {tmp_path / 'file' / 'w'}")
+
+
+def test_fewer_than_30_test_instances_per_cell_are_warned():
+  assert train.MIN_TEST_INSTANCES == 30
+  assert train.small_test_sets(synthetic.data(n_test=30)) == []
+  assert train.small_test_sets(synthetic.data(n_test=29)) == [
+      f"test type {u} has 29 instance(s): its F1 means little (fewer than "
+      "30)" for u in ("I", "II")]

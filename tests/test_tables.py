@@ -18,16 +18,24 @@ def _results(gain=-0.1):
           "summary": {"I": {"I": cell(0.9), "II": cell(0.5)},
                       "II": {"I": cell(0.7), "II": cell(0.6)}},
           "context_free": {"I": {"I": free(1.0), "II": free(0.6)},
-                           "II": {"I": free(0.8), "II": free(0.7)}}}
+                           "II": {"I": free(0.8), "II": free(0.7)}},
+          "data": {"test_sizes": {"I": 300, "II": 12}}}
 
 
-def test_csv_one_row_per_cell_with_the_baseline():
+def test_csv_one_row_per_cell_with_the_baseline_and_test_count():
   text = tables.to_csv(tables.cell_rows(_results()))
   lines = text.splitlines()
-  assert lines[0] == ("train,test,f1_mean,f1_std,n_seeds,best_context_free,"
-                      "best_context_free_scorer,context_gain")
-  assert lines[1] == "I,I,0.9000,0.0100,3,1.0000,word_logit,-0.1000"
+  assert lines[0] == ("train,test,f1_mean,f1_std,n_seeds,n_test,"
+                      "best_context_free,best_context_free_scorer,"
+                      "context_gain")
+  assert lines[1] == "I,I,0.9000,0.0100,3,300,1.0000,word_logit,-0.1000"
+  assert lines[2] == "I,II,0.5000,0.0100,3,12,0.6000,word_logit,-0.1000"
   assert len(lines) == 5
+  # A record made before test sizes were kept: the column is empty.
+  r = _results()
+  del r["data"]
+  assert tables.to_csv(tables.cell_rows(r)).splitlines()[1] == (
+      "I,I,0.9000,0.0100,3,,1.0000,word_logit,-0.1000")
 
 
 def test_console_says_the_baseline_and_when_the_context_did_not_help():

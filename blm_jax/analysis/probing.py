@@ -42,7 +42,7 @@ from blm_jax.base import files
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from blm_jax.models import registry
-from blm_jax.results.plots import dataset_title
+from blm_jax.results.plots import run_dataset_title
 from blm_jax.training import embedding_sources
 from data_builders.common import loading as data_lib
 
@@ -347,7 +347,8 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
                 config.data.name, k), "n": t.num_instances}
                 for k, (_, t) in sets.items()},
             "files": {}}
-  title = f"{model} on {dataset_title(config.data.name)}"
+  title = f"{model} on " + run_dataset_title(
+      config.data.name, config.data.get("manual_dir", ""))
 
   if "confusion" in analyses:
     conf, panels = {}, []

@@ -43,6 +43,23 @@ def dataset_title(name: str) -> str:
   return _TYPE_PLACEHOLDER.sub("", name)
 
 
+# Builders of the user's own data, and what a title calls them: their
+# TFDS names say nothing of the data ('blm_published/folder').
+OWN_DATA = {"blm_published/folder": "own release files",
+            "blm_published/type_{}": "own release files",
+            "blm_jsonl/folder": "own JSONL",
+            "blm_jsonl/type_{}": "own JSONL"}
+
+
+def run_dataset_title(name: str, manual_dir: str = "") -> str:
+  """What a figure calls a run's dataset: `dataset_title(name)`, or for
+  the user's own data its folder ('mydata (own JSONL)')."""
+  if name in OWN_DATA and manual_dir:
+    folder = os.path.basename(os.path.normpath(manual_dir))
+    return f"{folder} ({OWN_DATA[name]})"
+  return dataset_title(name)
+
+
 def _title(title: str, encoder: str, num_answers: int, width: int,
            n_seeds: int = 0) -> str:
   parts = [dataset_title(title)]
@@ -58,6 +75,14 @@ def _title(title: str, encoder: str, num_answers: int, width: int,
     parts.append("; ".join(facts))
   return "\n".join(textwrap.fill(p, width, break_on_hyphens=False,
                                  break_long_words=False) for p in parts)
+
+
+def _test_ticks(test_types, test_sizes: dict | None) -> list[str]:
+  """'test I' per column, with its test instances ('n=300') when known:
+  an F1 over 10 instances moves by 0.1 per answer."""
+  sizes = test_sizes or {}
+  return [f"test {u}" + (f"\nn={sizes[u]}" if u in sizes else "")
+          for u in test_types]
 
 
 def _matrix(by_type: dict, train_types, test_types, key: str) -> np.ndarray:
@@ -86,7 +111,8 @@ def _best_context_free(context_free: dict | None, train_types, test_types
 def heatmap(summary: dict, train_types, test_types, path: str,
             title: str = "", *, encoder: str = "",
             num_answers: int = 0, context_free: dict | None = None,
-            n_seeds: int = 0, formats=("png",)) -> None:
+            n_seeds: int = 0, formats=("png",),
+            test_sizes: dict | None = None) -> None:
   """Mean F1, train type (rows) x test type (columns), like 000 Fig. 15/24.
 
   With `num_answers`, chance (1/num_answers) is drawn on the colour bar;
@@ -106,7 +132,7 @@ def heatmap(summary: dict, train_types, test_types, path: str,
         text += f"\ncf {cf[i, j]:.3f}"
       ax.text(j, i, text, ha="center", va="center",
               color="white" if m[i, j] < 0.6 else "black", fontsize=9)
-  ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types])
+  ax.set_xticks(range(len(test_types)), _test_ticks(test_types, test_sizes))
   ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types])
   ax.set_title(_title(title or "F1 (mean over seeds)", encoder, num_answers,
                       width=40, n_seeds=n_seeds), fontsize=10)
@@ -121,7 +147,8 @@ def heatmap(summary: dict, train_types, test_types, path: str,
 
 
 def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
-           diverging: bool, fig, cf: np.ndarray | None = None):
+           diverging: bool, fig, cf: np.ndarray | None = None,
+           test_sizes: dict | None = None):
   """One annotated train x test matrix; F1 on [0, 1] or a difference on
   [-1, 1] (red: the control is better, blue: the real run is); `cf` adds
   the best context-free score to each cell."""
@@ -139,7 +166,7 @@ def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
                              else "")
       ax.text(j, i, text, ha="center", va="center", fontsize=8,
               color="white" if dark(m[i, j]) else "black")
-  ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types],
+  ax.set_xticks(range(len(test_types)), _test_ticks(test_types, test_sizes),
                 fontsize=8)
   ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types],
                 fontsize=8)
@@ -151,7 +178,8 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
                           test_types, path: str, title: str = "", *,
                           encoder: str = "", num_answers: int = 0,
                           context_free: dict | None = None,
-                          n_seeds: int = 0, formats=("png",)) -> None:
+                          n_seeds: int = 0, formats=("png",),
+                          test_sizes: dict | None = None) -> None:
   """The real F1 heatmap beside, per control, its F1 and the selectivity
   (real minus control F1): one row per control, the real heatmap first.
 
@@ -172,15 +200,16 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
     else:
       bar = _panel(axes[r, 0], real, train_types, test_types, "real F1",
                    diverging=False, fig=fig, cf=_best_context_free(
-                       context_free, train_types, test_types))
+                       context_free, train_types, test_types),
+                   test_sizes=test_sizes)
       if num_answers:
         bar.ax.axhline(1 / num_answers, color="red", linewidth=2)
     _panel(axes[r, 1], mat(lambda t, u: c["summary"][t][u]["f1_mean"]),
            train_types, test_types, f"control {name}: F1", diverging=False,
-           fig=fig)
+           fig=fig, test_sizes=test_sizes)
     _panel(axes[r, 2], mat(lambda t, u: c["selectivity"][t][u]),
            train_types, test_types, f"selectivity vs {name}\n(real - "
-           "control F1)", diverging=True, fig=fig)
+           "control F1)", diverging=True, fig=fig, test_sizes=test_sizes)
   fig.suptitle(_title(title or "F1 (mean over seeds)", encoder, num_answers,
                       width=90, n_seeds=n_seeds), fontsize=10)
   if context_free:
@@ -191,7 +220,7 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
 def context_gain(context_free: dict, train_types, test_types, path: str,
                  title: str = "", *, encoder: str = "",
                  num_answers: int = 0, n_seeds: int = 0,
-                 formats=("png",)) -> None:
+                 formats=("png",), test_sizes: dict | None = None) -> None:
   """The context gain (F1 mean minus the best context-free score), train
   type x test type, on [-1, 1]: blue where the solver used the context,
   near 0 or red where the candidates alone do as well.
@@ -208,7 +237,7 @@ def context_gain(context_free: dict, train_types, test_types, path: str,
       ax.text(j, i, f"{m[i, j]:+.3f}\nvs {best[i, j]}", ha="center",
               va="center", fontsize=8,
               color="white" if abs(m[i, j]) > 0.5 else "black")
-  ax.set_xticks(range(len(test_types)), [f"test {u}" for u in test_types])
+  ax.set_xticks(range(len(test_types)), _test_ticks(test_types, test_sizes))
   ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types])
   ax.set_title(_title(title or "Context gain", encoder, num_answers,
                       width=40), fontsize=10)

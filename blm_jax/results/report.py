@@ -143,7 +143,9 @@ def write_plots(results: dict, workdir: str) -> None:
   run = results.get("run", {}).get("config", {})
   train_types, test_types = grid["train_types"], grid["test_types"]
   summary = results["summary"]
-  title = f"{named['model']} on {named['dataset']}"
+  title = f"{named['model']} on " + plots.run_dataset_title(
+      named["dataset"], run.get("data.manual_dir") or "")
+  sizes = dict(test_sizes=results["data"].get("test_sizes"))
   formats = tuple(f.strip() for f in str(
       run.get("results.figure_formats", "png")).split(",") if f.strip())
   # A record written before results.json had num_answers: no chance mark.
@@ -155,14 +157,15 @@ def write_plots(results: dict, workdir: str) -> None:
   if run.get("results.heatmap") == "context_gain":
     plots.context_gain(free, train_types, test_types, heatmap,
                        title=f"Context gain (F1 - best context-free): "
-                       f"{title}", **plot_kw)
+                       f"{title}", **plot_kw, **sizes)
   elif "controls" in results:
     plots.heatmap_with_controls(summary, results["controls"], train_types,
                                 test_types, heatmap, title=f"F1: {title}",
-                                context_free=free, **plot_kw)
+                                context_free=free, **plot_kw, **sizes)
   else:
     plots.heatmap(summary, train_types, test_types, heatmap,
-                  title=f"F1: {title}", context_free=free, **plot_kw)
+                  title=f"F1: {title}", context_free=free, **plot_kw,
+                  **sizes)
   if "layer_sweep" in results:
     plots.layer_sweep(results["layer_sweep"], train_types, test_types,
                       os.path.join(workdir, "layers.png"),

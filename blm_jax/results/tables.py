@@ -1,7 +1,7 @@
 """A grid's results as rows a paper can use: CSV, LaTeX and console lines.
 
 One row per (train type, test type) cell of the real run: the F1 mean and
-sample std over seeds, the number of seeds, the best context-free score and
+sample std over seeds, the number of seeds and of test instances, the best context-free score and
 the scorer that reached it, and the context gain (F1 minus that score). The
 console, `results.csv` and the LaTeX table all read these rows, so the
 three never disagree.
@@ -13,7 +13,7 @@ import csv
 import dataclasses
 import io
 
-COLUMNS = ("train", "test", "f1_mean", "f1_std", "n_seeds",
+COLUMNS = ("train", "test", "f1_mean", "f1_std", "n_seeds", "n_test",
            "best_context_free", "best_context_free_scorer", "context_gain")
 
 
@@ -24,6 +24,7 @@ class CellRow:
   f1_mean: float
   f1_std: float
   n_seeds: int
+  n_test: int | None  # test instances of the cell (None: not recorded)
   best_context_free: float | None
   best_context_free_scorer: str
   context_gain: float | None
@@ -34,13 +35,14 @@ def cell_rows(results: dict) -> list[CellRow]:
   grid = results["grid"]
   free = results.get("context_free") or {}
   n = len(grid["seeds"])
+  test_sizes = (results.get("data") or {}).get("test_sizes") or {}
   rows = []
   for t, row in results["summary"].items():
     for u, v in row.items():
       c = free.get(t, {}).get(u)
       rows.append(CellRow(
           train=t, test=u, f1_mean=float(v["f1_mean"]),
-          f1_std=float(v["f1_std"]), n_seeds=n,
+          f1_std=float(v["f1_std"]), n_seeds=n, n_test=test_sizes.get(u),
           best_context_free=None if c is None else float(c["best"]),
           best_context_free_scorer="" if c is None else c["best_baseline"],
           context_gain=None if c is None else float(c["context_gain"])))
@@ -53,7 +55,7 @@ def to_csv(rows: list[CellRow]) -> str:
   w.writerow(COLUMNS)
   for r in rows:
     w.writerow([r.train, r.test, f"{r.f1_mean:.4f}", f"{r.f1_std:.4f}",
-                r.n_seeds,
+                r.n_seeds, "" if r.n_test is None else r.n_test,
                 "" if r.best_context_free is None
                 else f"{r.best_context_free:.4f}",
                 r.best_context_free_scorer,
