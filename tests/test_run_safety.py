@@ -481,3 +481,17 @@ def test_fewer_than_30_test_instances_per_cell_are_warned():
   assert train.small_test_sets(synthetic.data(n_test=29)) == [
       f"test type {u} has 29 instance(s): its F1 means little (fewer than "
       "30)" for u in ("I", "II")]
+
+
+def test_the_log_says_what_the_checkpoints_hold(tmp_path, data):
+  """Their size follows the model, not the data: the log says so, with
+  the bytes on disk and the parameters per cell (FFNN 32 -> 16 -> 16 -> 8:
+  936)."""
+  work = tmp_path / "w"
+  run_experiment(synthetic.config("ffnn", epochs=1), str(work), data=data)
+  size = checkpoints.folder_bytes(str(work / "checkpoints"))
+  assert size > 0
+  line = (f"checkpoints: {size / 1e6:.1f} MB on disk, the last and best "
+          "state of 4 cells of 936 parameters each (with the optimizer's "
+          "state)")
+  assert line in (work / "log.txt").read_text()

@@ -430,3 +430,29 @@ def _read_step(directory, step, abstract_state, want, read_only, check_meta,
     damaged(step, "its bytes do not match the saved digest")
     return None
   return step, state, meta
+
+
+def folder_bytes(directory: str) -> int:
+  """Bytes of the files under `directory` (0 when it is absent)."""
+  total = 0
+  for root, _, names in os.walk(directory):
+    for name in names:
+      try:
+        total += os.path.getsize(os.path.join(root, name))
+      except OSError:  # Removed while walking (a killed save's tmp folder).
+        pass
+  return total
+
+
+def size_line(directory: str, state, num_cells: int) -> str:
+  """'checkpoints: 791.1 MB on disk, the last and best state of 9 cells of
+  5.94M parameters each (with the optimizer's state)': why a small run's
+  checkpoint is large (its size follows the model, not the data)."""
+  leaves = jax.tree_util.tree_leaves(state.params)
+  padded = leaves[0].shape[0] if leaves and leaves[0].ndim else 1
+  per_cell = sum(int(x.size) for x in leaves) // max(1, padded)
+  count = (f"{per_cell / 1e6:.2f}M" if per_cell >= 1e6 else f"{per_cell:,}")
+  return (f"checkpoints: {folder_bytes(directory) / 1e6:.1f} MB on disk, "
+          f"the last and best state of {num_cells} cells of {count} "
+          "parameters each (with the optimizer's state)")
+

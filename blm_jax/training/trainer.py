@@ -424,6 +424,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
         progress.on_checkpoint(epoch)
   finally:
     mgr.close()
+  log.info("%s", checkpoints.size_line(ckpt_dir, state, grid.num_cells))
 
   # ---- Evaluate every cell on every test type ------------------------------
   test_types = tuple(config.data.test_types)
