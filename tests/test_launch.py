@@ -93,13 +93,14 @@ def test_main_job_end_to_end(tmp_path):
   # results.csv: one row per cell, the numbers of results.json.
   rows = (work / "results.csv").read_text().splitlines()
   assert rows[0].split(",") == [
-      "train", "test", "f1_mean", "f1_std", "n_seeds", "best_context_free",
-      "best_context_free_scorer", "context_gain"]
+      "train", "test", "f1_mean", "f1_std", "n_seeds", "n_test",
+      "best_context_free", "best_context_free_scorer", "context_gain"]
   (cell,) = [r.split(",") for r in rows[1:]]
   free = results["context_free"]["I"]["I"]
   assert cell[:2] == ["I", "I"] and cell[4] == "2"
+  assert int(cell[5]) == results["data"]["test_sizes"]["I"]
   assert float(cell[2]) == round(results["summary"]["I"]["I"]["f1_mean"], 4)
-  assert float(cell[5]) == round(free["best"], 4)
-  assert cell[6] == free["best_baseline"]
+  assert float(cell[6]) == round(free["best"], 4)
+  assert cell[7] == free["best_baseline"]
   # The embedding cache was filled: a second run embeds nothing new.
   assert os.listdir(tmp_path / "cache")

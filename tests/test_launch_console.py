@@ -35,8 +35,9 @@ def test_variant_typos_are_one_error_line(tmp_path):
       "error: --config=configs/ffnn.py:cpu=maybe: config variant "
       "cpu='maybe' is not a boolean; accepted: cpu (= true)")
   proc = _launch("--config=configs/fnn.py", f"--workdir={work}")
-  assert proc.stderr.strip() == ("error: --config=configs/fnn.py: no such "
-                                 "config file")
+  assert proc.stderr.strip().startswith(
+      "error: --config=configs/fnn.py: no such config file (did you mean "
+      "configs/ffnn.py or ")
   assert not work.exists()
 
 

@@ -140,9 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
   parser = argparse.ArgumentParser(
       prog="python -m blm_jax.cli.lint", description=__doc__.split("\n\n")[0])
   parser.add_argument("target",
-                      help="a release file (.tsv/.csv), a JSONL file, a "
-                      "folder of them, or a TFDS name such as "
-                      "blm_published/agreement_fr_type_I")
+                      help="a release .tsv file, a folder of them, or a TFDS "
+                      "name such as blm_published/agreement_fr_type_I")
   parser.add_argument("--strict", action="store_true",
                       help="also exit non-zero on warnings")
   parser.add_argument("--answers_only", action="store_true",
