@@ -16,7 +16,8 @@ import ml_collections
 
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
-from blm_jax.results import context_free, metrics, plots, predictions, tables
+from blm_jax.results import (context_free, metrics, plots, predictions,
+                             tables, tensorboard)
 from blm_jax.training import embedding_sources, run_identity, trainer, variants
 
 
@@ -177,6 +178,18 @@ def write_plots(results: dict, workdir: str) -> None:
                    title=f"Chosen answers: {title}", **plot_kw)
 
 
+def write_tensorboard(workdir: str, outcome: trainer.TrainingOutcome) -> str:
+  """tensorboard/<cell>/ event files of every cell, variants included."""
+  spec = outcome.spec
+  test_f1 = {u: [metrics.cell_metrics(t.pred[i], t.correct, t.labels,
+                                      outcome.label_names)["f1"]
+                 for i in range(len(spec.cells))]
+             for u, t in outcome.test.items()}
+  return tensorboard.write(
+      workdir, [spec.cell_name(i) for i in range(len(spec.cells))],
+      outcome.history, test_f1)
+
+
 def f1_lines(outcome: trainer.TrainingOutcome, summaries: dict) -> list[str]:
   """'[variant] train T: test U F1 mean±std ...' for every variant (the
   real run first, without a prefix) and train type."""
@@ -218,6 +231,8 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   files.write_text(os.path.join(workdir, "results.csv"),
                    tables.to_csv(tables.cell_rows(results)))
   write_plots(results, workdir)
+  if config.results.get("tensorboard", False):
+    write_tensorboard(workdir, outcome)
   for line in f1_lines(outcome, summaries) + context_free_lines(
       results.get("context_free", {})):
     log.info("%s", line)

@@ -116,6 +116,10 @@ def _shared() -> ml_collections.ConfigDict:
   # Every figure is written once per format: comma-separated subset of
   # FIGURE_FORMATS ('png' to view, 'svg'/'pdf' for a paper).
   c.results.figure_formats = "png,svg"
+  # TensorBoard event files, one folder per cell under tensorboard/ (the
+  # epochs' train loss terms and dev accuracy and loss, the test F1): the
+  # curves of several runs side by side. False writes none.
+  c.results.tensorboard = True
 
   c.progress = True
   return c

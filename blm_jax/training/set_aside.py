@@ -20,7 +20,7 @@ import time
 FIGURES = tuple(f"{name}.{fmt}" for name in ("heatmap", "errors", "layers")
                 for fmt in ("png", "svg", "pdf"))
 RESULTS = ("results.json", "results.csv", "predictions.npz") + FIGURES + (
-    "probe",)
+    "probe", "tensorboard")
 RUN = ("config.json", "checkpoints", "checkpoints-quarantine")
 KEEP_PREVIOUS = 3
 _PREVIOUS = re.compile(r"^previous-(\d{8}-\d{6})(?:-(\d+))?$")
