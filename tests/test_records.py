@@ -233,3 +233,52 @@ def test_a_table_row_of_the_wrong_length_is_named():
     markdown_table.lines(("a", "b"), [[1, 2], [3]])
   with pytest.raises(records.RecordError, match=r"^row 0 has 3 cells"):
     records.rows_table(["a", "b"], [[1, 2, 3]])
+
+
+def _doc_with_versions(tmp_path, versions, marker_opts=""):
+  (tmp_path / "docs" / "records").mkdir(parents=True, exist_ok=True)
+  record = {"summary": _summary(), "grid": {"train_types": ["I", "II"],
+                                            "test_types": ["I", "II"]},
+            "data": {"builder_versions": versions}}
+  (tmp_path / "docs" / "records" / "r.json").write_text(json.dumps(record))
+  body = records.render(record)
+  (tmp_path / "README.md").write_text(
+      f"x\n<!-- table: docs/records/r.json{marker_opts} -->\n{body}"
+      "<!-- end table -->\n")
+  return tmp_path / "README.md"
+
+
+NOW = {"blm_spray_load/ALT-ATL_type_I": "1.2.0",
+       "blm_spray_load/ALT-ATL_type_II": "1.2.0"}.get
+
+
+def test_a_table_from_older_builders_fails_the_check(tmp_path):
+  _doc_with_versions(tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.1.0",
+                                "blm_spray_load/ALT-ATL_type_II": "1.2.0"})
+  assert cli.tables(str(tmp_path), check=True, current=NOW) == [
+      "README.md:2: table from docs/records/r.json was made with other "
+      "builders (blm_spray_load/ALT-ATL_type_I 1.1.0, now 1.2.0): rerun it "
+      "and `records make` its record, or mark the table stale (`stale=yes` "
+      "in its marker)"]
+  # The same versions as now: nothing to say.
+  _doc_with_versions(tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.2.0"})
+  assert cli.tables(str(tmp_path), check=True, current=NOW) == []
+
+
+def test_a_table_marked_stale_says_so_under_it(tmp_path):
+  readme = _doc_with_versions(
+      tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.1.0"}, " stale=yes")
+  differ = cli.tables(str(tmp_path), check=True, current=NOW)
+  assert differ == ["README.md:2: table from docs/records/r.json stale=yes "
+                    "differs from its record"]
+  cli.tables(str(tmp_path), current=NOW)  # writes the stale line
+  assert ("*Stale: made with blm_spray_load/ALT-ATL_type_I 1.1.0 (now "
+          "1.2.0); rerun it to update.*\n<!-- end table -->") in (
+              readme.read_text())
+  assert cli.tables(str(tmp_path), check=True, current=NOW) == []
+  # Marked stale, but current: the mark cannot linger.
+  _doc_with_versions(tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.2.0"},
+                     " stale=yes")
+  assert cli.tables(str(tmp_path), check=True, current=NOW) == [
+      "README.md:2: table from docs/records/r.json is marked stale but its "
+      "record's builders are current: drop `stale=` from its marker"]

@@ -12,7 +12,9 @@ baselines and a `claims` table).
 `tables` rewrites every table between `<!-- table: RECORD [options] -->`
 and `<!-- end table -->` in README.md and docs/**/*.md from its record;
 with --check it changes nothing and names each file and table that
-differs (see blm_jax/results/records.py for the options).
+differs (see blm_jax/results/records.py for the options); either way it
+fails on a table whose record was made with other builder versions than
+this checkout's, unless the table is marked stale (`stale=yes`).
 `latex` prints (or writes to --out) a record as a booktabs LaTeX table:
 a run's heatmap with its context-free scores, or a suite's tables.
 """
@@ -54,18 +56,41 @@ def make(workdir: str, out: str, command: str, commit: str = "",
   return record
 
 
-def tables(root: str = ROOT, check: bool = False) -> list[str]:
+def stale_problems(doc: str, found: list[dict]) -> list[str]:
+  """One line per table of `doc` presented as current whose record was
+  made with other builder versions, or marked stale whose record is not."""
+  out = []
+  for t in found:
+    where = f"{doc}:{t['line']}: table from {t['record']}"
+    if t["stale"] and not t["marked_stale"]:
+      out.append(f"{where} was made with other builders ("
+                 + ", ".join(f"{n} {made}, now {now or 'gone'}"
+                             for n, (made, now) in t["stale"].items())
+                 + "): rerun it and `records make` its record, or mark "
+                 "the table stale (`stale=yes` in its marker)")
+    elif t["marked_stale"] and not t["stale"]:
+      out.append(f"{where} is marked stale but its record's builders are "
+                 "current: drop `stale=` from its marker")
+  return out
+
+
+def tables(root: str = ROOT, check: bool = False, current=None
+           ) -> list[str]:
   """Rewrites (or, with check, compares) every marked table under `root`;
-  returns one line per table that differed."""
+  returns one line per table that differed or whose staleness is not
+  what it says (`stale_problems`). `current`: name -> builder version
+  (default: this checkout's builders)."""
   differ = []
   for doc in records.documents(root):
     path = os.path.join(root, doc)
     with open(path, encoding="utf-8") as f:
       text = f.read()
     try:
-      rendered, found = records.render_document(text, root)
+      rendered, found = records.render_document(
+          text, root, current or records.current_version)
     except records.RecordError as e:
       raise SystemExit(f"{doc}: {e}") from None
+    differ += stale_problems(doc, found)
     for t in found:
       if t["changed"]:
         differ.append(f"{doc}:{t['line']}: table from {t['record']}"
@@ -107,6 +132,8 @@ def main(argv) -> None:
   for line in differ:
     print(line if f.check else line.replace(" differs from its record",
                                             ": rewritten from its record"))
+  if any("differs from its record" not in line for line in differ):
+    raise SystemExit(1)  # Staleness a rewrite cannot mend.
   if f.check and differ:
     print("run `python -m blm_jax.cli.records tables` to regenerate them",
           file=sys.stderr)

@@ -29,6 +29,12 @@ design); `key=a.b.c` picks a summary inside the record (heatmap of
 results.json's context-free baselines (best score, its baseline and the
 context gain per cell). Without options a record with a `summary` renders
 as a heatmap.
+
+A record made from a run keeps the builder versions of the data it read;
+a table whose record was made with other versions than this checkout's
+builders fails `records tables --check` unless its marker says
+`stale=<anything>`, and then the table says under it which builders
+changed (`stale_line`), so a stale number is never presented as current.
 """
 
 from __future__ import annotations
@@ -270,10 +276,43 @@ def _options(text: str) -> dict[str, str]:
   return dict(o.split("=", 1) for o in text.split())
 
 
-def render_document(text: str, root: str) -> tuple[str, list[dict]]:
+def builder_versions(record: dict) -> dict[str, str] | None:
+  """{TFDS name: builder version} the record's run read (results.json's
+  `data.builder_versions`); None when the record does not say."""
+  found = (record.get("data") or {}).get("builder_versions")
+  return dict(found) if isinstance(found, dict) else None
+
+
+def current_version(name: str) -> str | None:
+  """The builder version `name` has in this checkout (None: no builder)."""
+  from data_builders.common import loading
+
+  return loading.version(name)
+
+
+def stale_builders(record: dict, current=current_version
+                   ) -> dict[str, tuple[str, str | None]]:
+  """{TFDS name: (version the record was made with, the builder's now)}
+  for every builder that changed since; empty when none did or the
+  record does not say."""
+  return {name: (made, now) for name, made in
+          sorted((builder_versions(record) or {}).items())
+          if (now := current(name)) != made}
+
+
+def stale_line(stale: dict[str, tuple[str, str | None]]) -> str:
+  """The line a table marked `stale=...` carries under it."""
+  return ("*Stale: made with " + ", ".join(
+      f"{n} {made} (now {now or 'gone'})" for n, (made, now) in
+      stale.items()) + "; rerun it to update.*\n")
+
+
+def render_document(text: str, root: str, current=current_version
+                    ) -> tuple[str, list[dict]]:
   """`text` with every marked table rewritten from its record (paths are
   relative to `root`), and one entry per table: path, options, line,
-  whether it changed."""
+  whether it changed, `stale` (its record's builders that changed since:
+  a table marked `stale=...` says so under it, `stale_line`)."""
   tables = []
 
   def sub(m: re.Match) -> str:
@@ -282,12 +321,18 @@ def render_document(text: str, root: str) -> tuple[str, list[dict]]:
     path = os.path.join(root, m.group("path"))
     if not os.path.isfile(path):
       raise RecordError(f"line {line}: no record {m.group('path')}")
+    marked = opts.pop("stale", None) is not None
     try:
-      body = render(load(path), opts)
+      record = load(path)
+      body = render(record, opts)
     except RecordError as e:
       raise RecordError(f"line {line}: {m.group('path')}: {e}") from None
+    stale = stale_builders(record, current)
+    if marked and stale:
+      body += "\n" + stale_line(stale)
     tables.append({"record": m.group("path"), "options": m.group("opts"),
-                   "line": line, "changed": body != m.group("body")})
+                   "line": line, "changed": body != m.group("body"),
+                   "stale": stale, "marked_stale": marked})
     head = m.group(0)[:m.start("body") - m.start()]
     return head + body + "<!-- end table -->"
 
