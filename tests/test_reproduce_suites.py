@@ -159,7 +159,32 @@ def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   assert "od_en/ffnn" in plan[1] and "to run, about" in plan[1]
   # Nothing measured yet: the time is unknown, and says why.
   fresh = reproduce.entries_of(grids, options, str(tmp_path / "fresh"))
-  assert "no ffnn grid has finished" in reproduce.plan_lines(fresh, {})[1]
+  assert ("no ffnn grid has been measured on cpu"
+          in reproduce.plan_lines(fresh, [])[1])
+  # ... unless a committed record of the platform measured one: an
+  # accelerator's record times the plan for an accelerator only.
+  kept = json.loads((tmp_path / "o" / "cos_en" / "ffnn" /
+                     "results.json").read_text())
+  assert kept["stage_seconds"]["training"] > 0
+  kept["throughput"]["devices"] = ["cuda:0"]
+  (tmp_path / "timings" / "s" / "cos_en").mkdir(parents=True)
+  (tmp_path / "timings" / "s" / "cos_en" / "ffnn.json").write_text(
+      json.dumps(kept))
+  for platform, want in (("accelerator", "to run, about "),
+                         ("cpu", "time unknown")):
+    out = subprocess.run(
+        [sys.executable, "-m", "blm_jax.cli.reproduce",
+         "--suite=cos_en/ffnn,od_en/ffnn", "--plan_only", "--seeds=0,1",
+         "--noseed_follows_grid", f"--configs_dir={configs}",
+         f"--timings={tmp_path / 'timings'}", f"--plan_platform={platform}",
+         f"--out={tmp_path / 'fresh'}"], cwd=ROOT, capture_output=True,
+        text=True)
+    assert out.returncode == 0, out.stderr[-1500:]
+    plan = out.stdout.splitlines()
+    assert want in plan[1] and want in plan[2], plan
+    if platform == "accelerator":
+      assert "0 grid(s) measured here and 1 committed record(s)" in plan[0]
+      assert "(this dataset)" in plan[1] and "median of 1" in plan[2]
 
 
 def test_encoder_folder_checkpoint(tmp_path):

@@ -117,6 +117,8 @@ def main(argv) -> None:
 
     absl_logging.set_verbosity(absl_logging.WARNING)
     tfds.disable_progress_bar()
+  from blm_jax.base import compile_cache
+  compile_cache.enable()
   try:
     run(flags.FLAGS)
   except (UsageError, config_check.ConfigError,
