@@ -224,6 +224,22 @@ def test_every_quote_is_the_papers_own_words():
       assert _normalise(claim.quote) in texts[paper], (paper, claim.quote)
 
 
+@pytest.mark.skipif(not os.path.isdir(PAPERS), reason="papers not here")
+def test_every_quote_in_a_reading_note_is_the_papers_own_words():
+  """The `ours` notes quote the papers' sentences in single quotes: each
+  longer quotation is in a paper the claim cites."""
+  texts = {k: _normalise(open(os.path.join(PAPERS, f)).read())
+           for k, f in PAPER_FILES.items()}
+  quoted = 0
+  for claim in reproduce.CLAIMS:
+    cited = re.findall(r"\b(00\d) sec\.", claim.source)
+    for q in re.findall(r"(?<!\w)'(?=\S)([^']{30,}?)(?<=\S)'(?!\w)",
+                        claim.ours):
+      quoted += 1
+      assert any(_normalise(q) in texts[p] for p in cited), (claim.text, q)
+  assert quoted >= 3
+
+
 def test_predictions_file_round_trip(tmp_path):
   spec = GridSpec((0, 1), ("I", "II"), ("", "answer_only"))
   n_cells = len(spec.cells)

@@ -2,10 +2,13 @@
 `blm_jax.results.judge`).
 
 Each claim quotes the paper's words (000 = Merlo et al., 004 = Samo et al.,
-BLM-s/IE) and turns them into linear contrasts of the F1 heatmaps of one
+BLM-s/IE), verbatim, and turns them into a test that says what the quote
+says, no more and no less: its scope (languages, models) is the paper's,
+and where the words are vaguer than any test its `ours` note says which
+reading it takes. The test is linear contrasts of the F1 heatmaps of one
 dataset's (model) grids, combined by a rule: 'all' (every contrast above
 the threshold: "I->III is the lowest" is every other cell minus I->III >
-0) or 'any' ("I->III is not the lowest": some cell below it). The
+0) or 'any' (one contrast above it: "I->III is not the lowest"). The
 statistic shown is the min ('all') or max ('any') of the contrasts on the
 seed-mean heatmaps. A contrast may instead be a statistic that is not
 linear in the cells (the rank correlation of two heatmaps): a function of
