@@ -32,11 +32,6 @@ _DESIGN = re.compile(r"(paper|ctx|seq|own)(_[a-z0-9]+)*$")
 _SHORT_NAME = re.compile(r"[a-z][a-z0-9_]*$")
 
 
-class UnknownDataset(ValueError):
-  """A name that is neither a short name nor a registered TFDS name; the
-  message is one line with the closest short names."""
-
-
 @dataclasses.dataclass(frozen=True)
 class DatasetEntry:
   """One short name: the TFDS configs it stands for and what they are.
@@ -93,7 +88,7 @@ class DatasetEntry:
   def tfds_name(self, lexical_type: str) -> str:
     """The TFDS name of one lexical type ('blm_spray_load/seq_type_II')."""
     if lexical_type not in self.types:
-      raise UnknownDataset(
+      raise ValueError(
           f"dataset {self.short_name!r} has no type {lexical_type!r}; its "
           f"types: {', '.join(self.types)}")
     return (self.template.format(lexical_type) if "{}" in self.template
@@ -174,12 +169,13 @@ def suggestion(name: str, candidates) -> str:
 
 
 def lookup(short_name: str) -> DatasetEntry:
-  """The entry of `short_name`; UnknownDataset (one line, with the closest
-  names) when there is none."""
+  """The entry of `short_name`; a ValueError (one line, with the closest
+  names) when there is none (a plain ValueError: launch.py shows the last
+  line of a config's error)."""
   registry = _registry()
   if short_name in registry:
     return registry[short_name]
-  raise UnknownDataset(
+  raise ValueError(
       f"no dataset short name {short_name!r}"
       + (suggestion(short_name, registry)
          or f" ({len(registry)} known; `--help` lists them)"))
@@ -202,7 +198,7 @@ def resolve(name: str) -> tuple[str, ...]:
   """The TFDS names a command-line dataset stands for: a short name
   ('spray_load': every type), a short name and one type ('spray_load:II'),
   or a TFDS name ('<builder>/<config>', returned as given, for the
-  caller to check). UnknownDataset for anything else."""
+  caller to check). ValueError for anything else."""
   if "/" in name:
     return (name,)
   short, _, lexical_type = name.partition(":")

@@ -175,7 +175,7 @@ def test_lookup_and_tfds_name():
 ])
 def test_an_unknown_short_name_is_one_line_with_the_closest(name, message):
   from data_builders import registry
-  with pytest.raises(registry.UnknownDataset) as e:
+  with pytest.raises(ValueError) as e:
     registry.lookup(name)
   assert message in str(e.value) and "\n" not in str(e.value)
   with pytest.raises(ValueError, match="dataset 'roll' has no type 'IV'; "
@@ -297,3 +297,46 @@ def test_attribute_schema_asks_the_packages_attributes_module(fake_packages):
   assert plain.attribute_schema("I") is None  # no attributes module
   with pytest.raises(ValueError, match="has no type 'IV'"):
     seq.attribute_schema("IV")
+
+
+# Calls that run a Python file named by its path.
+_PATH_LOADERS = ("spec_from_file_location", "SourceFileLoader", "run_path",
+                 "load_source")
+# The one left: reproduce runs the config files a suite names
+# (`--configs_dir`), as launch.py runs the one `--config` names.
+_ALLOWED_PATH_LOADS = {"blm_jax/cli/reproduce.py:load_config"}
+
+
+def _path_loads(root):
+  """'file:function' of every call in blm_jax that loads a file by path."""
+  import ast
+  found = set()
+
+  def visit(node, where, path):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      where = node.name
+    if isinstance(node, ast.Call):
+      name = getattr(node.func, "attr", getattr(node.func, "id", None))
+      if name in _PATH_LOADERS:
+        found.add(f"{path.relative_to(root).as_posix()}:{where}")
+    for child in ast.iter_child_nodes(node):
+      visit(child, where, path)
+
+  for path in sorted((root / "blm_jax").rglob("*.py")):
+    visit(ast.parse(path.read_text()), "<module>", path)
+  return found
+
+
+def test_library_code_loads_no_file_by_path(tmp_path):
+  """The dataset names come from data_builders.registry: no module of
+  blm_jax reads configs/common.py (or any module) from its file."""
+  import pathlib
+  root = pathlib.Path(__file__).resolve().parents[1]
+  assert _path_loads(root) == _ALLOWED_PATH_LOADS
+  # A planted loader is found.
+  planted = tmp_path / "blm_jax" / "cli"
+  planted.mkdir(parents=True)
+  (planted / "names.py").write_text(
+      "import importlib.util\n\n\ndef load_common(path):\n"
+      "  return importlib.util.spec_from_file_location('c', path)\n")
+  assert _path_loads(tmp_path) == {"blm_jax/cli/names.py:load_common"}

@@ -1,6 +1,8 @@
 """Writes a BLM dataset as JSON lines, or as an lm-evaluation-harness task.
 
   python -m blm_jax.cli.export --dataset=blm_spray_load/ALT-ATL_type_I --out=DIR
+  python -m blm_jax.cli.export --dataset=spray_load --out=DIR   # every type
+  python -m blm_jax.cli.export --dataset=spray_load:II --out=DIR
   python -m blm_jax.cli.export --dataset=... --format=lm_eval --out=DIR
 """
 
@@ -13,22 +15,31 @@ from blm_jax.data.export import export, FORMATS
 
 def run(f) -> dict[str, str]:
   """The command line's work, given parsed absl flag values `f`; an
-  unknown --dataset or an --out that cannot be written is one error line."""
-  from blm_jax.data.names import name_problem
+  unknown --dataset or an --out that cannot be written is one error line.
+  A short name of several types writes each into `<out>/<its config>/`."""
+  from blm_jax.data.names import resolve_datasets
 
-  problem = name_problem(f.dataset)
-  if problem:
-    raise SystemExit(f"error: --dataset={f.dataset}: {problem}")
   try:
-    written = export(f.dataset, f.format, f.out,
+    datasets = resolve_datasets(f.dataset)
+  except ValueError as e:
+    raise SystemExit(f"error: --dataset={f.dataset}: {e}") from None
+  written = {}
+  for dataset in datasets:
+    config = dataset.split("/", 1)[1]
+    out = f.out if len(datasets) == 1 else os.path.join(f.out, config)
+    try:
+      files = export(dataset, f.format, out,
                      splits=f.split.split(",") if f.split else None,
                      data_dir=f.data_dir, manual_dir=f.manual_dir)
-  except OSError as e:
-    if e.filename is None or not os.path.abspath(str(e.filename)).startswith(
-        os.path.abspath(os.path.expanduser(f.out))):
-      raise
-    raise SystemExit(f"error: --out={f.out}: {e.strerror}: {e.filename}"
-                     ) from None
+    except OSError as e:
+      if e.filename is None or not os.path.abspath(str(e.filename)
+                                                   ).startswith(
+          os.path.abspath(os.path.expanduser(f.out))):
+        raise
+      raise SystemExit(f"error: --out={f.out}: {e.strerror}: {e.filename}"
+                       ) from None
+    written.update(files if len(datasets) == 1 else
+                   {f"{config}/{k}": v for k, v in files.items()})
   for name, path in written.items():
     print(f"{name:>6}: {path}")
   return written
@@ -49,7 +60,8 @@ def define_flags(fv=None) -> None:
   from absl import flags
 
   fv = flags.FLAGS if fv is None else fv
-  flags.DEFINE_string("dataset", None, "TFDS name, e.g. "
+  flags.DEFINE_string("dataset", None, "Short name (spray_load: every "
+                      "type; spray_load:II: one) or TFDS name, e.g. "
                       "blm_spray_load/ALT-ATL_type_I.", flag_values=fv)
   flags.DEFINE_enum("format", "jsonl", list(FORMATS), "jsonl (GenBench "
                     "records) or lm_eval (jsonl + an lm-evaluation-harness "

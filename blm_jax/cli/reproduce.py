@@ -76,7 +76,7 @@ def known_datasets() -> tuple[tuple[str, ...], tuple[str, ...]]:
 def short_names(datasets) -> list[str]:
   """--datasets as short names: a short name as given, a TFDS name as the
   short name one of whose types it is (its grid trains on every type);
-  UnknownDataset (one line, with the closest names) for anything else."""
+  ValueError (one line, with the closest names) for anything else."""
   out = []
   for name in datasets:
     if "/" not in name:
@@ -85,7 +85,7 @@ def short_names(datasets) -> list[str]:
     short = registry.short_name_of(name)
     if short is None:
       every = [n for e in registry.entries() for n in e.tfds_names()]
-      raise registry.UnknownDataset(
+      raise ValueError(
           f"--datasets: {name!r} is no type of a dataset short name"
           + registry.suggestion(name, every))
     out.append(short)
