@@ -123,7 +123,8 @@ def _packages() -> list[str]:
 def collect(packages) -> dict[str, DatasetEntry]:
   """{short name: entry} of the `DATASETS` of `packages`' datasets.py;
   ValueError (one line) on a name declared twice, an entry of another
-  package's builder, or a paper design that is not registered."""
+  package's builder, a paper design that is not registered, or two
+  designs of one kind beside one paper design."""
   out: dict[str, DatasetEntry] = {}
   for package in packages:
     module = importlib.import_module(f"{__package__}.{package}.datasets")
@@ -136,12 +137,17 @@ def collect(packages) -> dict[str, DatasetEntry]:
         raise ValueError(f"{where}: template {entry.template!r} is not of "
                          f"builder {package!r}")
       out[entry.short_name] = entry
+  beside: dict[tuple[str, str], str] = {}
   for entry in out.values():
+    where = f"data_builders/{entry.package}/datasets.py: {entry.short_name!r}"
     for paper in entry.paper_designs:
       if paper not in out or out[paper].design != "paper":
-        raise ValueError(f"data_builders/{entry.package}/datasets.py: "
-                         f"{entry.short_name!r} stands beside {paper!r}, "
-                         "which is no registered paper design")
+        raise ValueError(f"{where} stands beside {paper!r}, which is no "
+                         "registered paper design")
+      other = beside.setdefault((paper, entry.design), entry.short_name)
+      if other != entry.short_name:
+        raise ValueError(f"{where} and {other!r} are both {paper!r}'s "
+                         f"{entry.design!r} design")
   return out
 
 
@@ -158,6 +164,7 @@ def entries() -> tuple[DatasetEntry, ...]:
 
 
 def names() -> tuple[str, ...]:
+  """Every short name, in the order of `entries()`."""
   return tuple(_registry())
 
 

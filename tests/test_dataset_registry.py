@@ -248,6 +248,12 @@ def test_collect_refuses_twice_declared_foreign_and_unpaired_names(
   with pytest.raises(ValueError, match="'roll_seq' stands beside 'rol', "
                      "which is no registered paper design"):
     registry.collect(["blm_roll"])
+  _declare(monkeypatch, "blm_roll", _entry("roll", "blm_roll/type_{}"), *(
+      _entry(n, f"blm_roll/{n}_{{}}", "seq", paper_designs=("roll",))
+      for n in ("roll_seq", "roll_b_seq")))
+  with pytest.raises(ValueError, match="'roll_b_seq' and 'roll_seq' are "
+                     "both 'roll''s 'seq' design"):
+    registry.collect(["blm_roll"])
 
 
 def test_a_new_seq_design_is_one_entry_in_its_package(monkeypatch,
