@@ -317,7 +317,7 @@ def test_suites_cover_the_papers():
 
 def test_each_chunk_grid_is_grouped_with_the_dataset_its_source_is():
   """CHUNK_SOURCE_DATASETS names, for each Table 5 source, the dataset of
-  configs/common.py whose type-I config the chunk builder reads."""
+  data_builders.registry whose type-I config the chunk builder reads."""
   from configs import common
   from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
   for x in suites.paper000():
