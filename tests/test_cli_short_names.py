@@ -142,8 +142,8 @@ def test_embed_fills_every_type_of_a_short_name(toy, monkeypatch):
 def test_reproduce_takes_short_and_tfds_names():
   assert reproduce.short_names(["blm_cos_od/cos_en_type_II", "cos_en",
                                 "od_en_ctx"]) == ["cos_en", "od_en_ctx"]
-  with pytest.raises(ValueError, match="no dataset short name 'cos_eng'; "
-                     "did you mean 'cos_en'"):
+  with pytest.raises(ValueError, match="^--datasets: no dataset short name "
+                     "'cos_eng'; did you mean 'cos_en'"):
     reproduce.short_names(["cos_eng"])
   with pytest.raises(ValueError, match=(
       r"--datasets: 'blm_cos_od/cos_en_type_IV' is no type of a dataset "

@@ -80,7 +80,10 @@ def short_names(datasets) -> list[str]:
   out = []
   for name in datasets:
     if "/" not in name:
-      out.append(registry.lookup(name).short_name)
+      try:
+        out.append(registry.lookup(name).short_name)
+      except ValueError as e:
+        raise ValueError(f"--datasets: {e}") from None
       continue
     short = registry.short_name_of(name)
     if short is None:
