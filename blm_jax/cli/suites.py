@@ -64,8 +64,9 @@ PROBING = ("confusion", "traversal", "projection")
 TABLE5 = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en", "cos_it",
           "od_en", "od_it", "agreement_en", "agreement_fr", "agreement_it",
           "agreement_ro")
-# The dataset short names (data_builders.registry) whose type I the Table 5 sources named
-# otherwise are (data_builders.blm_chunks SOURCES); the others share the name.
+# The dataset short names (data_builders.registry) whose type I the Table 5
+# sources named otherwise are (data_builders.blm_chunks SOURCES); the others
+# share the name.
 CHUNK_SOURCE_DATASETS = {"spray_load_ALT-ATL": "spray_load",
                          "spray_load_ATL-ALT": "spray_load_atl_alt"}
 # 001 Figure 7: F1 against the amount of training data (types I and III;
