@@ -89,7 +89,9 @@ TODAY_TYPES = {
     "cos_plus_de_case_ctx": ('MinLex', 'MaxLex'),
     "cos_plus_de_mix_ctx": ('MinLex', 'MaxLex'),
 }
-TODAY_NEEDS_MANUAL_DIR = {'published_agreement_fr', 'own_jsonl', 'own_release', 'own_release_types', 'published_spray_load', 'caus_he_natural', 'own_jsonl_types'}
+TODAY_NEEDS_MANUAL_DIR = {
+    "published_agreement_fr", "published_spray_load", "own_release",
+    "own_release_types", "own_jsonl", "own_jsonl_types", "caus_he_natural"}
 
 
 def test_configs_common_offers_todays_names_templates_and_types():

@@ -1,4 +1,5 @@
-"""The short names of the `blm_spray_load` datasets (data_builders/registry.py)."""
+"""The short names of the `blm_spray_load` datasets
+(data_builders/registry.py)."""
 
 from data_builders.registry import DatasetEntry
 
