@@ -15,33 +15,41 @@ from blm_jax.data.export import export, FORMATS
 
 def run(f) -> dict[str, str]:
   """The command line's work, given parsed absl flag values `f`; an
-  unknown --dataset or an --out that cannot be written is one error line.
-  A short name of several types writes each into `<out>/<its config>/`."""
+  unknown --dataset or an --out that cannot be written is one error line."""
   from blm_jax.data.names import resolve_datasets
 
   try:
     datasets = resolve_datasets(f.dataset)
   except ValueError as e:
     raise SystemExit(f"error: --dataset={f.dataset}: {e}") from None
+  try:
+    written = _export_each(datasets, f)
+  except OSError as e:
+    if e.filename is None or not os.path.abspath(str(e.filename)).startswith(
+        os.path.abspath(os.path.expanduser(f.out))):
+      raise
+    raise SystemExit(f"error: --out={f.out}: {e.strerror}: {e.filename}"
+                     ) from None
+  for name, path in written.items():
+    print(f"{name:>6}: {path}")
+  return written
+
+
+def _export_each(datasets: list[str], f) -> dict[str, str]:
+  """`datasets` into --out, each into `<out>/<its config>/` when there are
+  several (a short name's types); {name: path} of the files."""
+  def one(dataset, out):
+    return export(dataset, f.format, out,
+                  splits=f.split.split(",") if f.split else None,
+                  data_dir=f.data_dir, manual_dir=f.manual_dir)
+
+  if len(datasets) == 1:
+    return one(datasets[0], f.out)
   written = {}
   for dataset in datasets:
     config = dataset.split("/", 1)[1]
-    out = f.out if len(datasets) == 1 else os.path.join(f.out, config)
-    try:
-      files = export(dataset, f.format, out,
-                     splits=f.split.split(",") if f.split else None,
-                     data_dir=f.data_dir, manual_dir=f.manual_dir)
-    except OSError as e:
-      if e.filename is None or not os.path.abspath(str(e.filename)
-                                                   ).startswith(
-          os.path.abspath(os.path.expanduser(f.out))):
-        raise
-      raise SystemExit(f"error: --out={f.out}: {e.strerror}: {e.filename}"
-                       ) from None
-    written.update(files if len(datasets) == 1 else
-                   {f"{config}/{k}": v for k, v in files.items()})
-  for name, path in written.items():
-    print(f"{name:>6}: {path}")
+    written.update({f"{config}/{name}": path for name, path in one(
+        dataset, os.path.join(f.out, config)).items()})
   return written
 
 

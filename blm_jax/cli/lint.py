@@ -179,10 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
   parser = argparse.ArgumentParser(
       prog="python -m blm_jax.cli.lint", description=__doc__.split("\n\n")[0])
   parser.add_argument("target",
-                      help="a release .tsv file, a folder of them, a "
-                      "dataset short name (spray_load: every type; "
-                      "spray_load:II: one) or a TFDS name such as "
-                      "blm_published/agreement_fr_type_I")
+                      help="a release .tsv file, a folder of them, or a TFDS "
+                      "name such as blm_published/agreement_fr_type_I")
   parser.add_argument("--strict", action="store_true",
                       help="also exit non-zero on warnings")
   parser.add_argument("--answers_only", action="store_true",
@@ -211,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "~/tensorflow_datasets)")
   parser.add_argument("--manual_dir", default=None,
                       help="the release files, for TFDS names that read them")
+  parser.epilog = ("target may also be a dataset short name: spray_load "
+                   "lints every lexical type, spray_load:II one.")
   args = parser.parse_args(argv)
 
   total = LintReport()
