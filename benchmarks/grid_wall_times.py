@@ -120,13 +120,10 @@ def main(argv=None) -> None:
   p.add_argument("--workdirs", required=True,
                  help="reproduce --out folders, comma separated")
   p.add_argument("--suite", required=True)
-  p.add_argument("--configs_dir", default=os.path.join(
-      os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-      "configs"))
   p.add_argument("--out", required=True)
   p.add_argument("--note", default="")
   a = p.parse_args(argv)
-  datasets, needs = reproduce.known_datasets(a.configs_dir)
+  datasets, needs = reproduce.known_datasets()
   try:
     suite_keys = {s: [g.key for g in suites.grids(s, datasets, needs)]
                   for s in a.suite.split(",")}

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from blm_jax.cli import grid_reuse, reproduce, suites, usage
+from blm_jax.cli import grid_reuse, reproduce, suites
 from blm_jax.results.experiment import run_experiment
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
@@ -342,7 +342,7 @@ def test_suites_cover_the_papers():
 
 def test_each_chunk_grid_is_grouped_with_the_dataset_its_source_is():
   """CHUNK_SOURCE_DATASETS names, for each Table 5 source, the dataset of
-  configs/common.py whose type-I config the chunk builder reads."""
+  data_builders.registry whose type-I config the chunk builder reads."""
   from configs import common
   from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
   for x in suites.paper000():
@@ -368,11 +368,12 @@ def chunk_grid():
 
 def test_the_battery_runs_every_dataset_a_suite_can_build():
   # The datasets read from the user's files (the published release, own
-  # data, the UD Hebrew treebank) are named in configs/common.py and left
-  # out; every other dataset is in the battery.
-  datasets, needs = reproduce.known_datasets(os.path.join(ROOT, "configs"))
-  common = dict(usage.load_common(os.path.join(ROOT, "configs")).DATASETS)
-  reads_files = {d for d, name in common.items()
+  # data, the UD Hebrew treebank) are declared so by their builder
+  # packages and left out; every other dataset is in the battery.
+  from data_builders import registry
+
+  datasets, needs = reproduce.known_datasets()
+  reads_files = {d for d, name in registry.templates().items()
                  if name.split("/")[0] in ("blm_published", "blm_jsonl")
                  or "/natural_" in name}
   assert set(needs) == reads_files and len(reads_files) == 7

@@ -45,6 +45,7 @@ from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
 from blm_jax.results.judge import interval_text, load_predictions
+from data_builders import registry
 
 
 # The datasets the claims of blm_jax.results.claims are about.
@@ -70,16 +71,34 @@ def load_config(configs_dir: str, model: str, arg: str):
   return module.get_config(arg)
 
 
-def known_datasets(configs_dir: str
-                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-  """The short dataset names of `<configs_dir>/common.py`, and those of
-  them read from the user's files (its NEEDS_MANUAL_DIR; none if it has
-  no such list)."""
-  from blm_jax.cli import usage
+def known_datasets() -> tuple[tuple[str, ...], tuple[str, ...]]:
+  """The dataset short names (data_builders.registry), and those of them
+  read from the user's files."""
+  return (registry.names(),
+          tuple(e.short_name for e in registry.entries()
+                if e.needs_manual_dir))
 
-  common = usage.load_common(configs_dir)
-  return (tuple(common.DATASETS),
-          tuple(getattr(common, "NEEDS_MANUAL_DIR", ())))
+
+def short_names(datasets) -> list[str]:
+  """--datasets as short names: a short name as given, a TFDS name as the
+  short name one of whose types it is (its grid trains on every type);
+  ValueError (one line, with the closest names) for anything else."""
+  out = []
+  for name in datasets:
+    if "/" not in name:
+      try:
+        out.append(registry.lookup(name).short_name)
+      except ValueError as e:
+        raise ValueError(f"--datasets: {e}") from None
+      continue
+    short = registry.short_name_of(name)
+    if short is None:
+      every = [n for e in registry.entries() for n in e.tfds_names()]
+      raise ValueError(
+          f"--datasets: {name!r} is no type of a dataset short name"
+          + registry.suggestion(name, every))
+    out.append(short)
+  return list(dict.fromkeys(out))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,8 +202,8 @@ def define_flags() -> None:
                       "(paper000,paper001: all of 000 with 001's training-"
                       "size curves); empty: --datasets x --models.")
   flags.DEFINE_list("datasets", list(DATASETS),
-                    "Short dataset names (configs/common.py), without "
-                    "--suite.")
+                    "Dataset short names (or TFDS names of one of their "
+                    "types), without --suite.")
   flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files, without "
                     "--suite.")
   flags.DEFINE_string("encoder", "", "Every grid's encoder: a registry name "
@@ -239,12 +258,12 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
 
 def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   """`select`, and every grid of the suite (all shards)."""
-  datasets, needs_manual_dir = known_datasets(opts.configs_dir)
+  datasets, needs_manual_dir = known_datasets()
   if opts.suite:
     grids = suites.grids(opts.suite, datasets, needs_manual_dir)
   else:
     grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
-             for ds in opts.datasets for m in opts.models]
+             for ds in short_names(opts.datasets) for m in opts.models]
   try:
     seeds = tuple(int(s) for s in opts.seeds) if opts.seeds else None
   except ValueError:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from data_builders import registry
+
 TYPES = ("I", "II", "III")
 # A table is {train type: {test type: F1}}.
 Table = dict
@@ -397,30 +399,12 @@ def _mean_below(low: str, highs: tuple[str, ...]):
   return contrasts, "all", evidence
 
 
-# The context-necessary design of each paper design (configs/common.py):
-# spray_load_ctx draws the direction per instance, so it stands for both
-# spray/load groups.
-CONTEXT_NECESSARY_OF = {
-    "spray_load": "spray_load_ctx", "spray_load_atl_alt": "spray_load_ctx",
-    "spray_load_v0": "spray_load_v0_ctx", "cos_en": "cos_en_ctx",
-    "cos_it": "cos_it_ctx", "od_en": "od_en_ctx", "od_it": "od_it_ctx",
-    "roll": "roll_ctx", "spray_load_v0_t2": "spray_load_v0_t2_ctx",
-    "agreement_en": "agreement_en_ctx", "agreement_fr": "agreement_fr_ctx",
-    "agreement_it": "agreement_it_ctx", "agreement_ro": "agreement_ro_ctx",
-    "agreement6_fr": "agreement6_fr_ctx", "agreement6_it": "agreement6_it_ctx",
-    "sequence_of_tense": "sequence_of_tense_ctx", "mixture": "mixture_ctx",
-    # COS+ draws T2I or I2T per instance: one ctx design for both.
-    **{f"cos_plus_{v}_{d}": f"cos_plus_{v}_ctx"
-       for v in ("en", "it", "de_case", "de_mix") for d in ("t2i", "i2t")}}
-
-# The sequence-necessary design of each paper design (docs/data.md: the
-# answer follows only from the order of the context); spray_load_seq, like
-# spray_load_ctx, stands for both spray/load groups.
-SEQUENCE_NECESSARY_OF = {
-    "spray_load": "spray_load_seq", "spray_load_atl_alt": "spray_load_seq",
-    **{d: f"{d}_seq" for d in ("cos_en", "cos_it", "od_en", "od_it",
-                               "agreement_en", "agreement_fr",
-                               "agreement_it", "agreement_ro")}}
+# The context- and sequence-necessary design of each paper design, as the
+# builder packages declare them (data_builders/<family>/datasets.py):
+# spray_load_ctx and spray_load_seq draw the direction per instance, so each
+# stands for both spray/load groups.
+CONTEXT_NECESSARY_OF = registry.pairs("ctx")
+SEQUENCE_NECESSARY_OF = registry.pairs("seq")
 
 
 def other_designs(dataset: str) -> list[str]:
