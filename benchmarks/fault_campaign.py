@@ -94,6 +94,7 @@ class Campaign:
           c.grid.seeds = (0,)
           c.train.epochs = {EPOCHS}
           c.train.checkpoint_every_epochs = 2
+          c.train.checkpoint_min_seconds = 0.0
           c.train.keep_checkpoints = 2
           c.train.batch_size = 16
           c.progress = False

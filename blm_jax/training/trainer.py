@@ -390,6 +390,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   warned_divergence = False
   train_seconds, trained_epochs = 0.0, 0
   epoch_seconds: list[float] = []
+  last_save = time.monotonic()
+  min_gap = float(config.train.get("checkpoint_min_seconds", 0.0))
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
                   disable=not config.progress or not distributed.is_writer())
@@ -426,8 +428,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       progress.on_epoch_end(epoch, {"loss": loss,
                                     "instances_per_s": per_epoch / dt,
                                     **measured})
-      if (epoch + 1) % config.train.checkpoint_every_epochs == 0 or (
-          epoch == epochs - 1):
+      if epoch == epochs - 1 or (
+          (epoch + 1) % config.train.checkpoint_every_epochs == 0
+          and time.monotonic() - last_save >= min_gap):
+        last_save = time.monotonic()
         try:
           with clock.measure("checkpoints"):
             checkpoints.save(mgr, epoch, state, {**meta, "history": history})
