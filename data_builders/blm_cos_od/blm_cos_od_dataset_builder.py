@@ -68,7 +68,19 @@ def _configs():
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
-  return paper + context_necessary + sequence_necessary
+  # The held-out-rules regime: the `seq` instances, split by rule.
+  rules = [
+      CosOdConfig(
+          name=seq.config_name(c, lang, t, regime="rules"),
+          description=(f"{_kind(c)} verbs, {lang}, lexical type {t}, the "
+                       "sequence-necessary instances split by rule: no test "
+                       "rule in train or dev"),
+          verb_class=c, language=lang, lexical_type=t, design="seq",
+          context_necessary=True, sequence_necessary=True, regime="rules")
+      for c in templates.CLASSES for lang in templates.LANGUAGES
+      for t in generate.LEXICAL_TYPES
+  ]
+  return paper + context_necessary + sequence_necessary + rules
 
 
 class Builder(builder.GeneratedBLMBuilder):

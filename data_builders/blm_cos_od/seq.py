@@ -21,8 +21,11 @@ from data_builders.common.instances import stable_seed
 from data_builders.common.schema import BLMInstance
 
 
-def config_name(verb_class: str, language: str, lexical_type: str) -> str:
-  return f"{verb_class}_{language}_seq_type_{lexical_type}"
+def config_name(verb_class: str, language: str, lexical_type: str,
+                regime: str = "") -> str:
+  """`<cos|od>_<en|it>_seq[_<regime>]_type_<T>`."""
+  design = f"seq_{regime}" if regime else "seq"
+  return f"{verb_class}_{language}_{design}_type_{lexical_type}"
 
 
 def generate_seq(verb_class: str, language: str, lexical_type: str,
