@@ -5,7 +5,9 @@ shares no context pattern sequence with train or dev, the extrapolation's
 test alone shows the held-out period; the design analyzer's rule counts;
 the registry's names."""
 
+import collections
 import dataclasses
+import itertools
 import random
 
 import pytest
@@ -15,20 +17,23 @@ from blm_jax.data import design
 from data_builders import registry
 from data_builders.blm_agreement import blm_agreement_dataset_builder as agr
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
+from data_builders.blm_cos_od import seq as cos_seq
+from data_builders.blm_cos_od import templates as cos_templates
 from data_builders.blm_spray_load import blm_spray_load_dataset_builder as sl
 from data_builders.blm_spray_load import sequence
 from data_builders.common import builder, schema, splits
 
-# (builder module, regime config, its neutral config, size override): a few
-# hundred instances each; CoS/OD at 1000 so that its 336 rules recur and a
-# split that ignored them would put some in two splits.
+# (builder module, regime config, its neutral config (None: not the same
+# instances), size override): a few hundred instances each; CoS/OD at 2000
+# so that its 1600 rules recur and a split that ignored them would put some
+# in two splits.
 SMALL = {
     "spray_load_seq_rules": (sl, "seq_rules_type_III", "seq_type_III",
                              dict(type_iii_size=300)),
-    "cos_en_seq_rules": (cos_od, "cos_en_seq_rules_type_I",
-                         "cos_en_seq_type_I", dict(num_instances=1000)),
-    "od_it_seq_rules": (cos_od, "od_it_seq_rules_type_II",
-                        "od_it_seq_type_II", dict(num_instances=1000)),
+    "cos_en_seq_rules": (cos_od, "cos_en_seq_rules_type_I", None,
+                         dict(num_instances=2000)),
+    "od_it_seq_rules": (cos_od, "od_it_seq_rules_type_II", None,
+                        dict(num_instances=2000)),
     "agreement_en_seq_rules": (agr, "en_seq_rules_type_I", "en_seq_type_I",
                                dict(per_clause=150)),
     "agreement_ro_seq_rules": (agr, "ro_seq_rules_type_III",
@@ -65,21 +70,49 @@ def test_held_out_rules_test_split_shares_no_rule(short, tmp_path):
   assert registry.tfds_name(short, name.rsplit("_", 1)[1]) == (
       f"{module.Builder.name}/{name}")
   built = build_small(module, name, tmp_path / "rules", **size)
-  neutral = build_small(module, neutral_name, tmp_path / "neutral", **size)
   assert set(built) == {"train", "dev", "test"}
   assert len(built["test"]) >= 20
-  # The same instances, split otherwise.
-  ids = lambda parts: sorted(x.id for xs in parts.values() for x in xs)
-  assert ids(built) == ids(neutral)
+  if neutral_name:  # The same instances, split otherwise.
+    neutral = build_small(module, neutral_name, tmp_path / "neutral", **size)
+    ids = lambda parts: sorted(x.id for xs in parts.values() for x in xs)
+    assert ids(built) == ids(neutral)
   seen = rules_of(built["train"]) | rules_of(built["dev"])
   assert not seen & rules_of(built["test"])
   assert not rules_of(built["train"]) & rules_of(built["dev"])
   coverage = design.rule_coverage(built["train"], built["test"])
   assert coverage.unseen_rules == coverage.unseen_instances == 1.0
-  if module is cos_od:  # 336 rules in 1000 instances: the neutral split
-    # puts most test rules in training too.
-    assert design.rule_coverage(neutral["train"],
-                                neutral["test"]).unseen_rules < 0.2
+  if module is cos_od:  # The wide family: 1600 rules, recurring here.
+    assert coverage.n_rules > 336 and len(rules_of(
+        x for xs in built.values() for x in xs)) < 2000
+
+
+def _cells_family(wide):
+  return [cos_templates.seq_cells(r) for r in cos_templates.seq_rules(wide)]
+
+
+def test_the_wide_cos_od_family_keeps_the_seq_design():
+  """1600 rules, the neutral family's 336 among them; the seven cells
+  decide the eighth, no position or pair does more than 0.6 (exact over the
+  rules, drawn equally often), every answer cell as often."""
+  cells = _cells_family(True)
+  assert len(cells) == len(set(cells)) == 1600
+  assert set(_cells_family(False)) < set(cells)
+  by_prefix = collections.defaultdict(set)
+  for c in cells:
+    by_prefix[c[:-1]].add(c[-1])
+  assert all(len(v) == 1 for v in by_prefix.values())
+  assert set(collections.Counter(c[-1] for c in cells).values()) == {200}
+
+  def majority(pos):
+    groups = collections.defaultdict(collections.Counter)
+    for c in cells:
+      groups[tuple(c[p] for p in pos)][c[-1]] += 1
+    return sum(g.most_common(1)[0][1] for g in groups.values()) / len(cells)
+
+  assert max(majority((p,)) for p in range(7)) < 0.4
+  assert max(majority(pq) for pq in itertools.combinations(range(7), 2)) < (
+      design.SINGLE_POSITION_BOUND)
+  assert len(cos_seq.rule_order(True)) == 1600
 
 
 def test_every_seq_family_has_its_held_out_rules_regime():
