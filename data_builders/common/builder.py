@@ -3,7 +3,8 @@
 A family's builder subclasses `GeneratedBLMBuilder`, lists its
 `BUILDER_CONFIGS` and implements `generate(config)` returning every instance
 of that config; this class writes them in the shared schema with
-deterministic train/dev/test splits (`splits.assign_splits`). TFDS writes into
+deterministic train/dev/test splits (`splits.assign_splits`, or the
+config's generalisation regime: `GeneratedConfig.regime`). TFDS writes into
 a temporary folder and renames it when complete, so a failed build leaves no
 dataset that a later read would pick up.
 
