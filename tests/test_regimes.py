@@ -193,7 +193,8 @@ def test_rule_coverage_counts_a_toy_dataset():
     design.rule_coverage(train, [])
 
 
-def test_design_analysis_records_the_rule_counts(tmp_path, monkeypatch):
+def test_design_analysis_records_the_rule_counts(tmp_path, monkeypatch,
+                                                capsys):
   import json
 
   from benchmarks import design_analysis
@@ -211,6 +212,19 @@ def test_design_analysis_records_the_rule_counts(tmp_path, monkeypatch):
   assert record["tables"]["rules"]["rows"] == [[key, 3, 2, 2, "0.500",
                                                "0.500"]]
   assert record["analyses"] == {}  # --rules_only fits nothing
+  # A config without a test split: said in one line, the others go on.
+  toy.pop("test")
+  monkeypatch.setattr(
+      loading, "load_instances", lambda name, split, data_dir=None:
+      toy[split] if split in toy else (_ for _ in ()).throw(
+          ValueError(f"dataset {name!r} has no split {split!r}")))
+  design_analysis.main(["--names=cos_en_seq_rules,od_en_seq_rules",
+                        "--types=I", "--rules_only", "--redo", f"--out={out}"])
+  lines = capsys.readouterr().out.splitlines()
+  assert ("blm_cos_od/cos_en_seq_rules_type_I: rules not counted: dataset "
+          "'blm_cos_od/cos_en_seq_rules_type_I' has no split 'test'") in lines
+  assert "blm_cos_od/od_en_seq_rules_type_I: rules not counted" in lines[-1]
+  assert key in json.loads(out.read_text())["rules"]  # kept from before
 
 
 @pytest.mark.parametrize("regime, message", [
