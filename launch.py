@@ -311,7 +311,9 @@ def main(argv):
           f"{workdir}/results.json")
     return
   from blm_jax.results import tables
-  for line in tables.console_lines(tables.cell_rows(results)):
+  for line in tables.console_lines(
+      tables.cell_rows(results),
+      results["run"].get("context_free_from_cache", "")):
     print(line)
   for name, c in results.get("controls", {}).items():
     for t, row in c["selectivity"].items():
