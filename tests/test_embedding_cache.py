@@ -230,3 +230,19 @@ def test_a_shard_not_trusted_is_ignored_with_a_warning(tmp_path, caplog,
   again.add(hashes, vectors)
   if how == "hard link":
     assert (tmp_path / "victim.npz").read_bytes() == before
+
+
+def test_a_shard_of_another_key_is_one_error_line(tmp_path):
+  from blm_jax.cli import errors
+
+  cache = ec.EmbeddingCache(str(tmp_path), _key())
+  cache.add(*_data(["a"]))
+  other = ec.EmbeddingCache(str(tmp_path / "o"), _key(OTHER))
+  other.add(*_data(["b"]))
+  (shard,) = _shards(other)
+  os.replace(os.path.join(other.dir, shard), os.path.join(cache.dir, shard))
+  with pytest.raises(ec.CacheMismatchError) as e:
+    len(ec.EmbeddingCache(str(tmp_path), _key()))
+  line = errors.error_line(e.value)
+  assert line.startswith(f"error: embedding cache file {cache.dir}/{shard}: "
+                         "written for key") and "\n" not in line
