@@ -155,3 +155,21 @@ def test_own_jsonl_grid_trains_and_reports_one_type(tmp_path):
   assert list(results["summary"]["folder"]) == ["folder"]
   assert "train folder: test folder F1" in proc.stdout
   assert not (work / "heatmap.svg").exists()
+
+
+def test_lint_refuses_a_jsonl_without_newlines_in_one_line(tmp_path):
+  folder = tmp_path / "own"
+  folder.mkdir()
+  for split in ("train", "test"):
+    with open(folder / f"{split}.jsonl", "wb") as f:
+      f.truncate(8 << 30)  # 8 GiB, sparse: no disk, no newline.
+  proc = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.lint", "blm_jsonl/folder",
+       f"--manual_dir={folder}", f"--data_dir={tmp_path / 'tfds'}"],
+      cwd=ROOT, capture_output=True, text=True, timeout=300)
+  assert proc.returncode == 2
+  errors = [l for l in proc.stderr.splitlines() if l.startswith("error: ")]
+  assert errors == [f"error: {folder}/train.jsonl:1: line longer than "
+                    "1,000,000 bytes (the bound of one line; nothing past it "
+                    "was read): not a file of this format, or damaged"]
+  assert "Traceback" not in proc.stderr
