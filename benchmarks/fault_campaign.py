@@ -1198,8 +1198,9 @@ def _cache_case(c: Campaign, name: str, change, warning: str) -> dict:
   return {"command": " ".join(got["argv"][1:]), **console(got),
           "resumed_exactly": None, "held": held,
           "got": f"exit {got['rc']}; {first[:90]}; {len(warned)} "
-                 "warning(s): " + (warned[0].split("] ", 1)[-1].replace(
-                     c.root, "$TMP")[-150:] if warned else "-")}
+                 "warning(s): score file ignored: " + (warned[0].split(
+                     "ignored: ", 1)[-1].split("; computing")[0]
+                     if warned else "-")}
 
 
 victim_bytes: dict[str, bytes] = {}
