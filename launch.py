@@ -247,6 +247,9 @@ def main(argv):
 
   import jax  # Imported after flag parsing so --help stays fast.
 
+  from blm_jax.base import compile_cache
+  compile_cache.enable()
+
   from blm_jax.training import distributed
 
   if _DISTRIBUTED.value or any(f.value is not None for f in (
@@ -294,6 +297,8 @@ def main(argv):
               f"{sweep['layers']}: " + " ".join(f"{x:.3f}" for x in f1))
   print(f"wrote {workdir}/results.json, results.csv, heatmap.png, errors.png"
         + (", layers.png" if sweep else ""))
+  from blm_jax.base.stage_clock import stages_line
+  print(stages_line(results.get("stage_seconds", {})))
 
 
 if __name__ == "__main__":

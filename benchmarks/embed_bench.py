@@ -5,10 +5,15 @@
   python benchmarks/embed_bench.py --batches=32,128,512,2048 --sentences=20000 \
       --out=benchmarks/results/embed_<machine>.json     # a committed record
 
-Two measurements per model, both warm (compilation excluded):
-  forward: the jitted, sharded pooled forward on synthetic token ids, for a
-    few padded lengths x batch sizes: what padding costs.
-  end-to-end: `embed_sentences` on 1000 BLM-like sentences (tokenize, length
+Three measurements per model:
+  cold end-to-end (first, before anything is compiled): `embed_sentences`
+    on --sentences BLM-like sentences into an empty on-disk cache, timed
+    from the call to its return: tokenizing, compiling, the forward and
+    the cache writes, what a user's first run pays (a persistent
+    compilation cache, if JAX_COMPILATION_CACHE_DIR is set, counts too);
+  forward (warm): the jitted, sharded pooled forward on synthetic token
+    ids, for a few padded lengths x batch sizes: what padding costs;
+  end-to-end (warm): `embed_sentences` on other sentences (tokenize, length
     buckets, all local devices), no cache.
 Electra-base and OpenAI-GPT need their weights on disk (a folder or the
 Hugging Face cache); without them, --random_weights times the same
@@ -18,6 +23,7 @@ architecture with random weights (the speed is the same, the vectors are not).
 import argparse
 import os
 import sys
+import tempfile
 import time
 
 import jax
@@ -123,6 +129,16 @@ def bench(name, lengths, batches, random_weights, n_sentences=1000,
     return {"model": name, "random_weights": True,
             "forward": forward_table(fwd, params, lengths, batches,
                                      config.vocab_size)}
+  # Cold: nothing compiled yet, an empty cache that is written.
+  with tempfile.TemporaryDirectory() as cache:
+    start = time.perf_counter()
+    _, cold = embed.embed_with_stats(_sentences(n_sentences, seed=1), enc,
+                                     batch_size=batch_size, cache_dir=cache,
+                                     progress=False)
+    cold_s = time.perf_counter() - start
+  print(f"  cold end-to-end (compiling and cache writes included), batch "
+        f"{batch_size}: {cold.embedded} sentences in {cold_s:.1f} s, "
+        f"{cold.embedded / cold_s:.1f} sentences/s")
   fn, params, rows = placement.compiled(enc, "mean", devices)
   put = lambda x: jax.device_put(x, rows)
   forward = forward_table(lambda p, i, m: fn(p, put(i), put(m)), params,
@@ -141,6 +157,9 @@ def bench(name, lengths, batches, random_weights, n_sentences=1000,
         f"{s.sentences_per_s:.1f} sentences/s")
   return {"model": name, "random_weights": folder is not None,
           "forward": forward,
+          "end_to_end_cold": {"sentences": cold.embedded,
+                              "batch_size": batch_size, "seconds": cold_s,
+                              "sentences_per_s": cold.embedded / cold_s},
           "end_to_end": {"sentences": s.embedded, "batch_size": batch_size,
                          "tokens_per_sentence": s.real_tokens / s.embedded,
                          "padding": 1 - s.real_tokens / s.padded_tokens,

@@ -63,11 +63,21 @@ def runs(log_path: str) -> list[tuple[datetime.datetime, datetime.datetime]]:
 
 
 def grid_entry(workdir: str) -> dict:
+  """The grid's wall time from its log, and its stage times (seconds per
+  stage of its last run, from results.json) where the run timed them."""
   spans = runs(os.path.join(workdir, "log.txt"))
   seconds = sum((b - a).total_seconds() for a, b in spans)
   iso = lambda t: t.strftime("%Y-%m-%d %H:%M:%S")
-  return {"minutes": round(seconds / 60, 2), "runs": len(spans),
-          "start": iso(spans[0][0]), "end": iso(spans[-1][1])}
+  entry = {"minutes": round(seconds / 60, 2), "runs": len(spans),
+           "start": iso(spans[0][0]), "end": iso(spans[-1][1])}
+  try:
+    with open(os.path.join(workdir, "results.json"), encoding="utf-8") as f:
+      stages = json.load(f).get("stage_seconds")
+  except (OSError, ValueError) as e:
+    raise SystemExit(f"error: {workdir}/results.json: {e}")
+  if stages:
+    entry["stage_seconds"] = stages
+  return entry
 
 
 def collect(workdirs: list[str], keys: list[str], old: dict) -> dict:
@@ -95,6 +105,13 @@ def totals(grids: dict, suite_keys: dict[str, list[str]],
     timed = [grids[k]["minutes"] for k in keys if k in grids]
     out[suite] = {"grids": len(keys), "timed": len(timed),
                   "minutes": round(sum(timed), 1)}
+    staged = [grids[k]["stage_seconds"] for k in keys
+              if "stage_seconds" in grids.get(k, {})]
+    if staged:  # Where the time of the grids that timed their stages went.
+      out[suite]["stage_minutes"] = {
+          stage: round(sum(s.get(stage, 0.0) for s in staged) / 60, 2)
+          for stage in dict.fromkeys(k for s in staged for k in s)}
+      out[suite]["staged_grids"] = len(staged)
   return out
 
 
@@ -103,13 +120,10 @@ def main(argv=None) -> None:
   p.add_argument("--workdirs", required=True,
                  help="reproduce --out folders, comma separated")
   p.add_argument("--suite", required=True)
-  p.add_argument("--configs_dir", default=os.path.join(
-      os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-      "configs"))
   p.add_argument("--out", required=True)
   p.add_argument("--note", default="")
   a = p.parse_args(argv)
-  datasets, needs = reproduce.known_datasets(a.configs_dir)
+  datasets, needs = reproduce.known_datasets()
   try:
     suite_keys = {s: [g.key for g in suites.grids(s, datasets, needs)]
                   for s in a.suite.split(",")}

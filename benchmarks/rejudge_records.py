@@ -1,6 +1,16 @@
 """Re-judges a reproduction record's verdicts from its per-seed values.
 
   python benchmarks/rejudge_records.py docs/records/reproduce_designs_paper_scale.json
+  python benchmarks/rejudge_records.py docs/records/paper000_minilm.json
+
+A record made from a report that kept each grid's per-seed F1 (`seed_f1`)
+is re-judged by today's claims (`blm_jax.results.claims`): every claim on
+the F1 heatmaps, t over seeds (the record holds no predictions, so the
+test-instance part is 0), Holm over those verdicts; claims on the shares
+of the answers need each seed's answer counts, which such a record does
+not keep, and are left out. The table sets each verdict beside the one
+recorded for the same claim and dataset ('-' where the claim's wording
+is new).
 
 Records made before blm_jax/results/statistics.py keep, per verdict, the
 claim's statistic on each seed ('per seed' column) but not the per-seed
@@ -17,7 +27,45 @@ from __future__ import annotations
 import json
 import sys
 
-from blm_jax.results import statistics
+from blm_jax.results import claims, judge, statistics
+
+SEED_F1_COLUMNS = (*judge.VERDICT_COLUMNS, "recorded verdict")
+
+
+def runs_of_seed_f1(seed_f1: dict) -> dict:
+  """{dataset: {model: results}} with each grid's per-seed cells, from a
+  report's `seed_f1`."""
+  runs = {}
+  for ds, by_model in seed_f1.items():
+    for m, g in by_model.items():
+      f1 = g["f1"]
+      cells = [{"seed": s, "train_type": t,
+                "test": {u: {"f1": f1[i][j][k]}
+                         for k, u in enumerate(g["test_types"])}}
+               for i, s in enumerate(g["seeds"])
+               for j, t in enumerate(g["train_types"])]
+      summary = {t: {u: {"f1_mean": sum(f1[i][j][k] for i in range(
+          len(g["seeds"]))) / len(g["seeds"])}
+                     for k, u in enumerate(g["test_types"])}
+                 for j, t in enumerate(g["train_types"])}
+      runs.setdefault(ds, {})[m] = {"summary": summary, "cells": cells,
+                                    "grid": {"seeds": g["seeds"]}}
+  return runs
+
+
+def rejudge_seed_f1(record: dict) -> list[list[str]]:
+  """Today's F1 claims on the record's `seed_f1`, each beside the verdict
+  recorded for the same claim and dataset."""
+  table = record["tables"]["claims"]
+  at = {c: i for i, c in enumerate(table["columns"])}
+  recorded = {(r[at["claim"]], r[at["dataset"]]): r[at["verdict"]]
+              for r in table["rows"]}
+  shares = {c.text for c in claims.CLAIMS if c.reads_shares or c.labels}
+  verdicts = judge.adjust(
+      [v for v in judge.evaluate_claims(runs_of_seed_f1(record["seed_f1"]))
+       if v["verdict"] != "not run" and v["claim"] not in shares])
+  return [[*judge.verdict_cells(v),
+           recorded.get((v["claim"], v["dataset"]), "-")] for v in verdicts]
 
 
 def rejudge(record: dict) -> list[list[str]]:
@@ -48,6 +96,16 @@ def main(argv) -> None:
   path = argv[1]
   with open(path, encoding="utf-8") as f:
     record = json.load(f)
+  if "seed_f1" in record:
+    record["tables"]["claims_rejudged"] = {
+        "columns": list(SEED_F1_COLUMNS), "rows": rejudge_seed_f1(record)}
+    record["rejudged_by"] = (
+        "python benchmarks/rejudge_records.py " + path + " (today's claims "
+        "on the F1 heatmaps from seed_f1, t over seeds only)")
+    _write(path, record)
+    for row in record["tables"]["claims_rejudged"]["rows"]:
+      print(" | ".join(row))
+    return
   record["tables"]["claims_rejudged"] = {
       "columns": ["source", "dataset", "claim", "recorded verdict (bootstrap)",
                   "95% t interval over the seeds (t(n-1))",
@@ -55,10 +113,14 @@ def main(argv) -> None:
       "rows": rejudge(record)}
   record["rejudged_by"] = ("python benchmarks/rejudge_records.py " + path
                            + " (blm_jax/results/statistics.py, seeds only)")
-  with open(path, "w", encoding="utf-8") as f:  # the record's own layout
-    json.dump(record, f, indent=1, sort_keys=True)
+  _write(path, record)
   for row in record["tables"]["claims_rejudged"]["rows"]:
     print(" | ".join(row))
+
+
+def _write(path: str, record: dict) -> None:
+  with open(path, "w", encoding="utf-8") as f:  # the record's own layout
+    json.dump(record, f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":

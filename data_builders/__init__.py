@@ -2,7 +2,8 @@
 
 Every subpackage `<name>/` holding `<name>_dataset_builder.py` (the `tfds new`
 layout) is imported, so `tfds.builder('<name>/<config>')` and
-`tfds.data_source(...)` work by name.
+`tfds.data_source(...)` work by name. A package's `datasets.py` declares
+the short names of its configs; `registry.py` collects them.
 """
 
 import importlib

@@ -63,7 +63,21 @@ def grid(rng, truth: dict, easiness: dict, seeds: int = 5,
            "grid": {"seeds": list(range(seeds))}}, preds)
 
 
+def _not_lowest() -> claims.Claim:
+  """'I→III is not the lowest FFNN cell': the 'any' rule (some other cell
+  below I→III), which no paper claim uses now but the statistics keep."""
+  cell = ("I", "III")
+
+  def contrasts():
+    return [(f"I→III − {t}→{u}", {("ffnn", *cell): 1.0, ("ffnn", t, u): -1.0})
+            for t in TYPES for u in TYPES if (t, u) != cell]
+  return claims.Claim("simulation", "", ("spray_load",), ("ffnn",),
+                      NOT_LOWEST, contrasts, "any", 0.0, lambda tabs: "", "")
+
+
 def claim(text: str) -> claims.Claim:
+  if text == NOT_LOWEST:
+    return _not_lowest()
   (c,) = [c for c in claims.CLAIMS if c.text == text]
   return c
 

@@ -74,8 +74,9 @@ def test_spray_load_groups_share_one_context_necessary_design():
 
 
 def test_every_context_necessary_design_has_its_paper_design():
-  """A `_ctx` short name added to configs/common.py without its pairing
-  here would never be set beside its paper design in the report."""
+  """A `_ctx` short name declared without the paper designs it stands
+  beside (its `paper_designs`) would never be set beside them in the
+  report."""
   from configs import common
   pairs = claims.CONTEXT_NECESSARY_OF
   assert set(pairs) | set(pairs.values()) <= set(common.DATASETS), (

@@ -108,6 +108,7 @@ def test_strict_holds_a_sequence_necessary_config(monkeypatch, capsys):
   xs = _instances(200, _xor)
   monkeypatch.setattr(lint_cli, "_sources",
                       lambda *a, **k: iter([("blm_x/seq_type_I[train]", xs)]))
+  monkeypatch.setattr(lint_cli, "targets_of", lambda target: [target])
   monkeypatch.setattr(lint_cli, "context_necessary",
                       lambda target, data_dir, marker="context_necessary":
                       marker == "sequence_necessary")
@@ -125,6 +126,7 @@ def test_design_holds_a_context_necessary_config_to_the_ceiling(
   xs = _instances(200, lambda p, rng: "A")  # the answers alone decide
   monkeypatch.setattr(lint_cli, "_sources",
                       lambda *a, **k: iter([("blm_x/ctx_type_I[train]", xs)]))
+  monkeypatch.setattr(lint_cli, "targets_of", lambda target: [target])
   monkeypatch.setattr(lint_cli, "context_necessary",
                       lambda target, data_dir, marker="context_necessary":
                       marker == "context_necessary")

@@ -215,8 +215,9 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
                      r"--cache_dir is set by the config: use "
                      r"--config.encoder.cache_dir=\.\.\."):
     embed_cli.run(_flags(config + ["--max_length=128", f"--cache_dir={cache}"]))
-  with pytest.raises(embed_cli.UsageError, match=r"give --dataset=<TFDS name> "
-                     r"\(e.g. --dataset=blm_spray_load/ALT-ATL_type_I\) or "
+  with pytest.raises(embed_cli.UsageError, match=r"give --dataset=<short or "
+                     r"TFDS name> \(e.g. --dataset=spray_load or "
+                     r"--dataset=blm_spray_load/ALT-ATL_type_I\) or "
                      r"--config="):
     embed_cli.run(_flags([]))
 

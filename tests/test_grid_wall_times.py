@@ -109,3 +109,25 @@ def test_bad_suite_and_a_foreign_record_are_one_error_line(tmp_path):
     grid_wall_times.main([f"--workdirs={tmp_path}", "--suite=cos_en/ffnn",
                           f"--out={out}"])
   assert out.read_text() == '["not", "a", "record"]'
+
+
+def test_stage_times_of_a_grid_are_kept_and_summed_per_suite(tmp_path):
+  _grid(tmp_path, "cos_en/ffnn")
+  _grid(tmp_path, "od_en/ffnn")
+  stages = {"embedding": 60.0, "training": 120.0, "plots": 6.0}
+  (tmp_path / "cos_en/ffnn/results.json").write_text(
+      json.dumps({"stage_seconds": stages}))
+  e = grid_wall_times.grid_entry(str(tmp_path / "cos_en/ffnn"))
+  assert e["stage_seconds"] == stages
+  assert "stage_seconds" not in grid_wall_times.grid_entry(
+      str(tmp_path / "od_en/ffnn"))
+  out = tmp_path / "times.json"
+  grid_wall_times.main([f"--workdirs={tmp_path}",
+                        "--suite=cos_en/ffnn,od_en/ffnn", f"--out={out}"])
+  total = json.loads(out.read_text())["totals"]["all"]
+  assert total["stage_minutes"] == {"embedding": 1.0, "training": 2.0,
+                                    "plots": 0.1}
+  assert total["staged_grids"] == 1
+  (tmp_path / "od_en/ffnn/results.json").write_text("{trunc")
+  with pytest.raises(SystemExit, match="od_en/ffnn/results.json"):
+    grid_wall_times.grid_entry(str(tmp_path / "od_en/ffnn"))

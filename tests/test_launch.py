@@ -87,6 +87,15 @@ def test_main_job_end_to_end(tmp_path):
   assert [c["seed"] for c in results["cells"]] == [0, 1]
   assert results["data"]["embed_dim"] == 32
   assert results["label_names"][:1] == ["Corr"]
+  # Where the time went: every stage of the run, and the console's last
+  # line says it too.
+  stages = results["stage_seconds"]
+  assert list(stages) == ["embedding", "data", "variant_embeddings",
+                          "checkpoints", "compile", "training",
+                          "evaluation", "report", "context_free", "plots"]
+  assert all(v >= 0 for v in stages.values()) and stages["embedding"] > 0
+  assert stages["plots"] > 0 and stages["training"] > 0
+  assert proc.stdout.splitlines()[-1].startswith("stages: embedding ")
   for f in ("heatmap.png", "heatmap.svg", "errors.png", "errors.svg",
             "config.json", "log.txt"):
     assert (work / f).stat().st_size > 0

@@ -321,6 +321,7 @@ def test_cli_strict_fails_a_context_necessary_config_over_its_ceiling(
           "cued": [_two_alternants(i, cue=True) for i in range(200)]}
   monkeypatch.setattr(lint_cli, "_sources", lambda target, *_: iter(
       [(f"{target}[train]", sets[target])]))
+  monkeypatch.setattr(lint_cli, "targets_of", lambda target: [target])
   # Context-necessary, not sequence-necessary (`marker`).
   monkeypatch.setattr(lint_cli, "context_necessary",
                       lambda target, data_dir, marker="context_necessary":

@@ -28,3 +28,13 @@ def test_table4_by_dataset():
   assert paper_values.table4("spray_load") == {"I": 230, "II": 1500,
                                                "III": 1500}
   assert paper_values.table4("roll") == {}
+
+
+def test_spray_load_drop_is_higher_than_the_settings_about_0_1():
+  """001: "about 0.1 ... for all settings", then "For the verb
+  alternation the drop is higher": spray/load's entry says so."""
+  (v,) = [v for v in paper_values.TRAINING_SIZE if v.key == "spray_load"]
+  assert v.text == "the drop is higher" and "higher than" in v.quantity
+  (agr,) = [v for v in paper_values.TRAINING_SIZE
+            if v.key == "agreement_fr"]
+  assert agr.value == 0.04 and agr.text == "(0.04)"

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from blm_jax.cli import grid_reuse, reproduce, suites, usage
+from blm_jax.cli import grid_reuse, reproduce, suites
 from blm_jax.results.experiment import run_experiment
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
@@ -159,7 +159,32 @@ def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   assert "od_en/ffnn" in plan[1] and "to run, about" in plan[1]
   # Nothing measured yet: the time is unknown, and says why.
   fresh = reproduce.entries_of(grids, options, str(tmp_path / "fresh"))
-  assert "no ffnn grid has finished" in reproduce.plan_lines(fresh, {})[1]
+  assert ("no ffnn grid has been measured on cpu"
+          in reproduce.plan_lines(fresh, [])[1])
+  # ... unless a committed record of the platform measured one: an
+  # accelerator's record times the plan for an accelerator only.
+  kept = json.loads((tmp_path / "o" / "cos_en" / "ffnn" /
+                     "results.json").read_text())
+  assert kept["stage_seconds"]["training"] > 0
+  kept["throughput"]["devices"] = ["cuda:0"]
+  (tmp_path / "timings" / "s" / "cos_en").mkdir(parents=True)
+  (tmp_path / "timings" / "s" / "cos_en" / "ffnn.json").write_text(
+      json.dumps(kept))
+  for platform, want in (("accelerator", "to run, about "),
+                         ("cpu", "time unknown")):
+    out = subprocess.run(
+        [sys.executable, "-m", "blm_jax.cli.reproduce",
+         "--suite=cos_en/ffnn,od_en/ffnn", "--plan_only", "--seeds=0,1",
+         "--noseed_follows_grid", f"--configs_dir={configs}",
+         f"--timings={tmp_path / 'timings'}", f"--plan_platform={platform}",
+         f"--out={tmp_path / 'fresh'}"], cwd=ROOT, capture_output=True,
+        text=True)
+    assert out.returncode == 0, out.stderr[-1500:]
+    plan = out.stdout.splitlines()
+    assert want in plan[1] and want in plan[2], plan
+    if platform == "accelerator":
+      assert "0 grid(s) measured here and 1 committed record(s)" in plan[0]
+      assert "(this dataset)" in plan[1] and "median of 1" in plan[2]
 
 
 def test_encoder_folder_checkpoint(tmp_path):
@@ -355,7 +380,7 @@ def test_suites_cover_the_papers():
 
 def test_each_chunk_grid_is_grouped_with_the_dataset_its_source_is():
   """CHUNK_SOURCE_DATASETS names, for each Table 5 source, the dataset of
-  configs/common.py whose type-I config the chunk builder reads."""
+  data_builders.registry whose type-I config the chunk builder reads."""
   from configs import common
   from data_builders.blm_chunks import blm_chunks_dataset_builder as chunks
   for x in suites.paper000():
@@ -381,11 +406,12 @@ def chunk_grid():
 
 def test_the_battery_runs_every_dataset_a_suite_can_build():
   # The datasets read from the user's files (the published release, own
-  # data, the UD Hebrew treebank) are named in configs/common.py and left
-  # out; every other dataset is in the battery.
-  datasets, needs = reproduce.known_datasets(os.path.join(ROOT, "configs"))
-  common = dict(usage.load_common(os.path.join(ROOT, "configs")).DATASETS)
-  reads_files = {d for d, name in common.items()
+  # data, the UD Hebrew treebank) are declared so by their builder
+  # packages and left out; every other dataset is in the battery.
+  from data_builders import registry
+
+  datasets, needs = reproduce.known_datasets()
+  reads_files = {d for d, name in registry.templates().items()
                  if name.split("/")[0] in ("blm_published", "blm_jsonl")
                  or "/natural_" in name}
   assert set(needs) == reads_files and len(reads_files) == 7

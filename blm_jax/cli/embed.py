@@ -2,6 +2,7 @@
 
   python -m blm_jax.cli.embed --dataset=blm_spray_load/ALT-ATL_type_I \\
       --encoder=minilm [--split=train,dev] [--cache_dir=...]
+  python -m blm_jax.cli.embed --dataset=spray_load   # every lexical type
   python -m blm_jax.cli.embed --config=configs/ffnn.py:dataset=cos_en,cpu
 
 With --config the encoder settings (name, pooling, layer, max_length, dtype,
@@ -17,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from blm_jax.data import input_pipeline
+from blm_jax.data import input_pipeline, names
 from blm_jax.embedding import cache as embedding_cache
 from blm_jax.embedding.embed import (DEFAULT_BATCH_SIZE, DEFAULT_CACHE_DIR,
                                      DEFAULT_MAX_LENGTH, EncoderSpec,
@@ -50,19 +51,29 @@ def _datasets_of(config) -> list[str]:
                             for t in types))
 
 
+def _resolve(dataset: str) -> list[str]:
+  """--dataset's TFDS names (a short name stands for every type)."""
+  try:
+    return names.resolve_datasets(dataset)
+  except ValueError as e:
+    raise UsageError(f"--dataset={dataset}: {e}") from None
+
+
 def run(f) -> FillReport:
   """The command line's work, given parsed absl flag values `f`."""
   config = f["config"].value if "config" in f else None
   splits = f.split.split(",") if f.split else None
   if config is None:
     if not f.dataset:
-      raise UsageError("give --dataset=<TFDS name> (e.g. "
+      raise UsageError("give --dataset=<short or TFDS name> (e.g. "
+                       "--dataset=spray_load or "
                        "--dataset=blm_spray_load/ALT-ATL_type_I) or "
                        "--config=configs/<name>.py[:variant]")
     spec = EncoderSpec(f.encoder, pooling=f.pooling, layer=f.layer,
                        max_length=f.max_length, revision=f.revision,
                        dtype=f.dtype)
-    datasets, cache_dir, batch_size = [f.dataset], f.cache_dir, f.batch_size
+    datasets = _resolve(f.dataset)
+    cache_dir, batch_size = f.cache_dir, f.batch_size
     data_dir, manual_dir = f.data_dir, f.manual_dir
   else:
     clashes = [n for n in _CONFIG_SETS if f[n].present]
@@ -75,7 +86,7 @@ def run(f) -> FillReport:
     config_check.validate(config)
     spec, opts = from_config(config.encoder)
     cache_dir, batch_size = opts["cache_dir"], opts["batch_size"]
-    datasets = [f.dataset] if f.dataset else _datasets_of(config)
+    datasets = _resolve(f.dataset) if f.dataset else _datasets_of(config)
     data_dir = config.data.get("data_dir") or None
     manual_dir = config.data.get("manual_dir") or None
   if config is not None and not (f.dataset or splits):
@@ -117,6 +128,8 @@ def main(argv) -> None:
 
     absl_logging.set_verbosity(absl_logging.WARNING)
     tfds.disable_progress_bar()
+  from blm_jax.base import compile_cache
+  compile_cache.enable()
   try:
     run(flags.FLAGS)
   except (UsageError, config_check.ConfigError,
@@ -140,7 +153,8 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
       "match that run's. Override its keys with --config.<key>=<value>.",
       flag_values=fv, lock_config=True,
       **({"sys_argv": list(argv)} if argv is not None else {}))
-  flags.DEFINE_string("dataset", None, "TFDS name, e.g. "
+  flags.DEFINE_string("dataset", None, "Short name (spray_load: every "
+                      "type; spray_load:II: one) or TFDS name, e.g. "
                       "blm_spray_load/ALT-ATL_type_I (with --config and "
                       "--split: default every lexical type of "
                       "config.data.name).", flag_values=fv)

@@ -1,6 +1,8 @@
-"""Lints BLM instances: a release file, a folder of them, or a TFDS name.
+"""Lints BLM instances: a release file, a folder of them, or a dataset name.
 
   python -m blm_jax.cli.lint blm_spray_load/ALT-ATL_type_I --answers_only
+  python -m blm_jax.cli.lint spray_load_ctx --split=train   # every type
+  python -m blm_jax.cli.lint spray_load_ctx:II --strict
   python -m blm_jax.cli.lint blm_spray_load/ctx_type_I --strict --probe
   python -m blm_jax.cli.lint blm_spray_load/ctx_type_I --split=train \
       --sample=2000 --design
@@ -118,6 +120,59 @@ def sample(instances, n: int | None):
   return [instances[i] for i in keep]
 
 
+def targets_of(target: str) -> list[str]:
+  """A file or folder as given; a dataset name as its TFDS names (a short
+  name stands for every type); ValueError, one line, for a name that is
+  neither."""
+  if os.path.exists(target):
+    return [target]
+  from blm_jax.data.names import resolve_datasets
+
+  return resolve_datasets(target)
+
+
+def _lint_target(target: str, args, total: LintReport) -> None:
+  """Lints one file, folder or TFDS name, printing its reports and adding
+  its counts to `total`."""
+  ceiling = None
+  if not os.path.exists(target) and context_necessary(
+      target, args.data_dir):
+    ceiling = answers_only.CONTEXT_FREE_CEILING
+  held = ceiling is not None and (args.strict or args.answers_only)
+  sequence = not os.path.exists(target) and context_necessary(
+      target, args.data_dir, "sequence_necessary")
+  # A sequence-necessary config is analysed under --strict even without
+  # --design: its bounds are what --strict holds it to.
+  run_design = args.design or (sequence and args.strict)
+  splits = args.split.split(",") if args.split else None
+  for title, instances in _sources(target, args.data_dir,
+                                   args.manual_dir, splits):
+    instances = sample(instances, args.sample)
+    report = lint(instances, answers_only=args.answers_only,
+                  ceiling=ceiling if held else None)
+    if args.probe:
+      for key, (n, acc) in probe_scores(instances, args.probe_encoder,
+                                        args.cache_dir).items():
+        report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
+    designs = design.analyze(instances) if run_design else []
+    for d in designs:
+      if any(note.startswith("too few") for note in d.notes):
+        d.notes.append(f"{title} holds too little to fit")
+      if sequence:
+        report.hold_to_sequence_bounds(d.population, d.n,
+                                       d.sequence_violations())
+      if held and d.set_score is not None:
+        report.hold_to_ceiling(d.population, d.n,
+                               {"set_scorer": d.set_score.best_top1},
+                               ceiling)
+    print(report.format(title))
+    for d in designs:
+      print(d.format())
+    total.n_instances += report.n_instances
+    for rule, n in report.counts.items():
+      total.counts[rule] += n
+
+
 def main(argv: Sequence[str] | None = None) -> int:
   import argparse
 
@@ -154,47 +209,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "~/tensorflow_datasets)")
   parser.add_argument("--manual_dir", default=None,
                       help="the release files, for TFDS names that read them")
+  parser.epilog = ("target may also be a dataset short name: spray_load "
+                   "lints every lexical type, spray_load:II one.")
   args = parser.parse_args(argv)
 
   total = LintReport()
   try:
-    ceiling = None
-    if not os.path.exists(args.target) and context_necessary(
-        args.target, args.data_dir):
-      ceiling = answers_only.CONTEXT_FREE_CEILING
-    held = ceiling is not None and (args.strict or args.answers_only)
-    sequence = not os.path.exists(args.target) and context_necessary(
-        args.target, args.data_dir, "sequence_necessary")
-    # A sequence-necessary config is analysed under --strict even without
-    # --design: its bounds are what --strict holds it to.
-    run_design = args.design or (sequence and args.strict)
-    splits = args.split.split(",") if args.split else None
-    for title, instances in _sources(args.target, args.data_dir,
-                                     args.manual_dir, splits):
-      instances = sample(instances, args.sample)
-      report = lint(instances, answers_only=args.answers_only,
-                    ceiling=ceiling if held else None)
-      if args.probe:
-        for key, (n, acc) in probe_scores(instances, args.probe_encoder,
-                                          args.cache_dir).items():
-          report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
-      designs = design.analyze(instances) if run_design else []
-      for d in designs:
-        if any(note.startswith("too few") for note in d.notes):
-          d.notes.append(f"{title} holds too little to fit")
-        if sequence:
-          report.hold_to_sequence_bounds(d.population, d.n,
-                                         d.sequence_violations())
-        if held and d.set_score is not None:
-          report.hold_to_ceiling(d.population, d.n,
-                                 {"set_scorer": d.set_score.best_top1},
-                                 ceiling)
-      print(report.format(title))
-      for d in designs:
-        print(d.format())
-      total.n_instances += report.n_instances
-      for rule, n in report.counts.items():
-        total.counts[rule] += n
+    for target in targets_of(args.target):
+      _lint_target(target, args, total)
   except (ValueError, OSError, AssertionError) as err:
     # ReleaseFormatError is a ValueError; TFDS reports a missing manual_dir
     # with an AssertionError.

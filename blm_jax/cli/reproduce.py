@@ -19,8 +19,9 @@ DIR (committed: a session's workdirs do not outlive it) and a grid whose
 workdir is gone counts as done from it, checked the same way
 (blm_jax/results/grid_records.py). Before anything runs the command
 prints its plan: every grid, done or not, and the time each should take
-from the throughput measured by the grids of the same model already
-finished in `--out`. Without --suite, --datasets x --models (the datasets
+on this machine's platform (`--plan_platform` for another) from the grids
+measured on it: those finished in `--out`, then the committed records
+(`--timings`; blm_jax/cli/grid_timing.py). Without --suite, --datasets x --models (the datasets
 the papers' claims are about). The claims and their intervals (from each grid's
 predictions.npz) are `blm_jax.results.claims`, the report
 `blm_jax.results.claims_report`.
@@ -34,15 +35,18 @@ import importlib.util
 import os
 import sys
 
-import numpy as np
 from absl import flags
 
-from blm_jax.cli import errors, grid_reuse, suites
+import jax
+
+from blm_jax.base import compile_cache
+from blm_jax.cli import errors, grid_reuse, grid_timing, suites
 from blm_jax.results import claims_report, grid_records
 from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
 from blm_jax.results.judge import interval_text, load_predictions
+from data_builders import registry
 
 
 # The datasets the claims of blm_jax.results.claims are about.
@@ -52,6 +56,9 @@ DATASETS = ("spray_load", "spray_load_atl_alt", "agreement_en", "cos_en",
 # standard deviations with three seeds, 2.78/sqrt(5) = 1.24 with five
 # (docs/experiments/2026-11-25-claims-statistics.md).
 DEFAULT_SEEDS = (0, 1, 2, 3, 4)
+# The project's committed records (kept grids with their measured times).
+_COMMITTED_RECORDS = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "docs", "records")
 
 
 def load_config(configs_dir: str, model: str, arg: str):
@@ -65,16 +72,34 @@ def load_config(configs_dir: str, model: str, arg: str):
   return module.get_config(arg)
 
 
-def known_datasets(configs_dir: str
-                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-  """The short dataset names of `<configs_dir>/common.py`, and those of
-  them read from the user's files (its NEEDS_MANUAL_DIR; none if it has
-  no such list)."""
-  from blm_jax.cli import usage
+def known_datasets() -> tuple[tuple[str, ...], tuple[str, ...]]:
+  """The dataset short names (data_builders.registry), and those of them
+  read from the user's files."""
+  return (registry.names(),
+          tuple(e.short_name for e in registry.entries()
+                if e.needs_manual_dir))
 
-  common = usage.load_common(configs_dir)
-  return (tuple(common.DATASETS),
-          tuple(getattr(common, "NEEDS_MANUAL_DIR", ())))
+
+def short_names(datasets) -> list[str]:
+  """--datasets as short names: a short name as given, a TFDS name as the
+  short name one of whose types it is (its grid trains on every type);
+  ValueError (one line, with the closest names) for anything else."""
+  out = []
+  for name in datasets:
+    if "/" not in name:
+      try:
+        out.append(registry.lookup(name).short_name)
+      except ValueError as e:
+        raise ValueError(f"--datasets: {e}") from None
+      continue
+    short = registry.short_name_of(name)
+    if short is None:
+      every = [n for e in registry.entries() for n in e.tfds_names()]
+      raise ValueError(
+          f"--datasets: {name!r} is no type of a dataset short name"
+          + registry.suggestion(name, every))
+    out.append(short)
+  return list(dict.fromkeys(out))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,27 +141,9 @@ def _train_instances(config) -> int:
   return per_cell * len(config.grid.seeds) * len(config.data.train_types)
 
 
-def estimate_seconds(config, measured: dict) -> float | None:
-  """Wall time of a grid from `measured[model]` = (train instances per s,
-  data and embedding s) of finished grids of that model on this machine."""
-  m = measured.get(config.model.name)
-  if not m:
-    return None
-  ips, data_s = m
-  return config.train.epochs * _train_instances(config) / ips + data_s
-
-
-def measured(finished) -> dict:
-  """{model: (median instances/s, median data s)} of finished grids'
-  results.json."""
-  by: dict = {}
-  for done in finished:
-    t = (done or {}).get("throughput", {})
-    if t.get("train_instances_per_s"):
-      by.setdefault(done["config"]["model"], []).append(
-          (t["train_instances_per_s"], t.get("data_and_embedding_s") or 0.0))
-  return {m: tuple(float(np.median([v[i] for v in vals])) for i in (0, 1))
-          for m, vals in by.items()}
+def measured(finished) -> list[grid_timing.GridTiming]:
+  """The timings of finished grids' results.json (None entries skipped)."""
+  return [t for t in map(grid_timing.from_results, finished) if t]
 
 
 def _hms(seconds: float) -> str:
@@ -145,31 +152,42 @@ def _hms(seconds: float) -> str:
   return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
 
 
-def plan_lines(entries, measured: dict) -> list[str]:
-  """The plan: one line per grid (done, or its time from `measured`), and
-  the total of what is left."""
-  lines, left, unknown = [], 0.0, 0
+def plan_lines(entries, timings: list[grid_timing.GridTiming],
+               platform: str = "cpu", committed: int = 0) -> list[str]:
+  """The plan: one line per grid (done, or its time on `platform` from
+  `timings`: this --out's grids first, then the last `committed` entries,
+  from committed records), and the total of what is left."""
+  lines, left, unknown, after_unknown = [], 0.0, 0, 0
   for grid, config, workdir, done in entries:
     if done:
       state = "done" + (" (its kept record)" if grid_records.is_kept(done)
                         else "")
     else:
-      est = estimate_seconds(config, measured)
+      est = grid_timing.estimate(timings, str(config.data.name),
+                                 config.model.name, platform,
+                                 int(config.train.epochs),
+                                 _train_instances(config))
       if est is None:
         unknown += 1
         state = (f"to run, time unknown (no {config.model.name} grid has "
-                 "finished in this --out yet)")
+                 f"been measured on {platform})")
       else:
-        left += est
-        state = f"to run, about {_hms(est)}"
+        left += est.seconds
+        after_unknown += not est.after_known
+        state = f"to run, about {_hms(est.seconds)} ({est.source})"
     lines.append(f"  {grid.key:40s} {state}  [{grid.shows}]")
   n_done = sum(1 for e in entries if e[3])
+  where = ("at the throughput measured here" if not committed else
+           f"on {platform} from {len(timings) - committed} grid(s) measured "
+           f"here and {committed} committed record(s)")
   if unknown == len(entries) - n_done and unknown:
-    when = "time unknown (nothing measured in this --out yet)"
+    when = f"time unknown (nothing measured on {platform} yet)"
   else:
-    when = (f"about {_hms(left)} one grid after another at the "
-            "throughput measured here"
+    when = (f"about {_hms(left)} one grid after another {where}"
             + (f", plus {unknown} grids of unknown time" if unknown else "")
+            + (f" ({after_unknown} without the time after training, "
+               "measured only since runs time their stages)"
+               if after_unknown else "")
             + " (shards run at once, each on its own device, divide it)")
   total = (f"plan: {len(entries)} grids, {n_done} done, "
            f"{len(entries) - n_done} to run: {when}")
@@ -185,8 +203,8 @@ def define_flags() -> None:
                       "(paper000,paper001: all of 000 with 001's training-"
                       "size curves); empty: --datasets x --models.")
   flags.DEFINE_list("datasets", list(DATASETS),
-                    "Short dataset names (configs/common.py), without "
-                    "--suite.")
+                    "Dataset short names (or TFDS names of one of their "
+                    "types), without --suite.")
   flags.DEFINE_list("models", ["ffnn", "vae2"], "Config files, without "
                     "--suite.")
   flags.DEFINE_string("encoder", "", "Every grid's encoder: a registry name "
@@ -216,6 +234,12 @@ def define_flags() -> None:
   flags.DEFINE_bool("report_only", False, "Only write the report from the "
                     "finished grids of the whole suite (merges shards).")
   flags.DEFINE_bool("plan_only", False, "Print the plan and stop.")
+  flags.DEFINE_string("timings", _COMMITTED_RECORDS, "Folder of committed "
+                      "grid records whose measured times the plan uses "
+                      "for grids not yet measured in --out ('' = none).")
+  flags.DEFINE_enum("plan_platform", "", ["", "cpu", "accelerator"],
+                    "The machine the plan's times are for (default: this "
+                    "one's).")
   flags.DEFINE_string("keep", "", "Folder of committed grid records, e.g. "
                       "docs/records/solvers: each grid finished in --out "
                       "has its record (results without histories, and "
@@ -235,12 +259,12 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
 
 def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   """`select`, and every grid of the suite (all shards)."""
-  datasets, needs_manual_dir = known_datasets(opts.configs_dir)
+  datasets, needs_manual_dir = known_datasets()
   if opts.suite:
     grids = suites.grids(opts.suite, datasets, needs_manual_dir)
   else:
     grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
-             for ds in opts.datasets for m in opts.models]
+             for ds in short_names(opts.datasets) for m in opts.models]
   try:
     seeds = tuple(int(s) for s in opts.seeds) if opts.seeds else None
   except ValueError:
@@ -411,6 +435,7 @@ def main(argv):
   from blm_jax.cli import quiet
 
   quiet.quiet_logs()
+  compile_cache.enable()
   grid_reuse.code_commit()  # the code loaded now, for the kept records
   opts = flags.FLAGS
   try:
@@ -426,10 +451,14 @@ def main(argv):
   # shard's results.json are already read).
   read = {w: d for _, _, w, d in entries}
   paths = ((os.path.join(opts.out, g.name, g.model), g) for g in everything)
-  rate = measured(read[w] if w in read
-                  else grid_reuse.finished_or_kept(w, opts.keep, g)
-                  for w, g in paths)
-  print("\n".join(plan_lines(entries, rate)), flush=True)
+  timings = measured(read[w] if w in read
+                     else grid_reuse.finished_or_kept(w, opts.keep, g)
+                     for w, g in paths)
+  committed = grid_timing.committed(opts.timings)
+  platform = opts.plan_platform or grid_timing.platform_of(
+      [jax.devices()[0].platform])
+  print("\n".join(plan_lines(entries, timings + committed, platform,
+                             len(committed))), flush=True)
   if opts.plan_only:
     return
   try:

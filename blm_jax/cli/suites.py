@@ -15,6 +15,7 @@ import dataclasses
 
 from blm_jax.encoders import encoder as encoders
 from blm_jax.results import claims
+from data_builders import registry
 
 
 class SuiteError(ValueError):
@@ -63,8 +64,9 @@ PROBING = ("confusion", "traversal", "projection")
 TABLE5 = ("spray_load_ALT-ATL", "spray_load_ATL-ALT", "cos_en", "cos_it",
           "od_en", "od_it", "agreement_en", "agreement_fr", "agreement_it",
           "agreement_ro")
-# The datasets (configs/common.py) whose type I the Table 5 sources named
-# otherwise are (data_builders.blm_chunks SOURCES); the others share the name.
+# The dataset short names (data_builders.registry) whose type I the Table 5
+# sources named otherwise are (data_builders.blm_chunks SOURCES); the others
+# share the name.
 CHUNK_SOURCE_DATASETS = {"spray_load_ALT-ATL": "spray_load",
                          "spray_load_ATL-ALT": "spray_load_atl_alt"}
 # 001 Figure 7: F1 against the amount of training data (types I and III;
@@ -159,7 +161,7 @@ def grids(spec: str, datasets, needs_manual_dir=()) -> list[Grid]:
   'suite/model' items (that suite's grids of one model, as the suite runs
   them: 'solvers/vae'), comma-separated ('paper000,paper001' is the whole
   of 000 with 001's training-size curves), in order, a grid named twice
-  kept once. `datasets`: the short names configs/common.py knows;
+  kept once. `datasets`: the short names data_builders.registry knows;
   `needs_manual_dir`: those of them the battery leaves out."""
   out, seen = [], set()
   suite = lambda name: _suite(name, datasets, needs_manual_dir)
@@ -179,7 +181,8 @@ def grids(spec: str, datasets, needs_manual_dir=()) -> list[Grid]:
           raise SuiteError(f"--suite: {ds} has no {model!r} grids in "
                            f"{item!r}; its models: {', '.join(models)}")
       elif ds not in datasets:
-        raise SuiteError(f"--suite: unknown dataset {ds!r} in {item!r}")
+        raise SuiteError(f"--suite: unknown dataset {ds!r} in {item!r}"
+                         + registry.suggestion(ds, datasets))
       else:
         found = [Grid(ds, model, f"dataset={ds}", "listed")]
     for g in found:

@@ -1,13 +1,12 @@
 """`--help` of every command: its flags, the dataset short names and config
 files it accepts, exit status 0 (absl's own --help exits 1).
 
-The short names live in configs/common.py, which library code must not
-import: it is read as a file, as the reproduction suite reads configs.
+The short names come from data_builders.registry (each builder package
+declares its own); the config files are listed from the configs folder.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import textwrap
@@ -18,31 +17,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 CONFIGS = os.path.join(ROOT, "configs")
 
 
-def load_common(configs_dir: str = CONFIGS):
-  """`<configs_dir>/common.py` as a module, loaded from its file."""
-  path = os.path.join(configs_dir, "common.py")
-  spec = importlib.util.spec_from_file_location("_blm_configs_common", path)
-  module = importlib.util.module_from_spec(spec)
-  sys.path.insert(0, os.path.dirname(configs_dir))
-  try:
-    spec.loader.exec_module(module)
-  finally:
-    sys.path.pop(0)
-  return module
-
-
 def datasets_text(configs_dir: str = CONFIGS) -> str:
-  """The dataset short names (`dataset=<name>` in a config variant) and the
-  config files, as lines for --help; empty when configs/ is not there."""
-  if not os.path.isfile(os.path.join(configs_dir, "common.py")):
-    return ""
-  names = ", ".join(sorted(load_common(configs_dir).DATASETS))
-  files = ", ".join(sorted(
+  """The dataset short names (`dataset=<name>` in a config variant, or the
+  dataset of lint, export, embed and reproduce) and the config files (when
+  `configs_dir` is there), as lines for --help."""
+  from data_builders import registry
+
+  names = ", ".join(sorted(registry.names()))
+  files = (", ".join(sorted(
       f"configs/{f}" for f in os.listdir(configs_dir)
       if f.endswith(".py") and f not in ("__init__.py", "common.py")))
-  return ("\nconfig files: " + files + "\n"
-          + "dataset short names (configs/<model>.py:dataset=<name>; the TFDS "
-          "names they stand for are in configs/common.py):\n"
+           if os.path.isdir(configs_dir) else "")
+  return (("\nconfig files: " + files + "\n" if files else "\n")
+          + "dataset short names (configs/<model>.py:dataset=<name>; lint, "
+          "export, embed and reproduce take them too, <name>:<type> for one "
+          "type; each family declares its own in "
+          "data_builders/<family>/datasets.py):\n"
           + textwrap.fill(names, 78, initial_indent="  ",
                           subsequent_indent="  ") + "\n")
 

@@ -1,4 +1,5 @@
-"""Is a dataset name one of the registered TFDS builders and configs?
+"""Is a dataset name one of the registered TFDS builders and configs, or a
+short name that stands for some?
 
 Checked before TFDS sees the name, so that a misspelled name (or one like
 `blm_spray_load/../../evil`) is one line with the closest registered
@@ -44,3 +45,18 @@ def config_problem(builder: str, cfg_name: str, configs,
           else f"; its {len(configs)} configs: {', '.join(configs[:limit])}"
           + (" ..." if len(configs) > limit else ""))
   return f"{builder!r} has no config {cfg_name!r}{hint}"
+
+
+def resolve_datasets(name: str) -> list[str]:
+  """The TFDS names a command line's dataset stands for: a short name of
+  data_builders.registry (every lexical type: 'spray_load'), a short name
+  and one type ('spray_load:II'), or a registered TFDS name. ValueError
+  (one line, with the closest names) for anything else."""
+  from data_builders import registry
+
+  if "/" in name or name.startswith("blm_"):
+    problem = name_problem(name)
+    if problem:
+      raise ValueError(problem)
+    return [name]
+  return list(registry.resolve(name))

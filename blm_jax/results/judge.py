@@ -23,6 +23,9 @@ NOT_RUN_GRIDS, NOT_RUN_LABELS, NOT_RUN_TYPES = "grids", "labels", "types"
 PAIRED_BASIS = "t interval over seeds and test instances"
 SEEDS_BASIS = ("t interval over seeds only: no predictions.npz, so the "
                "noise of the shared test sample is not counted")
+SEED_STATISTIC_BASIS = ("t interval over seeds of the statistic computed on "
+                        "each seed (the noise of the shared test sample is "
+                        "not counted)")
 SHARES_BASIS = ("t interval over seeds of the answer shares (the noise of "
                 "the shared test sample is not counted)")
 
@@ -121,13 +124,14 @@ def check(claim: claims.Claim, runs: dict, preds: dict | None = None
                          kind)
   labelled = claim.contrasts()
   test = statistics.Test(
-      tuple(statistics.estimate(w, data) for _, w in labelled),
+      tuple(_estimate(w, data) for _, w in labelled),
       tuple(label for label, _ in labelled), claim.rule, claim.threshold)
   binding = test.estimates[test.binding()]
   lo, hi = binding.interval()
   with_hits = all(d.hits is not None for d in data.values())
-  basis = (SHARES_BASIS if claim.reads_shares else PAIRED_BASIS if with_hits
-           else SEEDS_BASIS)
+  by_seed = any(isinstance(w, claims.SeedStatistic) for _, w in labelled)
+  basis = (SHARES_BASIS if claim.reads_shares else SEED_STATISTIC_BASIS
+           if by_seed else PAIRED_BASIS if with_hits else SEEDS_BASIS)
   if with_hits and len(data) > 1:
     basis += (", paired on the same instances" if _paired(data)
               else ", unpaired (the models' test instances differ)")
@@ -158,6 +162,23 @@ def check(claim: claims.Claim, runs: dict, preds: dict | None = None
           "binding": test.labels[test.binding()],
           "seed_values": seed_values, "seeds": len(seed_values) or None,
           "basis": basis, "evidence": claim.evidence(means)}
+
+
+def _estimate(contrast, data: dict) -> statistics.Estimate:
+  """A linear contrast's estimate, or a `claims.SeedStatistic`'s from its
+  per-seed values (its models' seed lists must match to pair seed k with
+  seed k: else one value, no interval)."""
+  if not isinstance(contrast, claims.SeedStatistic):
+    return statistics.estimate(contrast, data)
+  used = {m: data[m] for m in contrast.models}
+  f1 = {m: d.f1[np.ix_(range(len(d.seeds)),
+                       [d.trains.index(t) for t in claims.TYPES],
+                       [d.tests.index(u) for u in claims.TYPES])]
+        for m, d in used.items()}  # cells in one order for every model
+  if len({d.seeds for d in used.values()}) != 1 or None in next(
+      iter(used.values())).seeds:
+    f1 = {m: x.mean(axis=0, keepdims=True) for m, x in f1.items()}
+  return statistics.seeds_only(contrast.per_seed(f1))
 
 
 def interval_text(verdict: dict) -> str:

@@ -75,12 +75,17 @@ TEXT = (
                "F1 > 0.80"),
 )
 
-# 001 sec. 4.1 on Figure 7: the F1 drop from type III to type I at the
-# training sizes of its plots (001 prints no per-size numbers); our
-# dataset short names.
+# 001 sec. 4.1 on Figure 7: the F1 drop from type III to type I. Figure 7
+# holds tables of numbers (its caption: "numeric results in the tables"),
+# which the paper's text here does not: only these words. "A drop of
+# about 0.1 in the F-score for all settings, although for the
+# subject-verb agreement this is lower (0.04)", then "For the verb
+# alternation the drop is higher": spray/load's value is a lower bound,
+# higher than about 0.1, not about 0.1. Our dataset short names.
 TRAINING_SIZE = (
     PaperValue("001", "sec. 4.1", 237, "spray_load",
-               "F1 drop, type III to type I", 0.1, "about 0.1"),
+               "F1 drop, type III to type I: higher than about 0.1", 0.1,
+               "the drop is higher"),
     PaperValue("001", "sec. 4.1", 237, "agreement_fr",
                "F1 drop, type III to type I", 0.04, "(0.04)"),
 )

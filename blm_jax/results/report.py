@@ -15,6 +15,7 @@ import os
 import ml_collections
 
 from blm_jax.base import files
+from blm_jax.base.stage_clock import StageClock, stages_line
 from blm_jax.data import input_pipeline
 from blm_jax.results import context_free, metrics, plots, predictions, tables
 from blm_jax.training import embedding_sources, run_identity, trainer, variants
@@ -111,6 +112,8 @@ def _results(config: ml_collections.ConfigDict,
       "throughput": {"train_instances_per_s": outcome.train_instances_per_s,
                      "devices": list(outcome.devices),
                      "data_and_embedding_s": outcome.data_seconds},
+      # Filled by write_report once every stage has run.
+      "stage_seconds": {},
       # The whole config, so that a finished grid can be checked before it
       # is reused (blm_jax.cli.reproduce), and what a forced resume ignored.
       "run": {"config": run_identity.flatten(config.to_dict()),
@@ -123,7 +126,8 @@ def _results(config: ml_collections.ConfigDict,
             "selectivity": metrics.selectivity(summary, summaries[c])}
         for c in controls}
   read_from = []
-  free = _context_free(config, outcome, summary, log, read_from)
+  with outcome.clock.measure("context_free"):
+    free = _context_free(config, outcome, summary, log, read_from)
   if free is not None:
     results["context_free"] = free
     # Read from a cache file, not computed: the console says so.
@@ -209,15 +213,25 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
     raise ValueError("config.results.heatmap='context_gain' needs the "
                      "context-free baselines: "
                      "config.results.context_free=True")
-  by_variant, summaries = _variant_summaries(outcome)
+  clock: StageClock = outcome.clock
   log = trainer.open_log(workdir)
+  with clock.measure("report"):
+    by_variant, summaries = _variant_summaries(outcome)
   results = _results(config, outcome, by_variant, summaries, log)
-  predictions.write(workdir, outcome)
+  with clock.measure("report"):
+    predictions.write(workdir, outcome)
+    results["stage_seconds"] = clock.as_dict()
+    files.write_json(os.path.join(workdir, "results.json"), results)
+    files.write_text(os.path.join(workdir, "results.csv"),
+                     tables.to_csv(tables.cell_rows(results)))
+  # The numbers are on disk before the figures are drawn; results.json is
+  # written again with the plots' time.
+  with clock.measure("plots"):
+    write_plots(results, workdir)
+  results["stage_seconds"] = clock.as_dict()
   files.write_json(os.path.join(workdir, "results.json"), results)
-  files.write_text(os.path.join(workdir, "results.csv"),
-                   tables.to_csv(tables.cell_rows(results)))
-  write_plots(results, workdir)
   for line in f1_lines(outcome, summaries) + context_free_lines(
       results.get("context_free", {})):
     log.info("%s", line)
+  log.info("%s", stages_line(results["stage_seconds"]))
   return results

@@ -28,6 +28,7 @@ import tqdm
 
 from blm_jax import models
 from blm_jax.base import files
+from blm_jax.base.stage_clock import StageClock
 from blm_jax.data import input_pipeline
 from blm_jax.training import (checkpoints, config_check, distributed,
                               run_identity, variants, workdir_lock)
@@ -254,6 +255,9 @@ class TrainingOutcome:
   train_instances_per_s: float | None  # None: no epoch after the first.
   devices: tuple[str, ...]
   data_seconds: float  # Loading, building and embedding the data.
+  # Wall seconds per stage so far (data, embedding, compile, training,
+  # checkpoints, evaluation); the results layer adds its own stages.
+  clock: StageClock = dataclasses.field(default_factory=StageClock)
   # The embeddings and tables the grid read: the results layer fits its
   # context-free baselines on them. None: report without them.
   data: input_pipeline.BLMData | None = None
@@ -302,17 +306,25 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     stale = (workdir_lock.acquire(workdir) if jax.process_index() == 0
              else None)
     # ---- Data and embeddings ------------------------------------------------
+    clock = StageClock()
     t0 = time.perf_counter()
     if data is None:
       distributed.build_data_once(config.data)
+      embed = embed_fn or default_embed_fn(config.encoder)
+
+      def timed_embed(sentences):
+        with clock.measure("embedding"):
+          return embed(sentences)
+
       data = input_pipeline.load(
-          config.data, embed_fn or default_embed_fn(config.encoder),
-          config.data.data_dir or None,
+          config.data, timed_embed, config.data.data_dir or None,
           seeds=tuple(int(s) for s in config.grid.seeds))
     check_compatible(config, data)
     t1 = time.perf_counter()
-    sources = (sources_fn or default_sources)(config, data.table.sentences)
-    variant_seconds = time.perf_counter() - t1
+    clock.add("data", t1 - t0 - clock.seconds("embedding"))
+    with clock.measure("variant_embeddings"):
+      sources = (sources_fn or default_sources)(config, data.table.sentences)
+    variant_seconds = clock.seconds("variant_embeddings")
     data_seconds = time.perf_counter() - t0
 
     # ---- Model, optimizer and grid -----------------------------------------
@@ -378,6 +390,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     progress.on_notice(line)
   warned_divergence = False
   train_seconds, trained_epochs = 0.0, 0
+  epoch_seconds: list[float] = []
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
                   disable=not config.progress or not distributed.is_writer())
@@ -388,6 +401,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       measured = jax.tree.map(lambda x: np.asarray(x)[:grid.num_cells],
                               measured)
       dt = time.perf_counter() - t
+      epoch_seconds.append(dt)
       _check_finite(measured["train"]["loss"], grid, epoch)
       if epoch > start_epoch:  # The first epoch includes compilation.
         train_seconds += dt
@@ -416,23 +430,29 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       if (epoch + 1) % config.train.checkpoint_every_epochs == 0 or (
           epoch == epochs - 1):
         try:
-          checkpoints.save(mgr, epoch, state, {**meta, "history": history})
+          with clock.measure("checkpoints"):
+            checkpoints.save(mgr, epoch, state, {**meta, "history": history})
         except KeyboardInterrupt:
           # A Ctrl-C during the save takes effect once the step is written.
           progress.on_checkpoint(epoch)
           raise
         progress.on_checkpoint(epoch)
   finally:
-    mgr.close()
+    with clock.measure("checkpoints"):
+      mgr.close()  # Waits for the last save to be written.
+  compile_s, train_s = split_compile(epoch_seconds)
+  clock.add("compile", compile_s)
+  clock.add("training", train_s)
 
   # ---- Evaluate every cell on every test type ------------------------------
   test_types = tuple(config.data.test_types)
   test = {}
-  for u in test_types:
-    out = grid.predict(state.best_params, grid.test[u])
-    test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
-                          data.test[u].correct, data.test[u].labels,
-                          tuple(data.test[u].instance_ids))
+  with clock.measure("evaluation"):
+    for u in test_types:
+      out = grid.predict(state.best_params, grid.test[u])
+      test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
+                            data.test[u].correct, data.test[u].labels,
+                            tuple(data.test[u].instance_ids))
   return TrainingOutcome(
       spec=grid.spec, test_types=test_types,
       label_names=tuple(data.label_names), num_answers=data.num_answers,
@@ -455,7 +475,21 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       train_instances_per_s=(per_epoch * trained_epochs / train_seconds
                              if train_seconds else None),
       devices=tuple(str(d) for d in grid.mesh.devices.flat),
-      data_seconds=data_seconds, data=data, resume_forced=tuple(forced))
+      data_seconds=data_seconds, clock=clock, data=data,
+      resume_forced=tuple(forced))
+
+
+def split_compile(epoch_seconds: list[float]) -> tuple[float, float]:
+  """(compile, training) seconds of a run's epochs. The first epoch holds
+  the compilation: its excess over the median of the others is counted as
+  compiling (one epoch alone is all training: nothing to compare with)."""
+  if not epoch_seconds:
+    return 0.0, 0.0
+  if len(epoch_seconds) == 1:
+    return 0.0, epoch_seconds[0]
+  typical = float(np.median(epoch_seconds[1:]))
+  compile_s = max(0.0, epoch_seconds[0] - typical)
+  return compile_s, sum(epoch_seconds) - compile_s
 
 
 def _append_history(history: dict, measured: dict) -> None:
