@@ -216,6 +216,10 @@ def test_encoder_folder_checkpoint(tmp_path):
     (dict(shard="x"), "--shard='x': expected i/N"),
     (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
     (dict(encoder="minilm,pooling=avg"), "--encoder: pooling='avg'"),
+    (dict(encoder="minilm,layer=1,layer=2"), "--encoder: layer= is given "
+     "twice, layer=1 and layer=2: give it once"),
+    (dict(encoder="minilm,pooling=mean,pooling=first"), "--encoder: "
+     "pooling= is given twice"),
     (dict(encoder_batch_size=-1), "--encoder_batch_size=-1: expected 0"),
     (dict(grids=["od_en/ffnn", "cos_en/cnn"]), "--grids: cos_en/cnn: not a "
      "grid of --suite=cos_en/ffnn,od_en/ffnn (dataset/model"),
@@ -267,6 +271,40 @@ def test_cli_error_line(tmp_path):
       "error: --shard='3/2': needs 0 <= i < N (shards are numbered from 0, "
       "as SLURM_ARRAY_TASK_ID with --array=0-1)"]
   assert not out.exists()
+
+
+def test_a_grid_that_fails_leaves_no_empty_folder_it_made(tmp_path):
+  """A bad encoder (or layer) fails inside the grid's run: the folders the
+  suite made for it are removed, an --out that was there is kept."""
+  from blm_jax.encoders import encoder as encoders
+
+  configs = _configs(tmp_path)
+
+  def fails(config, workdir):
+    os.makedirs(workdir)  # as the trainer does before it fails
+    raise encoders.EncoderSettingError("layer=99 is out of range")
+
+  with pytest.raises(encoders.EncoderSettingError):
+    _suite(_opts(configs, tmp_path / "new", suite="cos_en/ffnn"), run=fails)
+  assert not (tmp_path / "new").exists()
+  (tmp_path / "kept").mkdir()
+  with pytest.raises(encoders.EncoderSettingError):
+    _suite(_opts(configs, tmp_path / "kept", suite="cos_en/ffnn"), run=fails)
+  assert os.listdir(tmp_path / "kept") == []
+
+
+def test_cli_report_only_on_an_out_without_grids_is_refused(tmp_path):
+  out = tmp_path / "o"
+  out.mkdir()
+  r = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce", "--datasets=cos_en",
+       "--models=ffnn", f"--out={out}", "--report_only"], cwd=ROOT,
+      capture_output=True, text=True)
+  assert r.returncode == 1 and r.stdout == ""
+  assert r.stderr.strip().splitlines() == [
+      f"error: --report_only: {out} holds no finished grid of this suite "
+      "(run it without --report_only first, or check --out)"]
+  assert os.listdir(out) == []
 
 
 def test_suites_cover_the_papers():

@@ -248,6 +248,9 @@ def parse_encoder(spec: str) -> EncoderSpec:
   kw = {}
   for o in opts:
     key, _, value = o.partition("=")
+    if key in kw:  # Which one was meant: the first, the last?
+      raise SuiteError(f"--encoder: {key}= is given twice, {key}="
+                       f"{kw[key]} and {o}: give it once")
     if key == "layer":
       try:
         kw["layer"] = int(value)

@@ -41,6 +41,7 @@ from blm_jax.training.resume import restore_run
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
 from blm_jax.training.solver import Solver
+from data_builders.common import safe_io
 
 
 class DataMismatchError(ValueError):
@@ -125,10 +126,10 @@ class _LogFile(logging.FileHandler):
   full disk in one line)."""
 
   def _open(self):
-    # O_NOFOLLOW: never appended through a link (workdir_lock refuses one
-    # up front; this closes the gap of a link made after that check).
-    fd = os.open(self.baseFilename,
-                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    # Never appended through a symbolic or hard link (workdir_lock refuses
+    # one up front; this closes the gap of a link made after that check).
+    fd = safe_io.open_unlinked(self.baseFilename,
+                               os.O_WRONLY | os.O_APPEND, 0o666)
     return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
   def handleError(self, record):
