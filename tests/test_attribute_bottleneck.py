@@ -181,11 +181,17 @@ def test_its_config_checks_name_the_key():
 
 
 def test_the_aux_term_is_weighted_only_when_switched_on():
+  """results.json's config.loss_weights (trainer.loss_weights) says
+  whether the attribute targets were used."""
   c = ab_config.get_config(None)
   spec = registry.get("attribute_bottleneck")
   assert spec.weights(c, 384) == {}
+  assert trainer.loss_weights(c, 384) == (("answer_margin", 1.0),)
   c.loss.aux_attribute = 0.5
   assert spec.weights(c, 384) == {"aux_attribute": 0.5}
+  assert ab_config.get_config("aux").loss.aux_attribute == 1.0
+  assert trainer.loss_weights(ab_config.get_config("aux,cpu"), 384) == (
+      ("answer_margin", 1.0), ("aux_attribute", 1.0))
 
 
 def test_aux_targets_on_data_without_attributes_is_one_line():
