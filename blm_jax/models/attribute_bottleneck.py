@@ -20,11 +20,11 @@ to K slots of `slot_size` each:
                 (their dot product: 1 when equal, else 0).
 
 On the toy task of tests/attribute_toy.py (4 attributes of 8 values, a
-period per attribute drawn per instance, answer signal alone) the
-continuous slots reached 0.97-0.99 test accuracy in 10-20 epochs, the
-gumbel ones 0.40-0.49 in 20 (learning rates 1e-3 and 3e-3, temperatures 1
-and 0.5): the straight-through gradient finds the attributes far more
-slowly, so 'continuous' is the default.
+period per attribute drawn per instance, answer signal alone, 400-600
+training instances) the continuous slots reached 0.965-0.99 test accuracy
+in 10-20 epochs, the gumbel ones 0.40-0.49 in 20 (learning rates 1e-3 and
+3e-3, temperatures 1 and 0.5): the straight-through gradient finds the
+attributes far more slowly, so 'continuous' is the default.
 
 For slot k and candidate a, the features are that relation between every
 pair of context positions (i < j) and between every context position and
