@@ -211,7 +211,7 @@ def test_encoder_folder_checkpoint(tmp_path):
     (dict(suite="nope/ffnn"), "--suite: unknown dataset 'nope'"),
     (dict(suite="solvers/ffnn"), "--suite: solvers has no 'ffnn' grids in "
      "'solvers/ffnn'; its models: relnet, cnn_seq, vae, vae_1d_2level, "
-     "two_level_vae_subnets"),
+     "two_level_vae_subnets, attribute_bottleneck"),
     (dict(shard="3/2"), "--shard='3/2': needs 0 <= i < N"),
     (dict(shard="x"), "--shard='x': expected i/N"),
     (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
@@ -327,9 +327,10 @@ def test_suites_cover_the_papers():
   assert {"spray_load_seq/cnn", "agreement_ro_seq/vae2"} <= seq
   assert len(seq) == 3 * 9
   new = suites.solvers()
-  assert len(new) == 5 * 9 == len({x.key for x in new})
+  assert len(new) == 6 * 9 == len({x.key for x in new})
   assert {"agreement_en_seq/relnet", "cos_en_ctx/cnn_seq",
-          "spray_load/vae"} <= {x.key for x in new}
+          "spray_load/vae", "agreement_en_seq/attribute_bottleneck",
+          "spray_load/attribute_bottleneck"} <= {x.key for x in new}
   # The sparsified model, and only it, is probed for its region map.
   assert {x.model for x in new if x.probe == ("regions",)} == {
       "two_level_vae_subnets"}
