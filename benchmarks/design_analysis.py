@@ -17,6 +17,11 @@ the record is skipped (`--redo` analyses it again); the record is rewritten
 after each target, with its `design` table. `--merge` copies the entries
 of other records this script wrote (e.g. one family's, analysed in
 parallel), replacing those of the same targets.
+
+Per generated target it also counts the rules (context pattern sequences)
+of the whole train and test splits and the share of test rules unseen in
+training (`design.rule_coverage`; the `rules` table); `--rules_only`
+counts only those (no fitting).
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ COLUMNS = ["dataset", "population", "n", "chance", "context-free top-1",
            "best pair", "smallest deciding set",
            "whole context decides (distinct context patterns)",
            "second answer / pattern twins"]
+RULE_COLUMNS = ["dataset", "rules (train + test)", "train rules",
+                "test rules", "test rules unseen in train",
+                "test instances with an unseen rule"]
 # Short names read from the published release (--published) or a corpus
 # the tool cannot build: not analysed by --names=all.
 NEEDS_FILES = ("published_", "caus_he_natural")
@@ -73,8 +81,20 @@ def _row(target: str, a: dict) -> list:
   ]
 
 
+def _rule_row(target: str, c: dict) -> list:
+  return [target, c["n_rules"], c["n_train_rules"], c["n_test_rules"],
+          f"{c['unseen_rules']:.3f}", f"{c['unseen_instances']:.3f}"]
+
+
+def _rule_coverage(tfds_name: str, data_dir) -> dict | None:
+  """`design.rule_coverage` of a config's whole train and test splits."""
+  c = design.rule_coverage(loading.load_instances(tfds_name, "train", data_dir),
+                           loading.load_instances(tfds_name, "test", data_dir))
+  return c and c.as_dict()
+
+
 def _targets(args):
-  """(record key, loader) pairs."""
+  """(record key, loader, its rule counter or None) triples."""
   names = (list(common.DATASETS) if args.names == "all"
            else [n for n in args.names.split(",") if n])
   for name in names:
@@ -84,8 +104,9 @@ def _targets(args):
       if args.types and t not in args.types.split(","):
         continue
       tfds_name = common.DATASETS[name].format(t)
-      yield tfds_name, lambda n=tfds_name: lint_cli.sample(
-          loading.load_instances(n, "train", args.data_dir), args.sample)
+      yield (tfds_name, lambda n=tfds_name: lint_cli.sample(
+          loading.load_instances(n, "train", args.data_dir), args.sample),
+             lambda n=tfds_name: _rule_coverage(n, args.data_dir))
   if args.published:
     from data_builders.blm_published import release_format
 
@@ -95,7 +116,8 @@ def _targets(args):
           path = os.path.join(root, f)
           key = "published:" + os.path.relpath(path, args.published)
           yield key, lambda p=path: lint_cli.sample(
-              list(release_format.read_release(p).instances), args.sample)
+              list(release_format.read_release(p).instances),
+              args.sample), None
 
 
 def main(argv=None):
@@ -118,6 +140,9 @@ def main(argv=None):
   parser.add_argument("--merge", default="",
                       help="records of this script (comma-separated) whose "
                       "entries replace the same targets' in --out")
+  parser.add_argument("--rules_only", action="store_true",
+                      help="only count each target's rules across train and "
+                      "test (the `rules` table)")
   parser.add_argument("--out", required=True, help="record to write")
   args = parser.parse_args(argv)
   record = {}
@@ -125,6 +150,7 @@ def main(argv=None):
     with open(args.out, encoding="utf-8") as f:
       record = json.load(f)
   analyses = record.get("analyses", {})
+  rules = record.get("rules", {})
   for path in filter(None, args.merge.split(",")):
     with open(path, encoding="utf-8") as f:
       other = json.load(f)
@@ -132,9 +158,23 @@ def main(argv=None):
       sys.exit(f"error: {path}: not a record of this script (no "
                "'analyses')")
     analyses.update(other["analyses"])
+    rules.update(other.get("rules", {}))
     print(f"merged {len(other['analyses'])} targets from {path} (made at "
           f"{other.get('commit', '?')})", flush=True)
-  for key, load in _targets(args):
+  for key, load, count_rules in _targets(args):
+    if count_rules and (key not in rules or args.redo):
+      try:
+        coverage = count_rules()
+      except (ValueError, OSError) as err:  # e.g. no test split
+        print(f"{key}: rules not counted: {err}", flush=True)
+        coverage = None
+      if coverage:
+        rules[key] = coverage
+        print(f"{key}\n{design.RuleCoverage(**coverage).format()}",
+              flush=True)
+        _write(args, analyses, rules, argv)
+    if args.rules_only:
+      continue
     if key in analyses and args.refresh_determinacy and any(
         "n_context_patterns" not in a for a in analyses[key]):
       # Determinacy only (no fitting): entries made before it was counted.
@@ -145,7 +185,7 @@ def main(argv=None):
         a.update({k: v for k, v in r.as_dict().items() if k in (
             "determined", "n_ambiguous", "n_second_answer",
             "n_pattern_twins", "n_context_patterns")})
-      _write(args, analyses, argv)
+      _write(args, analyses, rules, argv)
       continue
     if key in analyses and not args.redo:
       continue
@@ -158,13 +198,14 @@ def main(argv=None):
     analyses[key] = [r.as_dict() for r in reports]
     for r in reports:
       print(f"{key} ({time.time() - start:.0f} s)\n{r.format()}", flush=True)
-    _write(args, analyses, argv)
-  _write(args, analyses, argv)
+    _write(args, analyses, rules, argv)
+  _write(args, analyses, rules, argv)
 
 
-def _write(args, analyses: dict, argv) -> None:
+def _write(args, analyses: dict, rules: dict, argv) -> None:
   commit = records_cli.head_commit()
   rows = [_row(k, a) for k in sorted(analyses) for a in analyses[k]]
+  rule_rows = [_rule_row(k, rules[k]) for k in sorted(rules)]
   files.write_json(args.out, {
       "study": "design analysis: effective chance, position dependence and "
                "determinacy of each dataset (blm_jax.data.design)",
@@ -175,8 +216,9 @@ def _write(args, analyses: dict, argv) -> None:
       "note": f"train split, a seeded sample of at most {args.sample} "
               "instances per dataset; resumable, so entries may come from "
               "several runs of the command",
-      "tables": {"design": {"columns": COLUMNS, "rows": rows}},
-      "analyses": analyses}, indent=1)
+      "tables": {"design": {"columns": COLUMNS, "rows": rows},
+                 "rules": {"columns": RULE_COLUMNS, "rows": rule_rows}},
+      "analyses": analyses, "rules": rules}, indent=1)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ class Campaign:
           c.grid.seeds = (0,)
           c.train.epochs = {EPOCHS}
           c.train.checkpoint_every_epochs = 2
+          c.train.checkpoint_min_seconds = 0.0
           c.train.keep_checkpoints = 2
           c.train.batch_size = 16
           c.progress = False
@@ -939,6 +940,8 @@ def reproduce_rerun_after_kill9(c):
   c.write_config(os.path.join(configs, "ffnn.py"), os.path.join(c.root,
                                                                 "tfds"),
                  os.path.join(c.root, "cache"))
+  # The suite reads its dataset short names from the folder's common.py.
+  shutil.copy(os.path.join(ROOT, "configs", "common.py"), configs)
   out = os.path.join(c.root, "reproduce_kill")
   work = os.path.join(out, "agreement_en", "ffnn")
   argv = [sys.executable, "-m", "blm_jax.cli.reproduce",
@@ -1026,6 +1029,412 @@ def previous_folders_bounded(c):
           "resumed_exactly": None, "held": held,
           "got": f"{len(aside)} previous-* folders left; the last run said "
                  f"so: {said}"}
+
+
+# ---- Bad input, third pass: bounded reads, hard links, caches, one line ----
+
+def _jsonl_records(n: int = 60) -> list[dict]:
+  """The tiny release's rows as own-data JSONL instances."""
+  return [{"id": r["ID"], "context": [r[f"Sent_{k}"] for k in (1, 2, 3)],
+           "answers": [r[f"Answer_{k}"] for k in (1, 2, 3, 4)], "correct": 0}
+          for r in release_fixtures.release_rows(n)]
+
+
+def _own_jsonl(c: Campaign, name: str, train: bytes | None = None
+               ) -> tuple[str, list]:
+  """A folder of own JSONL data (train.jsonl replaced by `train` when
+  given) and the launch command over it."""
+  folder = os.path.join(c.root, f"{name}_jsonl")
+  os.makedirs(folder, exist_ok=True)
+  rows = [json.dumps(r).encode() + b"\n" for r in _jsonl_records()]
+  with open(os.path.join(folder, "train.jsonl"), "wb") as f:
+    f.write(b"".join(rows[:45]) if train is None else train)
+  with open(os.path.join(folder, "test.jsonl"), "wb") as f:
+    f.write(b"".join(rows[45:]))
+  argv = c.command(c.work(name), "--config.data.name=blm_jsonl/folder",
+                   f"--config.data.manual_dir={folder}",
+                   f"--config.data.data_dir={c.root}/{name}_tfds")
+  return folder, argv
+
+
+def _peak_rss(argv: list) -> tuple[list, str]:
+  """`argv` under /usr/bin/time writing the peak RSS (KiB) to a file (the
+  console is left as it is), and that file; as it is without the tool."""
+  if not os.path.exists("/usr/bin/time"):
+    return argv, ""
+  out = tempfile.mktemp(prefix="rss_")
+  return ["/usr/bin/time", "-f", "%M", "-o", out, *argv], out
+
+
+def _with_rss(c: Campaign, argv: list, expect: dict, limit_kib: int) -> dict:
+  timed, rss_file = _peak_rss(argv)
+  got = c.run(timed)
+  held, what = judge_error(got, expect)
+  rss = None
+  if rss_file and os.path.exists(rss_file):
+    with open(rss_file) as f:
+      rss = int(f.read().split()[-1])
+    os.remove(rss_file)
+    what = f"peak RSS {rss / 1024:.0f} MiB; {what}"
+    if rss > limit_kib:
+      held = False
+  return {"command": " ".join(argv[1:]), **console(got),
+          "resumed_exactly": None, "held": held, "got": what}
+
+
+def _sparse_jsonl(c: Campaign, name: str) -> str:
+  folder, _ = _own_jsonl(c, name)
+  for split in ("train", "test"):
+    with open(os.path.join(folder, f"{split}.jsonl"), "wb") as f:
+      f.truncate(8 << 30)  # 8 GiB of NUL bytes: no newline, no disk.
+  return folder
+
+
+@case("error naming train.jsonl, line 1 and the bound; peak RSS < 1 GiB")
+def jsonl_8gb_without_newlines_launch(c):
+  folder = _sparse_jsonl(c, "jsonl_8gb_launch")
+  argv = c.command(c.work("jsonl_8gb_launch"),
+                   "--config.data.name=blm_jsonl/folder",
+                   f"--config.data.manual_dir={folder}",
+                   f"--config.data.data_dir={c.root}/jsonl_8gb_launch_tfds")
+  return _with_rss(c, argv, error(f"{folder}/train.jsonl:1: line longer "
+                                  "than 1,000,000 bytes"), 1 << 20)
+
+
+@case("lint: error naming train.jsonl, line 1; exit 2; peak RSS < 1 GiB")
+def jsonl_8gb_without_newlines_lint(c):
+  folder = _sparse_jsonl(c, "jsonl_8gb_lint")
+  argv = [sys.executable, "-m", "blm_jax.cli.lint", "blm_jsonl/folder",
+          f"--manual_dir={folder}",
+          f"--data_dir={c.root}/jsonl_8gb_lint_tfds"]
+  return _with_rss(c, argv, error(f"{folder}/train.jsonl:1: line longer "
+                                  "than 1,000,000 bytes", status=2), 1 << 20)
+
+
+def _jsonl_case(name, expected, train: bytes, *words):
+  @case(expected)
+  def run(c):
+    folder, argv = _own_jsonl(c, name, train)
+    return _error_case(c, argv, error(
+        *[w.replace("FILE", f"{folder}/train.jsonl") for w in words]))
+  run.__name__ = name
+  CASES[name] = CASES.pop("run")
+  return run
+
+
+_GOOD = json.dumps(_jsonl_records(1)[0]).encode() + b"\n"
+_jsonl_case("jsonl_deeply_nested", "error naming file, line and the depth "
+            "bound (no RecursionError)", _GOOD + b"[" * 200_000 + b"\n",
+            "FILE:2: JSON nested 200000 deep (at most 8)")
+_jsonl_case("jsonl_byte_not_utf8", "error naming file, line and byte",
+            _GOOD + _GOOD.replace(b"lamp0", b"lamp\xff", 1).replace(
+                b'"0"', b'"x"'), "FILE:2: bytes b'\\xff' at byte",
+            "not UTF-8")
+_jsonl_case("jsonl_empty_context_sentence", "error naming file, line and "
+            "field", _GOOD + json.dumps({
+                "context": ["A b.", " "], "answers": ["C.", "D."],
+                "correct": 0}).encode() + b"\n",
+            "FILE:2: field 'context': sentence 2 is empty")
+
+
+def _hard_link_case(c: Campaign, name: str, link: str) -> dict:
+  """A workdir whose `link` is a hard link to someone's file: refused,
+  naming it, and the file unchanged."""
+  work = c.work(name)
+  os.makedirs(work, exist_ok=True)
+  victim = _victim(c, name)
+  os.link(victim, os.path.join(work, link))
+  row = _error_case(c, c.command(work), error(
+      f"holds hard links where a run writes its files ({link}: a hard "
+      "link, 2 names for one file)"))
+  with open(victim) as f:
+    if f.read() != "precious\n":
+      row["held"], row["got"] = False, "the linked file was written: " + (
+          row["got"])
+  return row
+
+
+@case("error naming the hard-linked .lock; the linked file unchanged")
+def lock_hard_link(c):
+  return _hard_link_case(c, "lock_hard_link", ".lock")
+
+
+@case("error naming the hard-linked log.txt; the linked file unchanged")
+def log_hard_link(c):
+  return _hard_link_case(c, "log_hard_link", "log.txt")
+
+
+def _own_cache(c: Campaign, name: str) -> tuple[str, str]:
+  """A config over copies of the reference's embedding and context-free
+  caches (the latter beside the former, as 'auto' puts it); the copy of
+  the context-free score file."""
+  root = os.path.join(c.root, f"{name}_caches")
+  shutil.copytree(os.path.join(c.root, "cache"), os.path.join(root, "emb"))
+  shutil.copytree(os.path.join(c.root, "context_free"),
+                  os.path.join(root, "context_free"))
+  cfg = os.path.join(c.root, f"{name}.py")
+  c.write_config(cfg, os.path.join(c.root, "tfds"), os.path.join(root, "emb"))
+  (score,) = [os.path.join(root, "context_free", n) for n in os.listdir(
+      os.path.join(root, "context_free")) if n.endswith(".json")]
+  return cfg, score
+
+
+def _cache_case(c: Campaign, name: str, change, warning: str) -> dict:
+  """A run over a context-free score file changed by `change(path)`:
+  ignored with one warning, the scores computed again (the console does
+  not say 'from cache', the baseline is the reference's)."""
+  cfg, score = _own_cache(c, name)
+  victim = change(score)
+  work = c.work(name)
+  got = c.run(c.command(work, config=cfg))
+  warned = [l for l in got["err"].splitlines() if warning in l]
+  out = got["out"]
+  held = (got["rc"] == 0 and not console(got)["traceback"]
+          and len(warned) == 1 and "from cache" not in out
+          and "cf 1.000" in out)
+  if victim is not None:
+    with open(victim, "rb") as f:
+      held = held and f.read() == victim_bytes[victim]
+  first = next((l for l in out.splitlines() if "cf " in l), "")
+  return {"command": " ".join(got["argv"][1:]), **console(got),
+          "resumed_exactly": None, "held": held,
+          "got": f"exit {got['rc']}; {first[:90]}; {len(warned)} "
+                 "warning(s): score file ignored: " + (warned[0].split(
+                     "ignored: ", 1)[-1].split("; computing")[0]
+                     if warned else "-")}
+
+
+victim_bytes: dict[str, bytes] = {}
+
+
+def _scores_edited(path: str) -> dict:
+  with open(path) as f:
+    stored = json.load(f)
+  for row in stored["scores"].values():
+    for cell in row.values():
+      for k in cell:
+        cell[k] = 0.2
+  return stored
+
+
+@case("the edited score file of another user ignored with a warning")
+def cache_edited_by_another_user(c):
+  def change(path):
+    edited = _scores_edited(path)
+    files.write_json(path, edited)
+    if os.geteuid() == 0:
+      os.chown(path, 12345, -1)
+    else:
+      os.chmod(path, 0o664)
+  return _cache_case(c, "cache_edited_by_another_user", change,
+                     "owned by another user" if os.geteuid() == 0
+                     else "writable by group")
+
+
+@case("a group-writable score file ignored with a warning")
+def cache_group_writable(c):
+  def change(path):
+    files.write_json(path, _scores_edited(path))
+    os.chmod(path, 0o664)
+  return _cache_case(c, "cache_group_writable", change,
+                     "writable by group (mode 664)")
+
+
+@case("a hard-linked score file ignored; the linked file unchanged")
+def cache_hard_link(c):
+  def change(path):
+    victim = path + ".victim"
+    files.write_json(victim, _scores_edited(path))
+    os.chmod(victim, 0o644)
+    os.remove(path)
+    os.link(victim, path)
+    with open(victim, "rb") as f:
+      victim_bytes[victim] = f.read()
+    return victim
+  return _cache_case(c, "cache_hard_link", change, "it is a hard link")
+
+
+@case("the console says 'from cache' beside baselines read, not computed")
+def cache_read_says_so(c):
+  cfg, score = _own_cache(c, "cache_read_says_so")
+  got = c.run(c.command(c.work("cache_read_says_so"), config=cfg))
+  lines = [l for l in got["out"].splitlines() if "cf " in l]
+  held = (got["rc"] == 0 and not console(got)["traceback"] and lines
+          and "from cache" in lines[0]
+          and any(score in l for l in got["out"].splitlines()))
+  return {"command": " ".join(got["argv"][1:]), **console(got),
+          "resumed_exactly": None, "held": bool(held),
+          "got": f"exit {got['rc']}; {lines[0][:160] if lines else '-'}"}
+
+
+@case("error naming the shard and both keys; one line")
+def cache_shard_of_another_key(c):
+  cfg, _ = _own_cache(c, "cache_shard_of_another_key")
+  emb = os.path.join(c.root, "cache_shard_of_another_key_caches", "emb")
+  (main,) = [os.path.join(emb, d) for d in os.listdir(emb)
+             if os.path.isdir(os.path.join(emb, d))]
+  # A shard of another pooling, moved in.
+  other = c.run(c.command(c.work("cache_other_pooling"),
+                          "--config.encoder.pooling=first", config=cfg))
+  moved = ""
+  for d in os.listdir(emb):
+    path = os.path.join(emb, d)
+    if path != main and os.path.isdir(path):
+      moved = next(n for n in sorted(os.listdir(path))
+                   if n.startswith("shard-"))
+      os.replace(os.path.join(path, moved), os.path.join(main, moved))
+  if other["rc"] != 0 or not moved:
+    return {"command": "(setup)", **console(other), "resumed_exactly": None,
+            "held": False, "got": "no shard of another key was made"}
+  return _error_case(c, c.command(c.work("cache_shard_of_another_key"),
+                                  config=cfg),
+                     error(f"embedding cache file {main}/{moved}",
+                           "written for key"))
+
+
+def _reproduce(c: Campaign, out: str, *extra: str) -> list:
+  """The reproduce command over the tiny run's config as the suite's
+  ffnn.py (configs/common.py beside it)."""
+  configs = os.path.join(c.root, "reproduce_tiny_configs")
+  if not os.path.isdir(configs):
+    c.write_config(os.path.join(configs, "ffnn.py"),
+                   os.path.join(c.root, "tfds"),
+                   os.path.join(c.root, "cache"))
+    shutil.copy(os.path.join(ROOT, "configs", "common.py"), configs)
+  return [sys.executable, "-m", "blm_jax.cli.reproduce",
+          "--datasets=agreement_en", "--models=ffnn", f"--out={out}",
+          f"--configs_dir={configs}", *extra]
+
+
+def _reproduce_leaves_nothing(c: Campaign, name: str, encoder: str,
+                              *words) -> dict:
+  out = os.path.join(c.root, name)
+  row = _error_case(c, _reproduce(c, out, f"--encoder={encoder}"),
+                    error(*words))
+  if os.path.exists(out):
+    left = sorted(os.path.relpath(os.path.join(d, n), out)
+                  for d, ds, ns in os.walk(out) for n in ds + ns)
+    row["held"], row["got"] = False, f"left behind: {left[:6]}; " + (
+        row["got"])
+  return row
+
+
+@case("error naming config.json; no empty <out>/<dataset>/ left")
+def reproduce_bad_encoder_folder(c):
+  folder = _encoder_copy(c, "reproduce_bad_encoder_copy")
+  _edit_config(model_type="mamba")(folder)
+  return _reproduce_leaves_nothing(c, "reproduce_bad_encoder", folder,
+                                   f"{folder}/config.json")
+
+
+@case("error naming the layer and how many there are; nothing left")
+def reproduce_layer_99(c):
+  return _reproduce_leaves_nothing(
+      c, "reproduce_layer_99", f"{c.encoder},layer=99",
+      "layer=99 is out of range; it has 2 layers")
+
+
+@case("error: layer= given twice")
+def reproduce_encoder_key_twice(c):
+  return _reproduce_leaves_nothing(
+      c, "reproduce_encoder_key_twice", f"{c.encoder},layer=1,layer=2",
+      "--encoder: layer= is given twice")
+
+
+@case("error: --report_only on an --out with no finished grid")
+def reproduce_report_only_empty(c):
+  out = os.path.join(c.root, "reproduce_report_only")
+  os.makedirs(out)
+  row = _error_case(c, _reproduce(c, out, "--report_only"),
+                    error("--report_only", out, "no finished grid"))
+  if os.listdir(out):
+    row["held"], row["got"] = False, f"wrote {os.listdir(out)}"
+  return row
+
+
+@case("the second reproduce refused in one line naming the holder's PID")
+def reproduce_twice_on_one_out(c):
+  out = os.path.join(c.root, "reproduce_twice")
+  work = os.path.join(out, "agreement_en", "ffnn")
+  holder = c.start(c.command(work, "--config.train.epochs=100000"))
+  wait_for(epoch_logged(work, 3), holder)
+  try:
+    got = c.run(_reproduce(c, out))
+  finally:
+    holder.send_signal(signal.SIGTERM)
+    holder.communicate(timeout=120)
+  held, what = judge_error(got, error("in use", str(holder.pid)))
+  return {"command": " ".join(got["argv"][1:]) + "  # while a run holds "
+          "the grid's workdir", **console(got), "resumed_exactly": None,
+          "held": held, "got": what}
+
+
+@case("error naming the file; nothing unpickled")
+def encoder_unpicklable_pytorch_bin(c):
+  folder = _encoder_copy(c, "encoder_unpicklable_bin")
+  os.remove(os.path.join(folder, "model.safetensors"))
+  ran = os.path.join(c.root, "unpickled_and_ran")
+  command = f"touch {ran}".encode()
+  with open(os.path.join(folder, "pytorch_model.bin"), "wb") as f:
+    f.write(b"\x80\x02cos\nsystem\nX" + len(command).to_bytes(4, "little")
+            + command + b"\x85R.")
+  row = _error_case(c, _with_encoder(c, "encoder_unpicklable_bin", folder),
+                    error(f"{folder}/pytorch_model.bin", "nothing in it was "
+                          "run"))
+  if os.path.exists(ran):
+    row["held"], row["got"] = False, "the pickle ran: " + row["got"]
+  return row
+
+
+def _records(*argv: str) -> list:
+  return [sys.executable, "-m", "blm_jax.cli.records", *argv]
+
+
+@case("error naming the record: a JSON list, not a record")
+def records_latex_list_record(c):
+  path = os.path.join(c.root, "list_record.json")
+  files.write_text(path, "[1, 2, 3]")
+  return _error_case(c, _records("latex", f"--record={path}"),
+                     error(path, "holds a JSON list, not a record"))
+
+
+@case("error naming the missing workdir")
+def records_make_missing_workdir(c):
+  missing = c.work("records_never_made")
+  return _error_case(c, _records("make", f"--workdir={missing}",
+                                 f"--out={c.root}/r.json", "--command=x"),
+                     error(missing, "no such folder"))
+
+
+@case("error naming the truncated results.json")
+def records_make_truncated_results(c):
+  work = c.work("records_truncated")
+  shutil.copytree(c.work("reference"), work)
+  path = os.path.join(work, "results.json")
+  os.truncate(path, os.path.getsize(path) // 2)
+  return _error_case(c, _records("make", f"--workdir={work}",
+                                 f"--out={c.root}/r.json", "--command=x"),
+                     error(f"{path}: not JSON"))
+
+
+def _export(c: Campaign, *argv: str) -> list:
+  return [sys.executable, "-m", "blm_jax.cli.export", *argv]
+
+
+@case("error naming the split and the splits there are")
+def export_unknown_split(c):
+  return _error_case(c, _export(
+      c, "--dataset=blm_published/folder", f"--manual_dir={c.release}",
+      f"--data_dir={c.root}/tfds", f"--out={c.root}/export_split",
+      "--split=nosuch"), error("has no split(s) ['nosuch']", "'train'"))
+
+
+@case("error: own data needs --manual_dir")
+def export_own_data_without_manual_dir(c):
+  return _error_case(c, _export(
+      c, "--dataset=blm_jsonl/folder", f"--data_dir={c.root}/export_own",
+      f"--out={c.root}/export_own_out"), error("blm_jsonl/folder",
+                                               "--manual_dir"))
 
 
 # ---- The record ------------------------------------------------------------

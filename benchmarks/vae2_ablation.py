@@ -17,7 +17,7 @@ The `ffnn_*` settings give the FFNN the same kind of tuning budget on dev
   python benchmarks/vae2_ablation.py --settings=ffnn,ffnn_hidden_1,...
 
 The solvers added later (relnet, cnn_seq, vae, vae_1d_2level,
-two_level_vae_subnets) get the same kind of budget, `<solver>` and
+two_level_vae_subnets, attribute_bottleneck) get the same kind of budget, `<solver>` and
 `<solver>_<change>` (`--settings=relnet,relnet_lr_3e-3,...`, or the whole
 budget, default first: `--budget=relnet`).
 
@@ -57,8 +57,9 @@ from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.results import markdown_table  # noqa: E402
 from blm_jax.training import run_identity  # noqa: E402
-from configs import (cnn_seq, ffnn, relnet, sent_vae,  # noqa: E402
-                     two_level_vae_subnets, vae, vae2, vae_1d_2level)
+from configs import (attribute_bottleneck, cnn_seq, ffnn,  # noqa: E402
+                     relnet, sent_vae, two_level_vae_subnets, vae, vae2,
+                     vae_1d_2level)
 
 _SV_DOT_SUM = {"train.score": "dot", "loss.answer_reduction": "sum"}
 _SV_NORMALIZED_SUM = {"train.score": "normalized",
@@ -146,6 +147,12 @@ def _solver_budget() -> dict[str, dict]:
           "latent_10": {"model.latent": 10},
           "task_latent_10": {"model.task_latent": 10},
           "no_sentence_margin": {"loss.sentence_margin": 0.0}},
+      attribute_bottleneck: {
+          "slots_4": {"model.slots": 4},
+          "slots_16": {"model.slots": 16},
+          "slot_size_4": {"model.slot_size": 4},
+          "slot_size_16": {"model.slot_size": 16},
+          "gumbel": {"model.relaxation": "gumbel"}},
   }
   out = {}
   for module, changes in own.items():
@@ -153,7 +160,8 @@ def _solver_budget() -> dict[str, dict]:
     budget = out[name] = {name: (module, "", {})}
     for change, keys in {**lr, **changes}.items():
       budget[f"{name}_{change}"] = (module, "", keys)
-    if module is not relnet:  # relnet is ours: no authors' loop
+    # relnet and attribute_bottleneck are ours: no authors' training loop.
+    if module not in (relnet, attribute_bottleneck):
       budget[f"{name}_reference"] = (module, "reference", {})
   return out
 

@@ -71,6 +71,7 @@ def config(model="ffnn", epochs=3, seeds=(0, 1), types=("I", "II")):
   c.train.epochs = epochs
   c.train.batch_size = 20
   c.train.checkpoint_every_epochs = 1
+  c.train.checkpoint_min_seconds = 0.0
   c.progress = False
   # The context-free baselines fit a network per run: tests of them
   # (test_context_free.py) switch them on; the others stay fast.

@@ -86,9 +86,11 @@ print(len(a.SETTINGS))
        "import vae2_ablation as a; print(' '.join(sorted(a.SETTINGS)))"],
       cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
   for solver in ("relnet", "cnn_seq", "vae", "vae_1d_2level",
-                 "two_level_vae_subnets"):
+                 "two_level_vae_subnets", "attribute_bottleneck"):
     assert {solver, f"{solver}_lr_3e-4", f"{solver}_lr_3e-3"} <= set(names)
   assert "relnet_reference" not in names and "vae_reference" in names
+  assert "attribute_bottleneck_reference" not in names
+  assert "attribute_bottleneck_gumbel" in names
   budget = subprocess.run(
       [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
        "import vae2_ablation as a; print(' '.join(a.SOLVER_BUDGETS['vae']))"],

@@ -42,8 +42,8 @@ def test_config_names():
          for t in ("I", "II", "III")} | {
              f"{lang}_agrf6_ctx_type_{t}" for lang in bab.AGRF6_LANGUAGES
              for t in ("I", "II", "III")}
-  seq = {f"{lang}_seq_type_{t}" for lang in lexicon.LANGUAGES
-         for t in ("I", "II", "III")}
+  seq = {f"{lang}_{design}_type_{t}" for lang in lexicon.LANGUAGES
+         for design in ("seq", "seq_rules") for t in ("I", "II", "III")}
   assert {c.name for c in bab.Builder.BUILDER_CONFIGS} == (
       set(bab.CONFIG_NAMES) | agrf6 | ctx | seq)
 

@@ -108,7 +108,9 @@ def test_builder_configs():
       "ALT-ATL_type_I", "ALT-ATL_type_II", "ALT-ATL_type_III",
       "ATL-ALT_type_I", "ATL-ALT_type_II", "ATL-ALT_type_III",
       "ctx_type_I", "ctx_type_II", "ctx_type_III",
-      "seq_type_I", "seq_type_II", "seq_type_III"]
+      "seq_type_I", "seq_type_II", "seq_type_III",
+      "seq_rules_type_I", "seq_rules_type_II", "seq_rules_type_III",
+      "seq_extrap_type_I", "seq_extrap_type_II", "seq_extrap_type_III"]
   assert b.Builder.name == "blm_spray_load"
 
 

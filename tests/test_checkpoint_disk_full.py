@@ -39,6 +39,7 @@ def test_full_disk_is_one_line(tmp_path, monkeypatch, caplog):
   monkeypatch.setattr(ocp.CheckpointManager, "save", full_disk)
   cfg = synthetic.config("ffnn", epochs=3, seeds=(0,))
   cfg.train.checkpoint_every_epochs = 1
+  cfg.train.checkpoint_min_seconds = 0.0
   cfg.progress = False
   work = tmp_path / "work"
   with caplog.at_level(logging.INFO):
@@ -129,6 +130,7 @@ def test_a_full_disks_aftermath_goes_to_the_log(tmp_path, monkeypatch,
   monkeypatch.setattr(ocp.CheckpointManager, "close", close_after_the_failure)
   cfg = synthetic.config("ffnn", epochs=3, seeds=(0,))
   cfg.train.checkpoint_every_epochs = 1
+  cfg.train.checkpoint_min_seconds = 0.0
   cfg.progress = False
   work = tmp_path / "work"
   capfd.readouterr()
@@ -226,6 +228,7 @@ def test_launch_on_a_full_disk_is_one_line(tmp_path, fill):
          f"--config.encoder.cache_dir={tmp_path / 'cache'}",
          "--config.grid.seeds=(0,)", "--config.train.epochs=3",
          "--config.train.checkpoint_every_epochs=1",
+         "--config.train.checkpoint_min_seconds=0",
          "--config.train.batch_size=16", "--config.progress=False"],
         cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu"),
         capture_output=True, text=True, timeout=300)

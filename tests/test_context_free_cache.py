@@ -166,6 +166,11 @@ BAD_FILES = {
     "another key": _foreign,
     "not accuracies": None,  # Filled in below: the right key, bad scores.
     "a link": _symlink,
+    "a hard link": lambda d, p: (p.write_text("{}"), os.chmod(p, 0o644),
+                                 os.link(p, p.parent / "other.json")),
+    "group-writable": lambda d, p: (_bad_scores(d, p), os.chmod(p, 0o664)),
+    "others-writable": lambda d, p: (_bad_scores(d, p), os.chmod(p, 0o646)),
+    "nested deep": lambda d, p: p.write_text("[" * 100_000 + "]" * 100_000),
 }
 
 
@@ -178,7 +183,11 @@ def _bad_scores(data, path):
 
 BAD_FILES["not accuracies"] = _bad_scores
 WHY = {"not JSON": "cannot be read", "another structure":
-       "not a context-free score file", "too large": "larger than 1048576",
+       "not a context-free score file", "too large": "larger than 1,048,576 bytes",
+       "a hard link": "hard link (2 names", "group-writable":
+       "writable by group (mode 664)", "others-writable":
+       "writable by others (mode 646)", "nested deep":
+       "JSON nested 100000 deep",
        "another key": "another key", "not accuracies": "not an accuracy",
        "a link": "symbolic link"}
 
@@ -288,3 +297,40 @@ def test_a_grid_that_finds_another_computing_waits_and_reads_its_scores(
   _run(data, tmp_path / "alone")
   assert [p.name for p in (tmp_path / "alone").iterdir()] == [
       os.path.basename(path)]
+
+
+def test_read_from_names_the_file_only_when_the_scores_were_read(
+    data, fake, tmp_path):
+  computed, read = [], []
+  _run(data, tmp_path, read_from=computed)
+  _run(data, tmp_path, read_from=read)
+  assert computed == [] and read == [_entry(data, tmp_path)[1]]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
+def test_a_file_of_another_user_is_ignored_though_its_scores_are_valid(
+    data, fake, tmp_path):
+  _run(data, tmp_path)
+  path = _entry(data, tmp_path)[1]
+  os.chown(path, 12345, -1)
+  lines, read = [], []
+  _run(data, tmp_path, lines=lines, read_from=read)
+  assert len(fake) == 2 and read == []
+  assert "owned by another user (uid 12345)" in lines[0]
+  assert os.stat(path).st_uid == 0  # Rewritten by this user.
+
+
+def test_the_console_says_from_cache_beside_a_baseline_read():
+  from blm_jax.results import tables
+
+  row = tables.CellRow(**{**{f: None for f in tables.CellRow.__dataclass_fields__},
+                          "train": "I", "test": "I", "f1_mean": 0.9,
+                          "f1_std": 0.0, "n_seeds": 1,
+                          "best_context_free": 0.2,
+                          "best_context_free_scorer": "word_logit",
+                          "context_gain": 0.7})
+  assert "(cf 0.200 word_logit, gain +0.700)" in tables.console_lines(
+      [row])[0]
+  read = tables.console_lines([row], "/c/x.json")
+  assert "(cf 0.200 word_logit from cache, gain +0.700)" in read[0]
+  assert read[1].endswith("; cf read from the cache file /c/x.json")

@@ -4,14 +4,17 @@ config, the CLI or a suite names, declared in its builder package."""
 import pytest
 
 
-# The 62 short names, their TFDS templates, their lexical types (when not
-# I-III) and whether they read the user's files, as configs/common.py held
-# them before each family declared its own: none may be lost or changed.
+# The 72 short names, their TFDS templates, their lexical types (when not
+# I-III) and whether they read the user's files: the 62 configs/common.py
+# held before each family declared its own (none may be lost or changed)
+# and the `_seq` designs' generalisation regimes.
 TODAY = {
     "spray_load": "blm_spray_load/ALT-ATL_type_{}",
     "spray_load_atl_alt": "blm_spray_load/ATL-ALT_type_{}",
     "spray_load_ctx": "blm_spray_load/ctx_type_{}",
     "spray_load_seq": "blm_spray_load/seq_type_{}",
+    "spray_load_seq_rules": "blm_spray_load/seq_rules_type_{}",
+    "spray_load_seq_extrap": "blm_spray_load/seq_extrap_type_{}",
     "cos_en": "blm_cos_od/cos_en_type_{}",
     "cos_it": "blm_cos_od/cos_it_type_{}",
     "od_en": "blm_cos_od/od_en_type_{}",
@@ -24,6 +27,10 @@ TODAY = {
     "cos_it_seq": "blm_cos_od/cos_it_seq_type_{}",
     "od_en_seq": "blm_cos_od/od_en_seq_type_{}",
     "od_it_seq": "blm_cos_od/od_it_seq_type_{}",
+    "cos_en_seq_rules": "blm_cos_od/cos_en_seq_rules_type_{}",
+    "cos_it_seq_rules": "blm_cos_od/cos_it_seq_rules_type_{}",
+    "od_en_seq_rules": "blm_cos_od/od_en_seq_rules_type_{}",
+    "od_it_seq_rules": "blm_cos_od/od_it_seq_rules_type_{}",
     "agreement_en": "blm_agreement/en_mixed_type_{}",
     "agreement_fr": "blm_agreement/fr_mixed_type_{}",
     "agreement_it": "blm_agreement/it_mixed_type_{}",
@@ -36,6 +43,10 @@ TODAY = {
     "agreement_fr_seq": "blm_agreement/fr_seq_type_{}",
     "agreement_it_seq": "blm_agreement/it_seq_type_{}",
     "agreement_ro_seq": "blm_agreement/ro_seq_type_{}",
+    "agreement_en_seq_rules": "blm_agreement/en_seq_rules_type_{}",
+    "agreement_fr_seq_rules": "blm_agreement/fr_seq_rules_type_{}",
+    "agreement_it_seq_rules": "blm_agreement/it_seq_rules_type_{}",
+    "agreement_ro_seq_rules": "blm_agreement/ro_seq_rules_type_{}",
     "cos_plus_en_t2i": "blm_cos_plus/en_T2I_{}",
     "cos_plus_en_i2t": "blm_cos_plus/en_I2T_{}",
     "cos_plus_it_t2i": "blm_cos_plus/it_T2I_{}",
@@ -96,7 +107,7 @@ TODAY_NEEDS_MANUAL_DIR = {
 
 def test_configs_common_offers_todays_names_templates_and_types():
   from configs import common
-  assert common.DATASETS == TODAY and len(TODAY) == 62
+  assert common.DATASETS == TODAY and len(TODAY) == 72
   assert common.DATASET_TYPES == TODAY_TYPES
   assert set(common.NEEDS_MANUAL_DIR) == TODAY_NEEDS_MANUAL_DIR
 
@@ -173,7 +184,7 @@ def test_lookup_and_tfds_name():
     ("spray_lod", "no dataset short name 'spray_lod'; did you mean "
      "'spray_load' or "),
     ("agreement_fr_sq", "did you mean 'agreement_fr_seq'"),
-    ("zzzz", "no dataset short name 'zzzz' (62 known; `--help` lists them)"),
+    ("zzzz", "no dataset short name 'zzzz' (72 known; `--help` lists them)"),
 ])
 def test_an_unknown_short_name_is_one_line_with_the_closest(name, message):
   from data_builders import registry
@@ -270,7 +281,7 @@ def test_a_new_seq_design_is_one_entry_in_its_package(monkeypatch,
   assert fresh_registry.lookup("roll_seq") is seq
   assert fresh_registry.pairs("seq")["roll"] == "roll_seq"
   assert common.base("ffnn", "roll_seq").data.name == "blm_roll/seq_type_{}"
-  assert len(fresh_registry.names()) == 63
+  assert len(fresh_registry.names()) == 73
 
 
 @pytest.fixture

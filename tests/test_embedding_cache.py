@@ -196,3 +196,53 @@ def test_unwritable_or_full_cache_is_one_clear_error(tmp_path, monkeypatch):
                      "kept"):
     ok.add(*_data(["a"]))
   assert [f for f in os.listdir(ok.dir) if f != "meta.json"] == []
+
+
+def test_files_are_written_644_whatever_the_umask(tmp_path):
+  old = os.umask(0o002)
+  try:
+    cache = ec.EmbeddingCache(str(tmp_path), _key())
+    cache.add(*_data(["a"]))
+  finally:
+    os.umask(old)
+  for name in os.listdir(cache.dir):
+    assert os.stat(os.path.join(cache.dir, name)).st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("how,why", [
+    ("group-writable", "writable by group (mode 664)"),
+    ("hard link", "a hard link (2 names for one file)")])
+def test_a_shard_not_trusted_is_ignored_with_a_warning(tmp_path, caplog,
+                                                       how, why):
+  cache = ec.EmbeddingCache(str(tmp_path), _key())
+  hashes, vectors = _data(["a", "b"])
+  cache.add(hashes, vectors)
+  (shard,) = _shards(cache)
+  path = os.path.join(cache.dir, shard)
+  if how == "group-writable":
+    os.chmod(path, 0o664)
+  else:
+    os.link(path, tmp_path / "victim.npz")
+  before = (tmp_path / "victim.npz").read_bytes() if how == "hard link" else b""
+  again = ec.EmbeddingCache(str(tmp_path), _key())
+  assert again.lookup(hashes) == {}  # Embedded again, not read.
+  assert f"embedding cache file {path} ignored: it is {why}" in caplog.text
+  again.add(hashes, vectors)
+  if how == "hard link":
+    assert (tmp_path / "victim.npz").read_bytes() == before
+
+
+def test_a_shard_of_another_key_is_one_error_line(tmp_path):
+  from blm_jax.cli import errors
+
+  cache = ec.EmbeddingCache(str(tmp_path), _key())
+  cache.add(*_data(["a"]))
+  other = ec.EmbeddingCache(str(tmp_path / "o"), _key(OTHER))
+  other.add(*_data(["b"]))
+  (shard,) = _shards(other)
+  os.replace(os.path.join(other.dir, shard), os.path.join(cache.dir, shard))
+  with pytest.raises(ec.CacheMismatchError) as e:
+    len(ec.EmbeddingCache(str(tmp_path), _key()))
+  line = errors.error_line(e.value)
+  assert line.startswith(f"error: embedding cache file {cache.dir}/{shard}: "
+                         "written for key") and "\n" not in line

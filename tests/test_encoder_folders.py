@@ -222,3 +222,35 @@ def test_the_command_lines_print_them_in_one_line():
             memory.MemoryEstimateError("F: too big")):
     assert launch.error_line(e) == f"error: {e}"
   assert issubclass(hf_checkpoint.CheckpointError, OSError)
+
+
+def test_an_unpicklable_pytorch_bin_is_one_line_and_nothing_is_run(
+    bert_dir, tmp_path):
+  pytest.importorskip("torch")
+  ran = tmp_path / "ran"
+  d = _damaged(bert_dir, tmp_path / "pickle")
+  os.remove(os.path.join(d, "model.safetensors"))
+  # A pickle that would call os.system("touch ran") if it were unpickled.
+  command = f"touch {ran}".encode()
+  with open(os.path.join(d, "pytorch_model.bin"), "wb") as f:
+    f.write(b"\x80\x02cos\nsystem\nX" + struct.pack("<I", len(command))
+            + command + b"\x85R.")
+  _one_line(d, rf"^{d}/pytorch_model.bin: not a PyTorch state dict of "
+            r"tensors only \(Trying to load unsupported GLOBAL os.system")
+  assert not ran.exists()
+  with open(os.path.join(d, "pytorch_model.bin"), "wb") as f:
+    f.write(b"not a pickle at all")
+  encoders._load_cached.cache_clear()
+  _one_line(d, rf"^{d}/pytorch_model.bin: not a PyTorch state dict of "
+            r"tensors only \(\w+\); nothing in it was run")
+
+
+def test_a_layer_the_encoder_lacks_is_one_line(bert_dir):
+  import launch
+  enc = encoders.load_encoder(bert_dir)
+  with pytest.raises(encoders.LOAD_ERRORS) as e:
+    enc.layer_index(99)
+  assert launch.error_line(e.value) == (
+      f"error: encoder {enc.name!r}: layer=99 is out of range; it has 2 "
+      "layers (0 = embeddings, -1 = last layer; config.encoder.layer, or "
+      "layer= in --encoder)")

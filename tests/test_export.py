@@ -147,3 +147,32 @@ def test_published_release_round_trips(tmp_path):
     want = data.load_instances(name, split, str(tmp_path / "tfds"))
     got = export.read_jsonl(str(tmp_path / "out" / f"{split}.jsonl"))
     assert got == want and any(i.context[0].chunks for i in got)
+
+
+def _cli(*argv):
+  from absl import flags
+  fv = flags.FlagValues()
+  export_cli.define_flags(fv)
+  fv(["export", *argv])
+  return export_cli.run(fv)
+
+
+def test_an_unknown_split_and_no_manual_dir_are_one_line(tmp_path):
+  from tests import release_fixtures
+  release = tmp_path / "release"
+  release_fixtures.write_release(str(release / "all.tsv"),
+                                 release_fixtures.release_rows(30))
+  with pytest.raises(SystemExit) as e:
+    _cli("--dataset=blm_published/folder", f"--manual_dir={release}",
+         f"--data_dir={tmp_path / 'tfds'}", f"--out={tmp_path / 'o'}",
+         "--split=nosuch")
+  assert str(e.value) == ("error: dataset 'blm_published/folder' has no "
+                          "split(s) ['nosuch']; it has ['full', 'test', "
+                          "'train']")
+  with pytest.raises(SystemExit) as e:
+    _cli("--dataset=blm_jsonl/folder", f"--data_dir={tmp_path / 'j'}",
+         f"--out={tmp_path / 'o'}")
+  assert str(e.value).startswith("error: dataset blm_jsonl/folder: Manual "
+                                 "directory ") and "\n" not in str(e.value)
+  assert "--manual_dir" in str(e.value)
+  assert not (tmp_path / "o").exists()

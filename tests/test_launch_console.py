@@ -79,6 +79,7 @@ def test_ctrl_c_and_sigterm_say_how_to_resume(tmp_path, signum, status, what):
        f"--config.encoder.cache_dir={tmp_path / 'cache'}",
        "--config.grid.seeds=(0,)", "--config.train.epochs=1000000",
        "--config.train.checkpoint_every_epochs=2",
+       "--config.train.checkpoint_min_seconds=0",
        "--config.train.batch_size=16", "--config.progress=False"],
       cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
       text=True,

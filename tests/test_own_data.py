@@ -61,6 +61,12 @@ def test_a_jsonl_folder_builds_with_shuffled_candidates(tmp_path):
      "candidate(s) [2]"),
     ({"context": ["a"], "answers": ["b"], "correct": 0},
      "field 'answers': 1 candidate(s): an instance needs at least 2"),
+    ({"context": ["a", " "], "answers": ["b", "c"], "correct": 0},
+     "field 'context': sentence 2 is empty"),
+    ({"context": ["a"], "answers": ["b", ""], "correct": 0},
+     "field 'answers': sentence 2 is empty"),
+    ({"context": ["a"], "answers": ["b", "c"], "correct": 0,
+      "x": [[[[[[[[[[1]]]]]]]]]]}, "JSON nested 11 deep (at most 8)"),
 ])
 def test_a_bad_line_names_file_line_and_field(tmp_path, line, message):
   path = tmp_path / "bad.jsonl"
@@ -75,11 +81,25 @@ def test_a_line_too_long_and_a_repeated_id_are_named(tmp_path):
   path = tmp_path / "long.jsonl"
   path.write_text(json.dumps(_record(0)) + "\n" + "x" * 1_000_001 + "\n")
   with pytest.raises(own_format.OwnFormatError,
-                     match=r"long\.jsonl:2: line of 1000002 characters"):
+                     match=r"long\.jsonl:2: line longer than 1,000,000 bytes"):
     own_format.read(str(path))
   _write_jsonl(path, [_record(0), _record(0)])
   with pytest.raises(own_format.OwnFormatError,
                      match=r"long\.jsonl:2: id 'own-0' already used on line 1"):
+    own_format.read(str(path))
+
+
+def test_deep_nesting_and_bytes_not_utf8_are_named_in_one_line(tmp_path):
+  path = tmp_path / "bad.jsonl"
+  path.write_text(json.dumps(_record(0)) + "\n" + "[" * 100_000 + "\n")
+  with pytest.raises(own_format.OwnFormatError,
+                     match=r"bad\.jsonl:2: JSON nested 100000 deep"):
+    own_format.read(str(path))  # Not a RecursionError.
+  path.write_bytes(json.dumps(_record(0)).encode() + b"\n"
+                   + json.dumps(_record(1)).encode()[:-2] + b"\xff\"}\n")
+  with pytest.raises(own_format.OwnFormatError,
+                     match=r"bad\.jsonl:2: bytes b'\\xff' at byte \d+ of the "
+                     "line are not UTF-8"):
     own_format.read(str(path))
 
 
@@ -138,3 +158,21 @@ def test_own_jsonl_grid_trains_and_reports_one_type(tmp_path):
   assert list(results["summary"]["folder"]) == ["folder"]
   assert "train folder: test folder F1" in proc.stdout
   assert not (work / "heatmap.svg").exists()
+
+
+def test_lint_refuses_a_jsonl_without_newlines_in_one_line(tmp_path):
+  folder = tmp_path / "own"
+  folder.mkdir()
+  for split in ("train", "test"):
+    with open(folder / f"{split}.jsonl", "wb") as f:
+      f.truncate(8 << 30)  # 8 GiB, sparse: no disk, no newline.
+  proc = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.lint", "blm_jsonl/folder",
+       f"--manual_dir={folder}", f"--data_dir={tmp_path / 'tfds'}"],
+      cwd=ROOT, capture_output=True, text=True, timeout=300)
+  assert proc.returncode == 2
+  errors = [l for l in proc.stderr.splitlines() if l.startswith("error: ")]
+  assert errors == [f"error: {folder}/train.jsonl:1: line longer than "
+                    "1,000,000 bytes (the bound of one line; nothing past it "
+                    "was read): not a file of this format, or damaged"]
+  assert "Traceback" not in proc.stderr

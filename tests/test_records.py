@@ -282,3 +282,32 @@ def test_a_table_marked_stale_says_so_under_it(tmp_path):
   assert cli.tables(str(tmp_path), check=True, current=NOW) == [
       "README.md:2: table from docs/records/r.json is marked stale but its "
       "record's builders are current: drop `stale=` from its marker"]
+
+
+def test_make_names_a_missing_workdir_or_a_damaged_results_json(tmp_path):
+  with pytest.raises(records.RecordError,
+                     match=f"^{tmp_path / 'none'}: no such folder"):
+    records.record_from_workdir(str(tmp_path / "none"), "cmd", "abc")
+  (tmp_path / "w").mkdir()
+  (tmp_path / "w" / "results.json").write_text('{"cells": [1, ')
+  with pytest.raises(records.RecordError,
+                     match=f"^{tmp_path / 'w' / 'results.json'}: not JSON"):
+    records.record_from_workdir(str(tmp_path / "w"), "cmd", "abc")
+  (tmp_path / "w" / "results.json").write_text("[" * 100_000)
+  with pytest.raises(records.RecordError, match="JSON nested 100000 deep"):
+    records.record_from_workdir(str(tmp_path / "w"), "cmd", "abc")
+
+
+def test_the_make_command_says_it_in_one_line(tmp_path):
+  import subprocess
+  import sys
+  missing = tmp_path / "none"
+  proc = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.records", "make",
+       f"--workdir={missing}", f"--out={tmp_path / 'r.json'}",
+       "--command=x"], capture_output=True, text=True, timeout=120,
+      cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  assert proc.returncode == 1
+  assert proc.stderr.strip() == (f"error: {missing}: no such folder "
+                                 "(--workdir: a finished run's workdir or a "
+                                 "suite's --out)")

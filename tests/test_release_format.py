@@ -342,3 +342,14 @@ def test_known_labels_cover_every_published_inventory():
     for raw, name in mapping.items():
       assert known[raw] == name
     assert rf.infer_family(list(mapping)) == [family]
+
+
+def test_a_release_file_without_newlines_is_refused_at_the_line_bound(
+    tmp_path):
+  path = tmp_path / "huge.tsv"
+  with open(path, "wb") as f:
+    f.truncate(2 * 1024**3)  # 2 GB of NUL bytes, no newline, no disk.
+  with pytest.raises(rf.ReleaseFormatError) as e:
+    rf.read_release(str(path))
+  assert str(e.value).startswith(
+      f"{path}, line 1: line longer than 1,000,000 bytes")

@@ -211,11 +211,15 @@ def test_encoder_folder_checkpoint(tmp_path):
     (dict(suite="nope/ffnn"), "--suite: unknown dataset 'nope'"),
     (dict(suite="solvers/ffnn"), "--suite: solvers has no 'ffnn' grids in "
      "'solvers/ffnn'; its models: relnet, cnn_seq, vae, vae_1d_2level, "
-     "two_level_vae_subnets"),
+     "two_level_vae_subnets, attribute_bottleneck"),
     (dict(shard="3/2"), "--shard='3/2': needs 0 <= i < N"),
     (dict(shard="x"), "--shard='x': expected i/N"),
     (dict(encoder="/no/such/folder"), "--encoder: encoder folder"),
     (dict(encoder="minilm,pooling=avg"), "--encoder: pooling='avg'"),
+    (dict(encoder="minilm,layer=1,layer=2"), "--encoder: layer= is given "
+     "twice, layer=1 and layer=2: give it once"),
+    (dict(encoder="minilm,pooling=mean,pooling=first"), "--encoder: "
+     "pooling= is given twice"),
     (dict(encoder_batch_size=-1), "--encoder_batch_size=-1: expected 0"),
     (dict(grids=["od_en/ffnn", "cos_en/cnn"]), "--grids: cos_en/cnn: not a "
      "grid of --suite=cos_en/ffnn,od_en/ffnn (dataset/model"),
@@ -269,6 +273,40 @@ def test_cli_error_line(tmp_path):
   assert not out.exists()
 
 
+def test_a_grid_that_fails_leaves_no_empty_folder_it_made(tmp_path):
+  """A bad encoder (or layer) fails inside the grid's run: the folders the
+  suite made for it are removed, an --out that was there is kept."""
+  from blm_jax.encoders import encoder as encoders
+
+  configs = _configs(tmp_path)
+
+  def fails(config, workdir):
+    os.makedirs(workdir)  # as the trainer does before it fails
+    raise encoders.EncoderSettingError("layer=99 is out of range")
+
+  with pytest.raises(encoders.EncoderSettingError):
+    _suite(_opts(configs, tmp_path / "new", suite="cos_en/ffnn"), run=fails)
+  assert not (tmp_path / "new").exists()
+  (tmp_path / "kept").mkdir()
+  with pytest.raises(encoders.EncoderSettingError):
+    _suite(_opts(configs, tmp_path / "kept", suite="cos_en/ffnn"), run=fails)
+  assert os.listdir(tmp_path / "kept") == []
+
+
+def test_cli_report_only_on_an_out_without_grids_is_refused(tmp_path):
+  out = tmp_path / "o"
+  out.mkdir()
+  r = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce", "--datasets=cos_en",
+       "--models=ffnn", f"--out={out}", "--report_only"], cwd=ROOT,
+      capture_output=True, text=True)
+  assert r.returncode == 1 and r.stdout == ""
+  assert r.stderr.strip().splitlines() == [
+      f"error: --report_only: {out} holds no finished grid of this suite "
+      "(run it without --report_only first, or check --out)"]
+  assert os.listdir(out) == []
+
+
 def test_suites_cover_the_papers():
   g = suites.paper000()
   keys = {x.key for x in g}
@@ -289,9 +327,10 @@ def test_suites_cover_the_papers():
   assert {"spray_load_seq/cnn", "agreement_ro_seq/vae2"} <= seq
   assert len(seq) == 3 * 9
   new = suites.solvers()
-  assert len(new) == 5 * 9 == len({x.key for x in new})
+  assert len(new) == 6 * 9 == len({x.key for x in new})
   assert {"agreement_en_seq/relnet", "cos_en_ctx/cnn_seq",
-          "spray_load/vae"} <= {x.key for x in new}
+          "spray_load/vae", "agreement_en_seq/attribute_bottleneck",
+          "spray_load/attribute_bottleneck"} <= {x.key for x in new}
   # The sparsified model, and only it, is probed for its region map.
   assert {x.model for x in new if x.probe == ("regions",)} == {
       "two_level_vae_subnets"}

@@ -80,4 +80,9 @@ def test_records_latex_command(tmp_path):
   proc = run(f"--record={tmp_path / 'missing.json'}")
   assert proc.returncode != 0
   assert proc.stderr.strip() == (f"error: {tmp_path / 'missing.json'}: "
-                                 "No such file or directory")
+                                 "cannot be read (No such file or directory)")
+  (tmp_path / "list.json").write_text("[1, 2]")
+  proc = run(f"--record={tmp_path / 'list.json'}")
+  assert proc.returncode == 1
+  assert proc.stderr.strip() == (f"error: {tmp_path / 'list.json'}: holds a "
+                                 "JSON list, not a record (a JSON object)")

@@ -41,6 +41,42 @@ def test_a_link_among_the_files_a_run_writes_is_refused(tmp_path, name,
   assert not [k for k in workdir_lock._held if k.startswith(str(work))]
 
 
+@pytest.mark.parametrize("name", [workdir_lock.LOCK_NAME,
+                                  workdir_lock.LOG_NAME, "results.json"])
+def test_a_hard_link_among_the_files_a_run_writes_is_refused(
+    tmp_path, name, no_data_work):
+  victim = tmp_path / "victim"
+  victim.write_text("precious\n")
+  work = tmp_path / "w"
+  work.mkdir()
+  os.link(victim, work / name)
+  with pytest.raises(workdir_lock.WorkdirLinkError) as e:
+    train.train_and_evaluate(synthetic.config("ffnn", epochs=1), str(work))
+  assert str(e.value) == (
+      f"{work} holds hard links where a run writes its files ({name}: a "
+      "hard link, 2 names for one file); a run does not write through "
+      "links: remove them or use another --workdir")
+  assert victim.read_text() == "precious\n"
+  assert not [k for k in workdir_lock._held if k.startswith(str(work))]
+
+
+def test_a_hard_linked_lock_is_refused_by_its_descriptor_check(tmp_path,
+                                                               monkeypatch):
+  """Even where the name check misses it (a link made after it), the lock
+  file is checked on its descriptor before it is truncated."""
+  victim = tmp_path / "victim"
+  victim.write_text("precious\n")
+  work = tmp_path / "w"
+  work.mkdir()
+  os.link(victim, work / ".lock")
+  monkeypatch.setattr(workdir_lock, "links", lambda workdir: [])
+  with pytest.raises(workdir_lock.WorkdirLinkError,
+                     match=r"holds hard links where a run writes its files "
+                     r"\(\.lock: a hard link \(2 names for one file\)\)"):
+    workdir_lock.acquire(str(work))
+  assert victim.read_text() == "precious\n"
+
+
 def test_a_dangling_lock_link_is_refused_and_not_created(tmp_path):
   work = tmp_path / "w"
   work.mkdir()
@@ -59,6 +95,11 @@ def test_log_txt_is_opened_without_following_a_link(tmp_path):
   work.mkdir()
   os.symlink(victim, work / "log.txt")
   with pytest.raises(OSError):
+    train.open_log(str(work)).info("a line")
+  assert victim.read_text() == "11 bytes.\n"
+  os.remove(work / "log.txt")
+  os.link(victim, work / "log.txt")
+  with pytest.raises(OSError, match="a hard link"):
     train.open_log(str(work)).info("a line")
   assert victim.read_text() == "11 bytes.\n"
 

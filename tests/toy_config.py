@@ -18,5 +18,6 @@ def get_config(arg=None):
   c.train.epochs = 3
   c.train.batch_size = 20
   c.train.checkpoint_every_epochs = 1
+  c.train.checkpoint_min_seconds = 0.0
   c.progress = False
   return c

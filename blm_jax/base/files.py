@@ -17,10 +17,17 @@ import stat
 import tempfile
 from typing import Any, BinaryIO, Callable, Iterable
 
+from data_builders.common import safe_io
 
-def atomic_write(path: str, write: Callable[[BinaryIO], Any]) -> None:
+CACHE_MODE = 0o644  # Never writable by group or others, whatever the umask.
+
+
+def atomic_write(path: str, write: Callable[[BinaryIO], Any],
+                 mode: int = 0o666) -> None:
   """Calls write(file) on a binary temp file beside `path`, then renames it
-  there; the folder is made if needed."""
+  there; the folder is made if needed. `mode` (less the umask) is its
+  permission: caches pass `CACHE_MODE`, so that no umask makes a file they
+  trust (`safe_io.trusted`) writable by others."""
   folder = os.path.dirname(os.path.abspath(path))
   os.makedirs(folder, exist_ok=True)
   fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
@@ -31,7 +38,7 @@ def atomic_write(path: str, write: Callable[[BinaryIO], Any]) -> None:
       os.fsync(f.fileno())
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private.
+    os.chmod(tmp, mode & ~umask)  # mkstemp makes it private.
     os.replace(tmp, path)
   except BaseException as e:
     if os.path.exists(tmp):
@@ -50,7 +57,8 @@ def atomic_write(path: str, write: Callable[[BinaryIO], Any]) -> None:
     pass
 
 
-def write_text(path: str, text: str | Iterable[str]) -> None:
+def write_text(path: str, text: str | Iterable[str],
+               mode: int = 0o666) -> None:
   """UTF-8 text (a string, or lines written one after another), atomically."""
   parts = [text] if isinstance(text, str) else text
 
@@ -58,14 +66,14 @@ def write_text(path: str, text: str | Iterable[str]) -> None:
     for part in parts:
       f.write(part.encode("utf-8"))
 
-  atomic_write(path, write)
+  atomic_write(path, write, mode)
 
 
-def write_json(path: str, obj, **dump_kwargs) -> None:
+def write_json(path: str, obj, mode: int = 0o666, **dump_kwargs) -> None:
   """`json.dumps(obj, **dump_kwargs)`, atomically (default: indent 2, keys
   sorted)."""
   dump_kwargs = {"indent": 2, "sort_keys": True, **dump_kwargs}
-  write_text(path, json.dumps(obj, **dump_kwargs))
+  write_text(path, json.dumps(obj, **dump_kwargs), mode)
 
 
 def read_bounded(path: str, max_bytes: int) -> bytes:
@@ -84,3 +92,11 @@ def read_bounded(path: str, max_bytes: int) -> bytes:
   if len(data) > max_bytes:
     raise ValueError(f"larger than {max_bytes} bytes")
   return data
+
+
+def read_json(path: str, max_bytes: int,
+              max_depth: int = safe_io.MAX_JSON_DEPTH) -> Any:
+  """A JSON file read within `max_bytes` and `max_depth` of nesting (no
+  RecursionError): `safe_io.read_json`. ValueError naming the file past a
+  bound or for text not JSON; OSError when it cannot be read."""
+  return safe_io.read_json(path, max_bytes, max_depth)

@@ -30,6 +30,11 @@ def run(f) -> dict[str, str]:
       raise
     raise SystemExit(f"error: --out={f.out}: {e.strerror}: {e.filename}"
                      ) from None
+  except (ValueError, AssertionError) as e:
+    # An unknown split, no --manual_dir for a builder that reads one, a
+    # bad line in the files read: each names what to fix. (TFDS says a
+    # manual_dir is missing with an AssertionError.)
+    raise SystemExit("error: " + " ".join(str(e).split())) from None
   for name, path in written.items():
     print(f"{name:>6}: {path}")
   return written

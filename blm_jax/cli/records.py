@@ -114,8 +114,12 @@ def main(argv) -> None:
       text = tables_lib.record_latex(records.load(f.record), f.caption)
     except OSError as e:
       raise SystemExit(f"error: {f.record}: {e.strerror}") from None
-    except (records.RecordError, ValueError) as e:
-      raise SystemExit(f"error: {f.record}: {e}") from None
+    except (records.RecordError, ValueError, KeyError, TypeError) as e:
+      # A record that is not a grid's (a list of rows, no summary).
+      message = str(e) if isinstance(e, ValueError) else (
+          f"not a grid's record ({type(e).__name__}: {e})")
+      raise SystemExit(f"error: {message}" if message.startswith(f.record)
+                       else f"error: {f.record}: {message}") from None
     if f.out:
       files.write_text(f.out, text)
       print(f"wrote {f.out}")
@@ -126,7 +130,12 @@ def main(argv) -> None:
     for name in ("workdir", "out", "command"):
       if not f[name].value:
         raise SystemExit(f"make needs --{name}")
-    make(f.workdir, f.out, f.command, f.commit, f.study, f.note)
+    try:
+      make(f.workdir, f.out, f.command, f.commit, f.study, f.note)
+    except records.RecordError as e:  # It names the folder or the file.
+      raise SystemExit(f"error: {e}") from None
+    except OSError as e:  # --out that cannot be written.
+      raise SystemExit(f"error: --out={f.out}: {e.strerror or e}") from None
     return
   differ = tables(check=f.check)
   for line in differ:

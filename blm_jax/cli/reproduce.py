@@ -29,6 +29,7 @@ predictions.npz) are `blm_jax.results.claims`, the report
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.util
 import os
@@ -39,7 +40,7 @@ from absl import flags
 import jax
 
 from blm_jax.base import compile_cache
-from blm_jax.cli import grid_reuse, grid_timing, suites
+from blm_jax.cli import errors, grid_reuse, grid_timing, suites
 from blm_jax.results import claims_report, grid_records
 from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
@@ -357,7 +358,15 @@ def run_suite(entries, out: str, command: str, report_only: bool,
   for grid, config, workdir, done in entries:
     if done is None and not report_only:
       echo(f"== {grid.key}: training into {workdir}")
-      run_fn(config, workdir)
+      made = [d for d in (out, os.path.dirname(workdir), workdir)
+              if not os.path.exists(d)]
+      try:
+        run_fn(config, workdir)
+      except BaseException:
+        for d in reversed(made):  # Those it made and left empty.
+          with contextlib.suppress(OSError):
+            os.rmdir(d)
+        raise
       done = grid_reuse.finished(workdir)
     if done is None:
       continue
@@ -440,6 +449,10 @@ def main(argv):
     entries = entries_of(grids, options, opts.out, keep=opts.keep)
   except (suites.SuiteError, FileNotFoundError, ValueError) as e:
     sys.exit(f"error: {e}")
+  if opts.report_only and not any(d for *_, d in entries):
+    sys.exit(f"error: --report_only: {opts.out} holds no finished grid of "
+             "this suite (run it without --report_only first, or check "
+             "--out)")
   # Timed from every shard's finished grids, not only this shard's (this
   # shard's results.json are already read).
   read = {w: d for _, _, w, d in entries}
@@ -454,11 +467,17 @@ def main(argv):
                              len(committed))), flush=True)
   if opts.plan_only:
     return
-  record = run_suite(
-      entries, opts.out,
-      "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
-      opts.report_only, echo=lambda line: print(line, flush=True),
-      write_report=not part_of_suite(opts), keep=opts.keep)
+  try:
+    record = run_suite(
+        entries, opts.out,
+        "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
+        opts.report_only, echo=lambda line: print(line, flush=True),
+        write_report=not part_of_suite(opts), keep=opts.keep)
+  except Exception as e:  # A grid's own error (its encoder, its workdir).
+    line = errors.error_line(e)
+    if line is None:
+      raise
+    sys.exit(line)
   if record is None:
     print(f"{part_of_suite(opts)} done; when every part of the suite is, "
           "merge them: the same command without --shard or --grids, with "

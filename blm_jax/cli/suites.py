@@ -128,11 +128,12 @@ def battery(datasets, needs_manual_dir=()) -> list[Grid]:
                         ("ffnn",), "battery")
 
 
-# The solvers added after the papers' (issue 36), each on the papers',
-# the context-necessary and the sequence-necessary design of three
-# families; the sparsified two-level VAE is probed for its region map.
+# The solvers added after the papers' (issue 36), then the
+# attribute-bottleneck solver, each on the papers', the context-necessary
+# and the sequence-necessary design of three families; the sparsified
+# two-level VAE is probed for its region map.
 NEW_SOLVERS = ("relnet", "cnn_seq", "vae", "vae_1d_2level",
-               "two_level_vae_subnets")
+               "two_level_vae_subnets", "attribute_bottleneck")
 SOLVER_DATASETS = ("spray_load", "spray_load_ctx", "spray_load_seq",
                    "cos_en", "cos_en_ctx", "cos_en_seq", "agreement_en",
                    "agreement_en_ctx", "agreement_en_seq")
@@ -248,6 +249,9 @@ def parse_encoder(spec: str) -> EncoderSpec:
   kw = {}
   for o in opts:
     key, _, value = o.partition("=")
+    if key in kw:  # Which one was meant: the first, the last?
+      raise SuiteError(f"--encoder: {key}= is given twice, {key}="
+                       f"{kw[key]} and {o}: give it once")
     if key == "layer":
       try:
         kw["layer"] = int(value)

@@ -35,6 +35,7 @@ from absl import app, flags
 from absl import logging as absl_logging
 from ml_collections import config_flags
 
+from blm_jax.cli.errors import error_line  # noqa: F401 (launch.error_line)
 from blm_jax.training import progress
 
 _CONFIG = config_flags.DEFINE_config_file(
@@ -240,41 +241,6 @@ def _quiet_logs() -> None:
     tfds.disable_progress_bar()  # Dataset generation bars; ours stay.
 
 
-def error_line(e: Exception) -> str | None:
-  """'error: ...' for the errors a user acts on without a traceback: a full
-  disk or unwritable embedding cache, a workdir holding another run or in
-  use by one, a stale or damaged dataset build, a grid that does not fit in memory,
-  a non-finite loss, a workdir that cannot be made or written, a config
-  that does not fit its data."""
-  from blm_jax.training import checkpoints
-  from blm_jax.embedding import cache as embedding_cache
-  from blm_jax.training import resume
-  from blm_jax.training import trainer as train
-  from blm_jax.training import workdir_lock
-  from blm_jax.encoders import encoder as encoders
-
-  if isinstance(e, encoders.LOAD_ERRORS):
-    return f"error: {e}"
-  if isinstance(e, embedding_cache.CacheNotWritableError) or (
-      isinstance(e, OSError) and e.errno == errno.ENOSPC):
-    where = f" (writing {e.filename})" if e.filename else ""
-    return f"error: {e.strerror or e}{where}"
-  if isinstance(e, (resume.RunMismatchError, train.DataMismatchError,
-                    checkpoints.CheckpointMismatchError,
-                    workdir_lock.WorkdirLockedError,
-                    workdir_lock.WorkdirLinkError, MemoryError,
-                    FloatingPointError)):
-    return f"error: {e}"
-  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError",
-                          "ManualDirError", "ReleaseFormatError",
-                          "OwnFormatError"):
-    # data_builders' own classes
-    return f"error: {e}"
-  if isinstance(e, OSError) and e.filename is not None:
-    return f"error: {e.strerror or e}: {e.filename}"
-  return None
-
-
 def interrupted_message(workdir: str, console: Console,
                         what: str = "interrupted") -> str:
   """What a Ctrl-C (or, `what`='terminated (SIGTERM)', a SIGTERM) leaves
@@ -352,7 +318,9 @@ def main(argv):
           f"{workdir}/results.json")
     return
   from blm_jax.results import tables
-  for line in tables.console_lines(tables.cell_rows(results)):
+  for line in tables.console_lines(
+      tables.cell_rows(results),
+      results["run"].get("context_free_from_cache", "")):
     print(line)
   for name, c in results.get("controls", {}).items():
     for t, row in c["selectivity"].items():

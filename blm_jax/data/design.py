@@ -29,6 +29,11 @@ trained on a config sees as one dataset) it measures:
   context patterns), and how many have a wrong candidate with the correct
   answer's own pattern (which patterns cannot tell apart).
 
+Across a config's splits, `rule_coverage(train, test)` counts its rules
+(context pattern sequences, `splits.rule_key`) and the share of test rules
+that training never shows (all of them in a held-out-rules regime; DESIGN.md,
+generalisation as PGM does).
+
 `analyze(instances)` returns one `DesignReport` per population;
 `DesignReport.sequence_violations()` holds a report to the `_seq` designs'
 bounds (issue 33's "Done when").
@@ -49,6 +54,7 @@ from blm_jax.data.answers_only import DIM, tokens
 from blm_jax.data.lint import population_key
 from blm_jax.data.set_features import SetFeaturizer
 from data_builders.common.schema import BLMInstance
+from data_builders.common.splits import rule_key
 
 # A set of positions "decides" the answer when its cross-fitted accuracy
 # reaches this.
@@ -364,3 +370,47 @@ def analyze(instances: Sequence[BLMInstance], context_free: bool = True,
     groups[population_key(x)].append(x)
   return [analyze_population(k, v, context_free, positions)
           for k, v in groups.items()]
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleCoverage:
+  """A config's rules (context pattern sequences) across train and test:
+  `n_rules`, those of the two splits together; `unseen_rules`, the share of the test split's rules that no training
+  instance shows; `unseen_instances`, the share of test instances whose
+  rule is one of them."""
+
+  n_rules: int
+  n_train_rules: int
+  n_test_rules: int
+  unseen_rules: float
+  unseen_instances: float
+
+  def as_dict(self) -> dict:
+    return {k: round(v, 4) if isinstance(v, float) else v
+            for k, v in dataclasses.asdict(self).items()}
+
+  def format(self) -> str:
+    return (f"  rules: {self.n_rules} distinct context pattern sequences "
+            f"({self.n_train_rules} in train, {self.n_test_rules} in test); "
+            f"test rules unseen in train: {self.unseen_rules:.3f} "
+            f"({self.unseen_instances:.3f} of test instances)")
+
+
+def rule_coverage(train: Sequence[BLMInstance], test: Sequence[BLMInstance]
+                  ) -> RuleCoverage | None:
+  """The rule counts of a config's train and test splits; None when an
+  instance carries no patterns (its rule is unknown). ValueError (one
+  line) on an empty split."""
+  if not train or not test:
+    raise ValueError(f"rule coverage needs both splits: {len(train)} train "
+                     f"and {len(test)} test instance(s)")
+  if not (has_patterns(train) and has_patterns(test)):
+    return None
+  seen = {rule_key(x) for x in train}
+  test_rules = [rule_key(x) for x in test]
+  unseen = set(test_rules) - seen
+  return RuleCoverage(
+      n_rules=len(seen | set(test_rules)), n_train_rules=len(seen),
+      n_test_rules=len(set(test_rules)),
+      unseen_rules=len(unseen) / len(set(test_rules)),
+      unseen_instances=sum(r in unseen for r in test_rules) / len(test_rules))

@@ -34,7 +34,7 @@ import re
 from typing import Sequence
 
 from blm_jax.base import files
-from data_builders.common import schema
+from data_builders.common import safe_io, schema
 
 FORMATS = ("jsonl", "lm_eval")
 # TFDS split -> lm-eval TaskConfig split key.
@@ -98,17 +98,16 @@ def write_jsonl(path: str, instances: Sequence[schema.BLMInstance]) -> None:
 def read_jsonl(path: str) -> list[schema.BLMInstance]:
   """Instances of a jsonl file `write_jsonl` wrote (errors name the line)."""
   out = []
-  with open(path, encoding="utf-8") as f:
-    for n, line in enumerate(f, 1):
+  try:  # Bounded lines and nesting (safe_io), UTF-8 checked.
+    for n, line in safe_io.text_lines(path):
       if not line.strip():
         continue
-      try:
-        record = json.loads(line)
-      except ValueError as e:
-        raise ExportFormatError(f"{path}:{n}: not JSON ({e})") from None
+      record = safe_io.json_loads(line, path, n)
       if not isinstance(record, dict):
         raise ExportFormatError(f"{path}:{n}: not a JSON object")
       out.append(from_record(record, f"{path}:{n}"))
+  except safe_io.BoundError as e:
+    raise ExportFormatError(str(e)) from None
   return out
 
 

@@ -23,6 +23,11 @@ without the cache growing in RAM, and a killed run keeps its finished shards.
 `check_writable` is meant to run before any encoding: a read-only or
 misplaced cache then fails at once, not after the embedding work.
 
+A file of the cache is read only when it is trusted (`safe_io.trusted`:
+owned by the running user, not writable by group or others, one name, no
+symbolic link); any other is ignored with a warning and its sentences are
+embedded again. Files are written with mode 644 (less the umask).
+
 When reading, a shard that cannot be read whole (truncated, bad zip CRC) or
 whose arrays have the wrong shape or dtype is moved aside to `*.corrupt` and
 its sentences are embedded again (rebuilt, with a warning). A shard or a
@@ -45,6 +50,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from blm_jax.base import files
+from data_builders.common import safe_io
 
 FORMAT_VERSION = 1
 # The version of the program that computes the vectors (blm_jax.embedding.embed): a
@@ -53,6 +59,7 @@ FORMAT_VERSION = 1
 # in one program, whichever layers are asked for.
 PROGRAM_VERSION = 2
 _HASH_BYTES = 32
+MAX_META_BYTES = 1 << 20
 
 
 class CacheMismatchError(ValueError):
@@ -111,11 +118,16 @@ class EmbeddingCache:
 
   def _check_meta(self) -> None:
     path = os.path.join(self.dir, "meta.json")
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
+      return
+    untrusted = safe_io.trusted(path)
+    if untrusted:
+      logging.warning("embedding cache %s ignored: %s (a cache file is "
+                      "trusted only when it is this user's and no one "
+                      "else can write it)", path, untrusted)
       return
     try:
-      with open(path) as f:
-        meta = json.load(f)
+      meta = files.read_json(path, MAX_META_BYTES)
       key, dim = meta["key"], meta["dim"]
     except (ValueError, KeyError, TypeError, OSError) as e:
       logging.warning("embedding cache %s: unreadable meta.json (%s); "
@@ -141,6 +153,13 @@ class EmbeddingCache:
       if not (fname.startswith("shard-") and fname.endswith(".npz")):
         continue  # Temp files of killed writes, quarantined shards, meta.
       path = os.path.join(self.dir, fname)
+      untrusted = safe_io.trusted(path)
+      if untrusted:
+        logging.warning("embedding cache file %s ignored: %s (a cache file "
+                        "is trusted only when it is this user's and no one "
+                        "else can write it); its sentences are embedded "
+                        "again", path, untrusted)
+        continue
       hashes = self._read_index(path)
       if hashes is not None:
         self._register(path, hashes)
@@ -289,9 +308,11 @@ class EmbeddingCache:
       if not os.path.exists(meta):
         body = json.dumps({"key": self.key, "dim": int(vectors.shape[1]),
                            "source": self.source}, indent=1, sort_keys=True)
-        files.atomic_write(meta, lambda f: f.write(body.encode()))
+        files.atomic_write(meta, lambda f: f.write(body.encode()),
+                           files.CACHE_MODE)
       files.atomic_write(path, lambda f: np.savez(f, hashes=hash_array,
-                                             vectors=vectors, key=key))
+                                                  vectors=vectors, key=key),
+                         files.CACHE_MODE)
     except OSError as e:
       raise self._not_writable(e, "could not be written") from None
     self._register(path, hash_array)

@@ -114,9 +114,14 @@ class EncoderFolderError(ValueError):
   message names the folder or file."""
 
 
+class EncoderSettingError(ValueError):
+  """A setting the encoder does not have (a layer past its last, more
+  positions than it has); the message names the encoder and the key."""
+
+
 # What a command line reports in one line when an encoder cannot be loaded.
 LOAD_ERRORS = (EncoderUnavailableError, EncoderFolderError,
-               memory.MemoryEstimateError)
+               EncoderSettingError, memory.MemoryEstimateError)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -169,9 +174,10 @@ class Encoder:
                max_length: int) -> list[list[int]]:
     """Token ids per sentence, special tokens added, truncated to max_length."""
     if max_length > self.max_tokens:
-      raise ValueError(
+      raise EncoderSettingError(
           f"encoder {self.name!r}: max_length={max_length} exceeds the "
-          f"{self.max_tokens} positions the model has")
+          f"{self.max_tokens} positions the model has "
+          "(config.encoder.max_length)")
     if not sentences:
       return []
     return self.tokenizer.encode(sentences, max_length)
@@ -180,9 +186,10 @@ class Encoder:
     """`layer` as a non-negative index into `hidden_states` (-1 = last)."""
     n = self.num_layers + 1
     if not -n <= layer < n:
-      raise ValueError(
+      raise EncoderSettingError(
           f"encoder {self.name!r}: layer={layer} is out of range; it has "
-          f"{self.num_layers} layers (0 = embeddings, -1 = last layer)")
+          f"{self.num_layers} layers (0 = embeddings, -1 = last layer; "
+          "config.encoder.layer, or layer= in --encoder)")
     return layer % n
 
 

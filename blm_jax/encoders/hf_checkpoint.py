@@ -173,8 +173,23 @@ def read_weights(model_dir: str) -> tuple[str, Any]:
           f"{model_dir}: only pytorch_model.bin is there and torch is not "
           "installed; convert it once to model.safetensors where torch "
           "exists (`save_pretrained(d, safe_serialization=True)`)") from None
-    state = torch.load(os.path.join(model_dir, "pytorch_model.bin"),
-                       map_location="cpu", weights_only=True)
+    path = os.path.join(model_dir, "pytorch_model.bin")
+    try:  # weights_only: nothing but tensors is ever unpickled.
+      state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # pickle's, torch's and zip's own errors.
+      # torch's own text advises weights_only=False (running the
+      # pickle): keep only what it found, e.g. "unsupported GLOBAL
+      # os.system".
+      found = [line.strip() for line in str(e).splitlines()
+               if "GLOBAL" in line]
+      raise CheckpointError(
+          f"{path}: not a PyTorch state dict of tensors only ("
+          + (found[0][:160] if found else type(e).__name__)
+          + "); nothing in it was run. Use a model.safetensors from a "
+          "source you trust") from None
+    if not isinstance(state, Mapping) or not all(
+        isinstance(v, torch.Tensor) for v in state.values()):
+      raise CheckpointError(f"{path}: not a state dict of tensors")
     return "pt", {k: v.float().numpy() for k, v in state.items()}
   raise CheckpointError(
       f"{model_dir}: no weights (flax_model.msgpack, model.safetensors or "

@@ -2,10 +2,10 @@
 
 Every solver maps a batch of context embeddings [B, C, D] (with a mask) to a
 `SolverOutput`: the predicted answer embedding (or, for a solver that scores
-the candidates itself, relnet, their scores) plus the named loss terms its
-objective adds (its spec's `loss_terms`). The answer loss itself
-(max-margin against the candidates) is computed by the trainer, identically
-for every solver, and `config.loss` weights every term. Each solver module
+the candidates itself, relnet and attribute_bottleneck, their scores) plus
+the named loss terms its objective adds (its spec's `loss_terms`). The answer
+loss itself (max-margin against the candidates) is computed by the trainer,
+identically for every solver, and `config.loss` weights every term. Each solver module
 declares its `SPEC` (config section, builder, checks); importing this
 package registers the built-in ones.
 """
@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import ml_collections
 
-from blm_jax.models import (cnn, cnn_seq, ffnn, registry, relnet,
-                            sentence_vae, seq_vae, two_level_vae,
-                            two_level_vae_1d, two_level_vae_subnets)
+from blm_jax.models import (attribute_bottleneck, cnn, cnn_seq, ffnn,
+                            registry, relnet, sentence_vae, seq_vae,
+                            two_level_vae, two_level_vae_1d,
+                            two_level_vae_subnets)
 from blm_jax.models.cnn import CNN
 from blm_jax.models.common import SolverOutput, sentence_grid_shape
 from blm_jax.models.ffnn import FFNN
@@ -26,7 +27,8 @@ from blm_jax.models.two_level_vae import TwoLevelVAE
 
 for _spec in (ffnn.SPEC, cnn.SPEC, sentence_vae.SPEC, two_level_vae.SPEC,
               relnet.SPEC, cnn_seq.SPEC, seq_vae.SPEC,
-              two_level_vae_1d.SPEC, two_level_vae_subnets.SPEC):
+              two_level_vae_1d.SPEC, two_level_vae_subnets.SPEC,
+              attribute_bottleneck.SPEC):
   registry.register(_spec)
 del _spec
 

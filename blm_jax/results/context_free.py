@@ -247,11 +247,13 @@ def cache_entry(data: BLMData, train_types, test_types,
 
 def cached_scores(data: BLMData, train_types, test_types,
                   settings: MLPSettings = MLPSettings(), cache_dir: str = "",
-                  log: Callable[[str], None] = logging.info) -> dict:
+                  log: Callable[[str], None] = logging.info,
+                  read_from: list[str] | None = None) -> dict:
   """`baseline_scores`, read from the cache in folder `cache_dir` when
   it holds them ('' = no cache), else computed and stored there. `log`
   gets one line when they come from the cache (naming the file) and any
-  warning about a cache file ignored or not written."""
+  warning about a cache file ignored or not written; `read_from` (a list)
+  gets the file's path when the scores were read, not computed."""
   if not cache_dir:
     return baseline_scores(data, train_types, test_types, settings)
   key, path = cache_entry(data, train_types, test_types, settings, cache_dir)
@@ -274,6 +276,8 @@ def cached_scores(data: BLMData, train_types, test_types,
                 f"{problem}")
         return scores
   log(f"context-free baselines read from the cache: {path}")
+  if read_from is not None:
+    read_from.append(path)
   return scores
 
 
@@ -293,12 +297,14 @@ def with_gain(scores: dict, summary: dict) -> dict:
 
 def context_free(data: BLMData, summary: dict, train_types, test_types,
                  settings: MLPSettings = MLPSettings(), cache_dir: str = "",
-                 log: Callable[[str], None] = logging.info) -> dict:
+                 log: Callable[[str], None] = logging.info,
+                 read_from: list[str] | None = None) -> dict:
   """results.json's `context_free`: per (train, test) pair each baseline's
-  accuracy (`cached_scores`), the best of them and the context gain
-  (`with_gain`, from this call's `summary`: never cached)."""
+  accuracy (`cached_scores`, which adds the cache file to `read_from` when
+  it read them), the best of them and the context gain (`with_gain`, from
+  this call's `summary`: never cached)."""
   return with_gain(cached_scores(data, train_types, test_types, settings,
-                                 cache_dir, log), summary)
+                                 cache_dir, log, read_from), summary)
 
 
 def cross_fitted_mlp_accuracy(embeddings: np.ndarray, table: SentenceTable,

@@ -12,9 +12,12 @@ misses the cache instead of serving stale numbers. Only the scores are
 stored; the context gain depends on the solver and is computed by the
 caller after the lookup.
 
-Files from others are never trusted: a file that is a link, unreadable,
-larger than `MAX_BYTES`, not of the expected structure or written for
-another key is ignored (`load` says why) and overwritten by `store`,
+Files from others are never trusted: a file that is a link (symbolic or
+hard), owned by another user or writable by group or others (what ssh
+asks of its keys: `safe_io.trusted`), unreadable, larger than `MAX_BYTES`
+or nested past the JSON bound, not of the expected structure or written
+for another key is ignored (`load` says why, and the caller warns) and
+overwritten by `store`,
 atomically (`base.files`: the rename replaces a link, it never writes
 through one). A folder that cannot be written costs a warning, never the
 run (`store` returns the reason).
@@ -42,6 +45,7 @@ import numpy as np
 
 from blm_jax.base import files
 from blm_jax.data.sentence_table import SentenceTable
+from data_builders.common import safe_io
 
 # The layout of a cache file; a change bumps it (older files then miss).
 FORMAT_VERSION = 1
@@ -148,11 +152,14 @@ def load(path: str, key: Mapping, train_types: Sequence[str],
   none; (None, why) when there is one that cannot be used."""
   if not os.path.lexists(path):
     return None, ""
-  if os.path.islink(path):
-    return None, "it is a symbolic link"
+  untrusted = safe_io.trusted(path)  # A link, another's, group-writable.
+  if untrusted:
+    return None, untrusted
   try:
-    stored = json.loads(files.read_bounded(path, MAX_BYTES).decode("utf-8"))
-  except (OSError, ValueError) as e:  # JSON and UTF-8 errors included.
+    stored = files.read_json(path, MAX_BYTES)
+  except safe_io.BoundError as e:  # Past a bound, not JSON, not UTF-8.
+    return None, f"it cannot be read ({e.reason})"
+  except (OSError, ValueError) as e:
     return None, f"it cannot be read ({type(e).__name__}: {e})"
   if not isinstance(stored, dict) or set(stored) != {"key", "scores"}:
     return None, "it is not a context-free score file"
@@ -166,7 +173,8 @@ def load(path: str, key: Mapping, train_types: Sequence[str],
 def store(path: str, key: Mapping, scores: dict) -> str:
   """Writes `scores` under `key` at `path` atomically; '' or why not."""
   try:
-    files.write_json(path, {"key": dict(key), "scores": scores})
+    files.write_json(path, {"key": dict(key), "scores": scores},
+                     mode=files.CACHE_MODE)
   except OSError as e:
     return f"{type(e).__name__}: {e}"
   return ""
@@ -184,7 +192,7 @@ def computing(path: str, log: Callable[[str], None]) -> Iterator[None]:
   lock = os.path.splitext(path)[0] + ".lock"
   try:
     os.makedirs(os.path.dirname(lock), exist_ok=True)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    fd = safe_io.open_unlinked(lock)  # Never written through a link.
   except OSError:
     fd = -1
   if fd < 0:

@@ -23,6 +23,7 @@ import json
 import os
 
 from blm_jax.base import files
+from data_builders.common import safe_io
 from blm_jax.results import predictions, records
 
 # A paper-scale grid's record is tens of kB; anything past this is not one.
@@ -57,9 +58,9 @@ def read(keep: str, name: str, model: str) -> dict | None:
   except ValueError as e:
     raise records.RecordError(f"{p}: {e}; not a grid's record") from None
   try:
-    record = json.loads(data)
+    record = safe_io.json_loads(data, p)
   except ValueError as e:
-    raise records.RecordError(f"{p}: not JSON ({e})") from None
+    raise records.RecordError(str(e)) from None
   if not isinstance(record, dict):
     raise records.RecordError(f"{p}: not a grid's record (a JSON object)")
   lacking = [k for k in REQUIRED if not isinstance(record.get(k), dict)
@@ -96,8 +97,7 @@ def read_probe(workdir: str) -> dict | None:
   p = os.path.join(workdir, "probe", "probe.json")
   if not os.path.isfile(p):
     return None
-  with open(p, encoding="utf-8") as f:
-    return json.load(f)
+  return records.read_json_object(p, "a probe's results")
 
 
 def write(keep: str, name: str, model: str, workdir: str, command: str,
@@ -108,8 +108,7 @@ def write(keep: str, name: str, model: str, workdir: str, command: str,
   returns its path."""
   p = path(keep, name, model)
   results_path = os.path.join(workdir, "results.json")
-  with open(results_path, encoding="utf-8") as f:
-    results = json.load(f)
+  results = records.read_json_object(results_path, "a run's results")
   written = datetime.datetime.fromtimestamp(
       os.path.getmtime(results_path), datetime.timezone.utc)
   record = {"study": f"{name}/{model}", "date": f"{written:%Y-%m-%d}",

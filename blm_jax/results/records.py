@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import datetime
 import fnmatch
-import json
 import os
 import re
 from typing import Any
 
+from blm_jax.base import files
 from blm_jax.results import judge, markdown_table
 
 MARKER = re.compile(
@@ -54,8 +54,29 @@ MARKER = re.compile(
     r"^<!-- end table -->$", re.M | re.S)
 
 
+MAX_RECORD_BYTES = 256 << 20  # results.json, report.json or a record.
+
+
 class RecordError(ValueError):
   """A record or a table marker that cannot be rendered."""
+
+
+def read_json_object(path: str, what: str) -> dict:
+  """The JSON object in `path`, read within `MAX_RECORD_BYTES` and the
+  nesting bound; RecordError naming the file (and `what` it should be)
+  when it cannot be read or is not one."""
+  try:
+    value = files.read_json(path, MAX_RECORD_BYTES)
+  except OSError as e:
+    raise RecordError(f"{path}: cannot be read ({e.strerror or e})") from None
+  except ValueError as e:  # Past a bound, not UTF-8, not JSON (truncated).
+    message = str(e)
+    raise RecordError(message if message.startswith(path)
+                      else f"{path}: {message}") from None
+  if not isinstance(value, dict):
+    raise RecordError(f"{path}: holds a JSON {type(value).__name__}, not "
+                      f"{what} (a JSON object)")
+  return value
 
 
 def drop_histories(obj: Any) -> Any:
@@ -78,15 +99,16 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   free text for what results.json does not hold (wall time, machine).
   """
   path = os.path.join(workdir, "results.json")
+  if not os.path.isdir(workdir):
+    raise RecordError(f"{workdir}: no such folder (--workdir: a finished "
+                      "run's workdir or a suite's --out)")
   if not os.path.isfile(path):
     raise RecordError(f"{workdir}: no results.json (is the run finished?)")
-  with open(path, encoding="utf-8") as f:
-    results = json.load(f)
+  results = read_json_object(path, "a run's results")
   config = None
   config_path = os.path.join(workdir, "config.json")
   if os.path.isfile(config_path):
-    with open(config_path, encoding="utf-8") as f:
-      config = json.load(f)
+    config = read_json_object(config_path, "a run's config")
   if date is None:
     date = datetime.datetime.fromtimestamp(
         os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -118,8 +140,7 @@ def record_from_report(out: str, command: str, commit: str,
   path = os.path.join(out, "report.json")
   if not os.path.isfile(path):
     raise RecordError(f"{out}: no report.json (run the reproduction suite)")
-  with open(path, encoding="utf-8") as f:
-    report = json.load(f)
+  report = read_json_object(path, "a suite's report")
   if date is None:
     date = datetime.datetime.fromtimestamp(
         os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -268,8 +289,8 @@ def render(record: dict, options: dict[str, str] | None = None) -> str:
 
 
 def load(path: str) -> dict:
-  with open(path, encoding="utf-8") as f:
-    return json.load(f)
+  """A record; RecordError naming the file when it is not one."""
+  return read_json_object(path, "a record")
 
 
 def _options(text: str) -> dict[str, str]:

@@ -75,9 +75,11 @@ def context_free_cache_dir(config: ml_collections.ConfigDict) -> str:
 
 def _context_free(config: ml_collections.ConfigDict,
                   outcome: trainer.TrainingOutcome,
-                  summary: dict, log) -> dict | None:
+                  summary: dict, log, read_from: list[str]
+                  ) -> dict | None:
   """results.json's `context_free` section, or None when switched off or
-  the outcome does not carry its data."""
+  the outcome does not carry its data; the cache file it was read from,
+  if it was, is added to `read_from`."""
   if not config.results.context_free or outcome.data is None:
     return None
   settings = context_free.MLPSettings(
@@ -85,7 +87,7 @@ def _context_free(config: ml_collections.ConfigDict,
   return context_free.context_free(
       outcome.data, summary, outcome.spec.train_types, outcome.test_types,
       settings, cache_dir=context_free_cache_dir(config),
-      log=lambda line: log.info("%s", line))
+      log=lambda line: log.info("%s", line), read_from=read_from)
 
 
 def _results(config: ml_collections.ConfigDict,
@@ -126,10 +128,13 @@ def _results(config: ml_collections.ConfigDict,
         c: {"summary": summaries[c], "cells": by_variant[c],
             "selectivity": metrics.selectivity(summary, summaries[c])}
         for c in controls}
+  read_from = []
   with outcome.clock.measure("context_free"):
-    free = _context_free(config, outcome, summary, log)
+    free = _context_free(config, outcome, summary, log, read_from)
   if free is not None:
     results["context_free"] = free
+    # Read from a cache file, not computed: the console says so.
+    results["run"]["context_free_from_cache"] = "".join(read_from[:1])
   if outcome.sweep_layers:
     results["layer_sweep"] = metrics.layer_sweep(
         {k: summaries[variants.layer_variant(k)]

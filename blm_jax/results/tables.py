@@ -63,9 +63,11 @@ def to_csv(rows: list[CellRow]) -> str:
   return out.getvalue()
 
 
-def console_lines(rows: list[CellRow]) -> list[str]:
+def console_lines(rows: list[CellRow], cf_from_cache: str = "") -> list[str]:
   """'train I: test I F1 0.948±0.010 (cf 1.000 odd_one_in, gain -0.052)'
-  per train type, then one line naming n seeds and what `cf` is."""
+  per train type, then one line naming n seeds and what `cf` is;
+  `cf_from_cache`, the cache file the context-free scores were read from
+  (not computed), adds 'from cache' beside each and names the file."""
   by_train: dict[str, list[CellRow]] = {}
   for r in rows:
     by_train.setdefault(r.train, []).append(r)
@@ -76,7 +78,9 @@ def console_lines(rows: list[CellRow]) -> list[str]:
       part = f"test {r.test} F1 {r.f1_mean:.3f}±{r.f1_std:.3f}"
       if r.best_context_free is not None:
         part += (f" (cf {r.best_context_free:.3f} "
-                 f"{r.best_context_free_scorer}, gain {r.context_gain:+.3f})")
+                 f"{r.best_context_free_scorer}"
+                 + (" from cache" if cf_from_cache else "")
+                 + f", gain {r.context_gain:+.3f})")
       parts.append(part)
     lines.append(f"train {t}: " + "  ".join(parts))
   if rows:
@@ -84,6 +88,8 @@ def console_lines(rows: list[CellRow]) -> list[str]:
     if any(r.best_context_free is not None for r in rows):
       note += ("; cf: the best context-free score (the candidates alone, "
                "no context); gain: F1 - cf")
+      if cf_from_cache:
+        note += f"; cf read from the cache file {cf_from_cache}"
       losing = sum(r.context_gain <= 0 for r in rows
                    if r.context_gain is not None)
       if losing:

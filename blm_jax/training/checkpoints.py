@@ -49,6 +49,25 @@ class _ReadOnlyNotice(logging.Filter):
     return not str(record.msg).startswith("Given directory is read only")
 
 
+TMP_MARK = ".orbax-checkpoint-tmp"  # In what a killed save leaves.
+
+
+def remove_killed_saves(directory: str) -> list[str]:
+  """Removes the folders a killed save left in `directory` (names holding
+  `TMP_MARK`; each holds its items' own tmp folders) and returns their
+  names. Done here rather than by orbax's `cleanup_tmp_directories`, which
+  removes a step's tmp folder and the tmp folders nested in it at once and
+  races with itself: a resume then printed its FileNotFoundError
+  traceback."""
+  try:
+    names = sorted(n for n in os.listdir(directory) if TMP_MARK in n)
+  except OSError:
+    return []
+  for n in names:
+    shutil.rmtree(os.path.join(directory, n), ignore_errors=True)
+  return names
+
+
 def manager(directory: str, max_to_keep: int = 1,
             read_only: bool = False) -> ocp.CheckpointManager:
   """A manager that may create the folder and clean up killed saves, or,
@@ -59,6 +78,8 @@ def manager(directory: str, max_to_keep: int = 1,
       # First: before the filters that hold orbax's records back to replay
       # them (restore_latest).
       absl_logger.filters.insert(0, _ReadOnlyNotice())
+  if not read_only and distributed.is_writer():
+    remove_killed_saves(directory)
   return ocp.CheckpointManager(
       os.path.abspath(directory),
       options=ocp.CheckpointManagerOptions(
@@ -66,7 +87,7 @@ def manager(directory: str, max_to_keep: int = 1,
           # to set them itself).
           max_to_keep=None if read_only else max_to_keep,
           save_interval_steps=0 if read_only else 1, create=not read_only,
-          cleanup_tmp_directories=not read_only, read_only=read_only),
+          cleanup_tmp_directories=False, read_only=read_only),
       item_names=("state", "meta"))
 
 

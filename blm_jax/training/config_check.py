@@ -234,6 +234,9 @@ def problems(config) -> list[str]:
   out.append(_number("train.checkpoint_every_epochs",
                      t.checkpoint_every_epochs, integer=True, low=0,
                      low_open=True))
+  out.append(_number("train.checkpoint_min_seconds",
+                     t.get("checkpoint_min_seconds", 0.0), integer=False,
+                     low=0))
   out.append(_number("train.eval_chunk", t.eval_chunk, integer=True,
                      low=0, low_open=True,
                      what="instances per evaluation chunk"))

@@ -70,6 +70,11 @@ def _shared() -> ml_collections.ConfigDict:
   c.train.select_by = "accuracy"
   c.train.eval_chunk = 256  # instances per evaluation chunk (bounds memory)
   c.train.checkpoint_every_epochs = 10
+  # ... but not sooner than this many seconds after the last save (the last
+  # epoch always saves): on a GPU an epoch takes milliseconds and a save
+  # seconds (benchmarks/device/README.md), on a CPU a resume loses at most
+  # this much work. 0 saves at every checkpoint epoch.
+  c.train.checkpoint_min_seconds = 60.0
   # Checkpoints kept; each holds the latest state AND the best-dev
   # parameters, so 1 is enough to resume and to probe.
   c.train.keep_checkpoints = 1

@@ -255,7 +255,8 @@ class Grid:
   def _split(self, table, rows: int) -> SplitIndex:
     """Host index arrays; with the per-instance context permutations only
     when a variant shuffles (they cost a hash per instance)."""
-    split = SplitIndex.from_table(table, rows)
+    split = SplitIndex.from_table(
+        table, rows, attributes=self.solver.reads_attributes)
     if not self._shuffles:
       return split
     perm = variants_lib.context_permutations(table)

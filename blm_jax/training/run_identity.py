@@ -24,6 +24,7 @@ from blm_jax.training import config_defaults
 # Config keys that may change between a run and its resumption.
 EXECUTION_KEYS = frozenset({
     "progress", "train.epochs", "train.checkpoint_every_epochs",
+    "train.checkpoint_min_seconds",
     "train.eval_chunk", "train.resume", "train.keep_checkpoints",
     "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
     "data.manual_dir", "grid.mode", "grid.memory_limit_gb",

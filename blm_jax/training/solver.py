@@ -35,19 +35,33 @@ class SplitIndex:
   # [N, C] int32 per-instance context permutations; only grids with a
   # shuffled-context control set it (`variants.py`).
   context_perm: Any = None
+  # [N, C, M] and [N, A, M] int32: each sentence's M attributes (-1 absent
+  # or padded); only for a solver that reads them (`Solver.reads_attributes`).
+  context_attributes: Any = None
+  answer_attributes: Any = None
 
   @classmethod
-  def from_table(cls, table: SentenceTable, rows: int | None = None):
-    """Host arrays of `table`, padded to `rows` rows."""
+  def from_table(cls, table: SentenceTable, rows: int | None = None,
+                 attributes: bool = False):
+    """Host arrays of `table`, padded to `rows` rows; with `attributes`,
+    each position's row of the table's `attributes` [sentences, M]."""
     n = table.num_instances
     rows = n if rows is None else rows
     pad = lambda a, v=0: np.concatenate(
         [a, np.full((rows - n, *a.shape[1:]), v, a.dtype)]) if rows > n else a
+    extra = {}
+    if attributes:
+      per_sentence = np.asarray(table.attributes, np.int32)
+      of = lambda idx, mask: pad(
+          np.where(mask[..., None], per_sentence[idx], -1).astype(np.int32),
+          -1)
+      extra = dict(context_attributes=of(table.context, table.context_mask),
+                   answer_attributes=of(table.answers, table.answer_mask))
     return cls(
         context=pad(table.context), context_mask=pad(table.context_mask),
         answers=pad(table.answers), answer_mask=pad(table.answer_mask),
         correct=pad(table.correct), labels=pad(table.labels, -1),
-        size=np.int32(n))
+        size=np.int32(n), **extra)
 
 
 @flax.struct.dataclass
@@ -57,14 +71,20 @@ class Batch:
   ans: jax.Array  # [B, A, D]
   ans_mask: jax.Array  # [B, A]
   correct: jax.Array  # [B]
+  ctx_attributes: Any = None  # [B, C, M] where the split carries them
+  ans_attributes: Any = None  # [B, A, M]
 
 
 def gather(emb: jax.Array, split: SplitIndex, rows: jax.Array) -> Batch:
+  extra = {}
+  if split.context_attributes is not None:
+    extra = dict(ctx_attributes=split.context_attributes[rows],
+                 ans_attributes=split.answer_attributes[rows])
   return Batch(ctx=emb[split.context[rows]],
                ctx_mask=split.context_mask[rows],
                ans=emb[split.answers[rows]],
                ans_mask=split.answer_mask[rows],
-               correct=split.correct[rows])
+               correct=split.correct[rows], **extra)
 
 
 @flax.struct.dataclass
@@ -124,12 +144,28 @@ class Solver:
     them and returns `SolverOutput.scores`; `score` does not apply."""
     return bool(getattr(self.model, "scores_candidates", False))
 
+  @property
+  def reads_attributes(self) -> bool:
+    """The model takes each sentence's attributes as targets (the
+    attribute-bottleneck solver's `loss.aux_attribute`): the grid's splits
+    then carry them and every batch hands them to the model."""
+    return bool(getattr(self.model, "reads_attributes", False))
+
+  def _candidates(self, batch: Batch) -> tuple:
+    """The model's arguments after `train`: the candidates (and their
+    attributes, where the batch has them) for a solver that scores them."""
+    if not self.scores_candidates:
+      return ()
+    if batch.ctx_attributes is None:
+      return (batch.ans, batch.ans_mask)
+    return (batch.ans, batch.ans_mask, batch.ctx_attributes,
+            batch.ans_attributes)
+
   def init(self, key: jax.Array, example: Batch) -> CellState:
     params_key, sample_key = jax.random.split(jax.random.fold_in(key, 0))
-    cands = ((example.ans, example.ans_mask) if self.scores_candidates
-             else ())
     params = self.model.init({"params": params_key, "sample": sample_key},
-                             example.ctx, example.ctx_mask, False, *cands)
+                             example.ctx, example.ctx_mask, False,
+                             *self._candidates(example))
     return CellState(params=params, opt_state=self.tx.init(params),
                      best_params=params, best_dev_accuracy=jnp.float32(-1.0),
                      best_dev_loss=jnp.float32(jnp.inf),
@@ -141,7 +177,7 @@ class Solver:
     rngs = {"sample": rng} if train else None
     if self.scores_candidates:
       out = self.model.apply(params, batch.ctx, batch.ctx_mask, train,
-                             batch.ans, batch.ans_mask, rngs=rngs)
+                             *self._candidates(batch), rngs=rngs)
       scores = out.scores
     else:
       out = self.model.apply(params, batch.ctx, batch.ctx_mask, train,

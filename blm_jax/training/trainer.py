@@ -41,6 +41,7 @@ from blm_jax.training.resume import restore_run
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
 from blm_jax.training.solver import Solver
+from data_builders.common import safe_io
 
 
 class DataMismatchError(ValueError):
@@ -125,10 +126,10 @@ class _LogFile(logging.FileHandler):
   full disk in one line)."""
 
   def _open(self):
-    # O_NOFOLLOW: never appended through a link (workdir_lock refuses one
-    # up front; this closes the gap of a link made after that check).
-    fd = os.open(self.baseFilename,
-                 os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    # Never appended through a symbolic or hard link (workdir_lock refuses
+    # one up front; this closes the gap of a link made after that check).
+    fd = safe_io.open_unlinked(self.baseFilename,
+                               os.O_WRONLY | os.O_APPEND, 0o666)
     return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
   def handleError(self, record):
@@ -391,6 +392,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   warned_divergence = False
   train_seconds, trained_epochs = 0.0, 0
   epoch_seconds: list[float] = []
+  last_save = time.monotonic()
+  min_gap = float(config.train.get("checkpoint_min_seconds", 0.0))
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
                   disable=not config.progress or not distributed.is_writer())
@@ -427,8 +430,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       progress.on_epoch_end(epoch, {"loss": loss,
                                     "instances_per_s": per_epoch / dt,
                                     **measured})
-      if (epoch + 1) % config.train.checkpoint_every_epochs == 0 or (
-          epoch == epochs - 1):
+      if epoch == epochs - 1 or (
+          (epoch + 1) % config.train.checkpoint_every_epochs == 0
+          and time.monotonic() - last_save >= min_gap):
+        last_save = time.monotonic()
         try:
           with clock.measure("checkpoints"):
             checkpoints.save(mgr, epoch, state, {**meta, "history": history})

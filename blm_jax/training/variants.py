@@ -184,9 +184,19 @@ def apply_view(split, view: View):
     ctx = jnp.where(view.ctx_mode == SHUFFLED_CONTEXT, shuffled, ctx)
   ctx = jnp.where(view.ctx_mode == ZERO_CONTEXT, view.zero_row,
                   ctx + view.offset)
-  return split.replace(context=ctx.astype(split.context.dtype),
-                       answers=(split.answers + view.offset).astype(
-                           split.answers.dtype))
+  split = split.replace(context=ctx.astype(split.context.dtype),
+                        answers=(split.answers + view.offset).astype(
+                            split.answers.dtype))
+  if split.context_attributes is None:
+    return split
+  # Attribute targets follow their sentences: permuted with a shuffled
+  # context, absent (-1) for a zeroed one.
+  att = split.context_attributes
+  if split.context_perm is not None:
+    shuffled = jnp.take_along_axis(att, split.context_perm[..., None], 1)
+    att = jnp.where(view.ctx_mode == SHUFFLED_CONTEXT, shuffled, att)
+  att = jnp.where(view.ctx_mode == ZERO_CONTEXT, -1, att)
+  return split.replace(context_attributes=att.astype(jnp.int32))
 
 
 def instance_permutation(instance_id: str, mask: np.ndarray) -> np.ndarray:

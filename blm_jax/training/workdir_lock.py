@@ -8,11 +8,14 @@ dead process is stale by construction and the next run takes it over
 (saying whose it was). flock is per host: runs on two hosts sharing a
 network file system are not kept apart.
 
-A run never writes through a symbolic link in its workdir: whoever can put
-a file there (a shared temporary folder, a workdir someone sent) could
-otherwise have the run truncate or append to any file the user can write.
-The lock file is opened with O_NOFOLLOW, and a workdir where any file a run
-writes (`WRITTEN`) is a link is refused, naming the links.
+A run never writes through a link in its workdir: whoever can put a file
+there (a shared temporary folder, a workdir someone sent) could otherwise
+have the run truncate or append to any file the user can write, through a
+symbolic link or a hard link alike. The lock file is opened without
+truncation and checked on its descriptor (`safe_io.open_unlinked`: no
+symbolic link, one name, a regular file) before it is written, and a
+workdir where any file a run writes (`WRITTEN`) is a link of either kind is
+refused, naming the links.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ import atexit
 import fcntl
 import os
 import socket
+import stat
 
 from blm_jax.training import set_aside
+from data_builders.common import safe_io
 
 LOCK_NAME = ".lock"
 LOG_NAME = "log.txt"
@@ -41,20 +46,30 @@ class WorkdirLinkError(RuntimeError):
 
 
 def links(workdir: str) -> list[str]:
-  """'NAME -> TARGET' for each of `WRITTEN` that is a symbolic link."""
+  """'NAME -> TARGET' for each of `WRITTEN` that is a symbolic link, 'NAME:
+  a hard link, N names' for each that is a file with other names."""
   out = []
   for name in WRITTEN:
     path = os.path.join(workdir, name)
-    if os.path.islink(path):
+    try:
+      st = os.lstat(path)
+    except OSError:
+      continue
+    if stat.S_ISLNK(st.st_mode):
       out.append(f"{name} -> {os.readlink(path)}")
+    elif st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):
+      out.append(f"{name}: a hard link, {st.st_nlink} names for one file")
   return out
 
 
 def _refuse_links(workdir: str, found: list[str]) -> None:
+  hard = [f for f in found if ": a hard link" in f]
+  kind = ("hard links" if len(hard) == len(found) else "links" if hard
+          else "symbolic links")
   raise WorkdirLinkError(
-      f"{workdir} holds symbolic links where a run writes its files ("
-      + ", ".join(found) + "); a run does not write through links: remove "
-      "them or use another --workdir")
+      f"{workdir} holds {kind} where a run writes its files ("
+      + ", ".join(found) + "); a run does not write through "
+      "links: remove them or use another --workdir")
 
 
 def _holder(fd: int) -> str:
@@ -71,12 +86,11 @@ def acquire(workdir: str) -> str | None:
   path = os.path.abspath(os.path.join(workdir, LOCK_NAME))
   if path in _held:
     return None
-  try:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-  except OSError as e:
-    if os.path.islink(path):  # ELOOP; refused before anything is written.
-      _refuse_links(workdir, links(workdir))
-    raise
+  try:  # Not truncated, not written before the check of its links.
+    fd = safe_io.open_unlinked(path)
+  except safe_io.LinkedFileError as e:  # Made after any check of names.
+    _refuse_links(workdir, links(workdir) or [
+        f"{LOCK_NAME}: {e.strerror.split(';')[0]}"])
   try:
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
   except OSError:

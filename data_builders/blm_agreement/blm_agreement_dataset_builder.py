@@ -9,7 +9,8 @@ The context-necessary configs `<lang>_ctx_type_<T>` and
 answers around both phases' answers (README "Context-necessary configs");
 the sequence-necessary `<lang>_seq_type_<T>` draw the rule of each number
 progression and of the embedding under a matrix clause per instance (README
-"Sequence-necessary configs").
+"Sequence-necessary configs"), and `<lang>_seq_rules_type_<T>` split
+the same instances by rule (README "Generalisation regimes").
 The template and answer set are in `templates.py`, the lexical types in
 `generate.py`. Any other combination (for instance type I without the copy
 cue of the paper's template) is a run-time config:
@@ -177,18 +178,24 @@ def agrf6_ctx_config(language: str, lexical_type: str) -> AgreementConfig:
 SEQ_PER_CLAUSE = {"I": 1650, "II": 15000, "III": 15000}
 
 
-def seq_config(language: str, lexical_type: str) -> AgreementConfig:
+def seq_config(language: str, lexical_type: str,
+               regime: str = "") -> AgreementConfig:
   """`<lang>_seq_type_<T>`: sequence-necessary (README), main and relative
-  clauses, each sentence embedded under a matrix clause or not."""
+  clauses, each sentence embedded under a matrix clause or not;
+  `<lang>_seq_rules_type_<T>` (regime "rules"): the same instances split by
+  rule, no test rule in train or dev."""
+  design = f"seq_{regime}" if regime else "seq"
   cfg = AgreementConfig(
-      name=f"{language}_seq_type_{lexical_type}", language=language,
+      name=f"{language}_{design}_type_{lexical_type}", language=language,
       clause="mixed", lexical_type=lexical_type, context_necessary=True,
       sequence_necessary=True, per_clause=SEQ_PER_CLAUSE[lexical_type],
+      regime=regime,
       description=f"Agreement BLM, {language}, main and relative clauses, "
       f"type {lexical_type}, sequence-necessary: the subject's, N1's and "
       "N2's number progressions and the embedding under a matrix clause "
       "drawn per instance, the sixteen continuations and 000 Figure 3's "
-      "errors on continuations drawn per instance.")
+      "errors on continuations drawn per instance."
+      + (" Split by rule: no test rule in train or dev." if regime else ""))
   cfg.validate()
   return cfg
 
@@ -218,7 +225,9 @@ class Builder(builder.GeneratedBLMBuilder):
               agrf6_ctx_config(lang, t) for lang in AGRF6_LANGUAGES
               for t in LEXICAL_TYPES] + [
                   seq_config(lang, t) for lang in lexicon.LANGUAGES
-                  for t in LEXICAL_TYPES]
+                  for t in LEXICAL_TYPES] + [
+                      seq_config(lang, t, "rules")
+                      for lang in lexicon.LANGUAGES for t in LEXICAL_TYPES]
 
   # Type I instances of one frame share sentences: split by frame and clause.
   group_of = staticmethod(generate_lib.group_of)

@@ -31,6 +31,8 @@ class CosOdConfig(builder.GeneratedConfig):
   # "paper": 000 Figures 8/11; "ctx": the context-necessary design (ctx.py);
   # "seq": the sequence-necessary design (seq.py).
   design: str = "paper"
+  # `seq`: the wider rule family (the held-out-rules regime's).
+  wide_rules: bool = False
 
 
 def _kind(c):
@@ -68,7 +70,22 @@ def _configs():
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
-  return paper + context_necessary + sequence_necessary
+  # The held-out-rules regime: the `seq` design over a wider rule family
+  # (1600 rules), split by rule.
+  rules = [
+      CosOdConfig(
+          name=seq.config_name(c, lang, t, regime="rules"),
+          description=(f"{_kind(c)} verbs, {lang}, lexical type {t}, the "
+                       "sequence-necessary design over form and tail "
+                       "periods 1-4, split by rule: no test rule in train or "
+                       "dev"),
+          verb_class=c, language=lang, lexical_type=t, design="seq",
+          context_necessary=True, sequence_necessary=True, regime="rules",
+          wide_rules=True)
+      for c in templates.CLASSES for lang in templates.LANGUAGES
+      for t in generate.LEXICAL_TYPES
+  ]
+  return paper + context_necessary + sequence_necessary + rules
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -109,7 +126,7 @@ class Builder(builder.GeneratedBLMBuilder):
     if config.design == "seq":
       return seq.generate_seq(config.verb_class, config.language,
                               config.lexical_type, config.num_instances,
-                              seed=config.seed)
+                              seed=config.seed, wide=config.wide_rules)
     if config.design == "ctx":
       return ctx.generate_ctx(config.verb_class, config.language,
                               config.lexical_type, config.num_instances,

@@ -1,6 +1,7 @@
 """The short names of the `blm_cos_od` datasets (data_builders/registry.py):
 change-of-state (cos) and object-drop (od), English and Italian, each in
-the papers' design, its `_ctx` and its `_seq` design."""
+the papers' design, its `_ctx` and its `_seq` design, and the `_seq`
+design's held-out-rules regime `_seq_rules`."""
 
 from data_builders.registry import DatasetEntry
 
@@ -14,4 +15,4 @@ DATASETS = tuple(
     DatasetEntry(f"{family}_{lang}_{design}",
                  f"blm_cos_od/{family}_{lang}_{design}_type_{{}}", family,
                  design, lang, paper_designs=(f"{family}_{lang}",))
-    for design in ("ctx", "seq") for family, lang in _VARIANTS)
+    for design in ("ctx", "seq", "seq_rules") for family, lang in _VARIANTS)

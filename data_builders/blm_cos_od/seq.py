@@ -21,18 +21,24 @@ from data_builders.common.instances import stable_seed
 from data_builders.common.schema import BLMInstance
 
 
-def config_name(verb_class: str, language: str, lexical_type: str) -> str:
-  return f"{verb_class}_{language}_seq_type_{lexical_type}"
+def config_name(verb_class: str, language: str, lexical_type: str,
+                regime: str = "") -> str:
+  """`<cos|od>_<en|it>_seq[_<regime>]_type_<T>`."""
+  design = f"seq_{regime}" if regime else "seq"
+  return f"{verb_class}_{language}_{design}_type_{lexical_type}"
 
 
 def generate_seq(verb_class: str, language: str, lexical_type: str,
                  num_instances: int = generate.INSTANCES_PER_CONFIG,
                  seed: int = 0,
-                 lex: lexicon_lib.Lexicon | None = None) -> list[BLMInstance]:
+                 lex: lexicon_lib.Lexicon | None = None,
+                 wide: bool = False) -> list[BLMInstance]:
+  """`num_instances` instances; `wide`: the rules of
+  `templates.seq_rules(wide=True)` (the held-out-rules regime's)."""
   name = config_name(verb_class, language, lexical_type)
   lex, rng = generate.start(verb_class, language, lexical_type, name, seed,
                             lex)
-  rules = rule_order()
+  rules = rule_order(wide)
   per_verb = generate._spread(num_instances, len(lex.verbs))
   drawn = ctx._balanced_phases(per_verb, len(rules), rng)
   compiled = {}
@@ -53,18 +59,21 @@ def generate_seq(verb_class: str, language: str, lexical_type: str,
                               [patterns(r) for r in drawn], lex, rng, seed)
 
 
-def rule_order() -> tuple[tuple[int, ...], ...]:
+def rule_order(wide: bool = False) -> tuple[tuple[int, ...], ...]:
   """`templates.seq_rules()` interleaved by answer cell (each cell's rules
   in a fixed shuffled order): any run of consecutive rules, as a verb's
   block draws, holds every answer cell as often as the others (+-1) and
   rules of varied periods and directions."""
   by_cell: dict = {}
-  for r in templates.seq_rules():
+  for r in templates.seq_rules(wide):
     by_cell.setdefault(templates.seq_cells(r)[-1], []).append(r)
   shuffler = random.Random(stable_seed("blm_cos_od", "seq_rule_order"))
   for rs in by_cell.values():
     shuffler.shuffle(rs)
   cells = sorted(by_cell)
+  if len({len(rs) for rs in by_cell.values()}) != 1:
+    raise ValueError("the rule family gives the answer cells unequal numbers "
+                     "of rules")
   return tuple(by_cell[c][i] for i in range(len(by_cell[cells[0]]))
                for c in cells)
 

@@ -271,20 +271,27 @@ SEQ_FAMILY = {"cos": "cos_seq", "od": "od_seq"}
 SEQ_FORM_PERIODS = (1, 2)
 SEQ_TAIL_PERIODS = (1, 2, 4)
 SEQ_LENGTH = 8
+# The held-out-rules regime (`seq_rules` configs) draws from a wider family,
+# every period 1-4 of both attributes (1600 rules, not 336), so that its
+# test split holds rules enough (README "Generalisation regimes").
+WIDE_PERIODS = (1, 2, 3, 4)
 
 
 def tail_slot(tail: str):
   return P_NP if tail == "P" else BY_NP
 
 
-def seq_rules() -> tuple[tuple[int, ...], ...]:
-  """Every progression of the family as (form period, direction, first form,
-  form offset, tail period, first tail, tail offset); all give distinct
-  sequences of eight (form, tail) cells (tests)."""
+def seq_rules(wide: bool = False) -> tuple[tuple[int, ...], ...]:
+  """Every progression of the family (`wide`: of the held-out-rules
+  regime's) as (form period, direction, first form, form offset, tail
+  period, first tail, tail offset); all give distinct sequences of eight
+  (form, tail) cells (tests)."""
+  form_periods = WIDE_PERIODS if wide else SEQ_FORM_PERIODS
+  tail_periods = WIDE_PERIODS if wide else SEQ_TAIL_PERIODS
   return tuple(
       (pf, d, s, of, pt, t0, ot)
-      for pf in SEQ_FORM_PERIODS for d in (1, -1) for s in range(len(FORMS))
-      for of in range(pf) for pt in SEQ_TAIL_PERIODS for t0 in range(2)
+      for pf in form_periods for d in (1, -1) for s in range(len(FORMS))
+      for of in range(pf) for pt in tail_periods for t0 in range(2)
       for ot in range(pt))
 
 

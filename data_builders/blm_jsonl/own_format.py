@@ -21,15 +21,15 @@ position carries no information (as for every generated and released BLM).
 
 from __future__ import annotations
 
-import json
-
 from data_builders.common import candidates as candidates_lib
 from data_builders.common import instances as instances_lib
+from data_builders.common import safe_io
 from data_builders.common.schema import BLMInstance, Sentence
 
 OWN_FAMILY = "own"
 CORRECT, WRONG = "Correct", "Wrong"
-MAX_LINE_CHARS = 1_000_000  # one instance; longer is not a BLM
+MAX_LINE_BYTES = safe_io.MAX_LINE_BYTES  # one instance; longer is not a BLM
+MAX_JSON_DEPTH = 8  # an instance nests 2 deep
 
 
 class OwnFormatError(ValueError):
@@ -60,7 +60,8 @@ def parse(record: dict, where: str, default_id: str, seed: int = 0
   """One instance from one JSON object; `where` names it in errors."""
   if not isinstance(record, dict):
     raise OwnFormatError(f"{where}: not a JSON object")
-  context = _strings(record, _first(record, ("context",), where), where)
+  context_key = _first(record, ("context",), where)
+  context = _strings(record, context_key, where)
   answers_key = _first(record, ("answers", "target_options"), where)
   answers = _strings(record, answers_key, where)
   correct_key = _first(record, ("correct", "target"), where)
@@ -73,6 +74,11 @@ def parse(record: dict, where: str, default_id: str, seed: int = 0
   if len(answers) < candidates_lib.MIN_CANDIDATES:
     raise OwnFormatError(f"{where}: field {answers_key!r}: "
                          f"{candidates_lib.problem(answers, 0)}")
+  for key, texts in ((context_key, context), (answers_key, answers)):
+    for i, text in enumerate(texts):
+      if not text.strip():
+        raise OwnFormatError(f"{where}: field {key!r}: sentence {i + 1} is "
+                             "empty")
   if not 0 <= correct < len(answers):
     raise OwnFormatError(f"{where}: field {correct_key!r}={correct} is "
                          f"outside 0..{len(answers) - 1}")
@@ -111,24 +117,22 @@ def read(path: str, seed: int = 0) -> list[BLMInstance]:
   """Every instance of a JSONL file; the first bad line raises, named."""
   out, seen = [], {}
   name = path.rsplit("/", 1)[-1]
-  with open(path, encoding="utf-8") as f:
-    for n, line in enumerate(f, 1):
+  try:
+    for n, line in safe_io.text_lines(path, MAX_LINE_BYTES):
       where = f"{path}:{n}"
-      if len(line) > MAX_LINE_CHARS:
-        raise OwnFormatError(f"{where}: line of {len(line)} characters "
-                             f"(at most {MAX_LINE_CHARS})")
       if not line.strip():
         continue
-      try:
-        record = json.loads(line)
-      except ValueError as e:
-        raise OwnFormatError(f"{where}: not JSON ({e})") from None
+      record = safe_io.json_loads(line, path, n, MAX_JSON_DEPTH)
       inst = parse(record, where, f"{name}:{n}", seed)
       if inst.id in seen:
         raise OwnFormatError(f"{where}: id {inst.id!r} already used on line "
                              f"{seen[inst.id]}")
       seen[inst.id] = n
       out.append(inst)
+  except OwnFormatError:
+    raise
+  except ValueError as e:  # Past a bound, not UTF-8, not JSON: one line.
+    raise OwnFormatError(str(e)) from None
   if not out:
     raise OwnFormatError(f"{path}: no instances")
   return out

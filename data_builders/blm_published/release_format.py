@@ -51,6 +51,7 @@ from typing import Collection, Sequence
 from data_builders.common import candidates as candidates_lib
 from data_builders.common import instances as instances_lib
 from data_builders.common import labels as labels_lib
+from data_builders.common import safe_io
 from data_builders.common.schema import BLMInstance, Sentence
 
 ID_COLUMNS = ("ID", "", "Unnamed: 0")
@@ -62,6 +63,7 @@ GENERIC_CORRECT_LABELS = ("True", "Correct")
 _INDEXED = re.compile(
     r"^(Sent|Answer)(?:_(value|label|template|chunks))?_(\d+)$")
 _PANDAS_DUPLICATE = re.compile(r"^(.*)\.(\d+)$")
+MAX_LINE_BYTES = safe_io.MAX_LINE_BYTES  # One row; a release row is ~5 KB.
 _LANGUAGES = ("en", "fr", "it", "ro", "de", "he")
 _LEXICAL_TYPES = {"type_i": "I", "type_ii": "II", "type_iii": "III",
                   "minlex": "MinLex", "maxlex": "MaxLex"}
@@ -266,10 +268,13 @@ def read_release(
 
 
 def _decode(path: str) -> str:
-  """The file's text; non-UTF-8 bytes are located by line and column."""
+  """The file's text, read line by line within `MAX_LINE_BYTES` each (a file
+  without newlines is refused after that much); non-UTF-8 bytes are located
+  by line and column."""
   try:
-    with open(path, "rb") as f:
-      data = f.read()
+    data = b"".join(raw for _, raw in safe_io.raw_lines(path, MAX_LINE_BYTES))
+  except safe_io.BoundError as err:
+    raise ReleaseFormatError(path, err.line, None, err.reason) from None
   except OSError as err:
     raise ReleaseFormatError(path, None, None, f"cannot read file: {err}") from None
   if data.startswith(b"\xef\xbb\xbf"):

@@ -13,6 +13,8 @@ answers alone cannot decide (README, "Context-necessary configs").
 Configs `seq_type_<I|II|III>` (sequence-necessary): the progression of the
 alternant, the form and the polarity is drawn per instance, so that no one
 or two context sentences decide (README, "Sequence-necessary configs").
+Their regimes (README, "Generalisation regimes"): `seq_rules_type_*`, no
+test rule in training; `seq_extrap_type_*`, a period never seen in training.
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ import dataclasses
 
 import tensorflow_datasets as tfds
 
-from data_builders.blm_spray_load import generate, lexicon
+from data_builders.blm_spray_load import generate, lexicon, sequence
 from data_builders.common import builder
 
 
 @dataclasses.dataclass(eq=False)
 class SprayLoadConfig(builder.GeneratedConfig):
+  """`type_iii_size`: instances of a `seq` config of type III (tests build
+  them small)."""
+
   template: str = "ALT-ATL"
   lexical_type: str = "I"
+  type_iii_size: int = generate.TYPE_III_SIZE
 
 
 def _configs():
@@ -53,7 +59,19 @@ def _configs():
                    f"16 cells and the paper's errors, lexical type "
                    f"{lexical_type}"))
          for lexical_type in generate.LEXICAL_TYPES]
-  return paper + ctx + seq
+  # The generalisation regimes: the `seq` instances, split otherwise.
+  regimes = [SprayLoadConfig(
+      name=f"{generate.SEQ}_{regime}_type_{lexical_type}",
+      template=generate.SEQ, lexical_type=lexical_type, seed=0,
+      context_necessary=True, sequence_necessary=True, regime=regime,
+      description=(f"spray/load seq_type_{lexical_type}'s instances, {what}"))
+             for regime, what in (
+                 ("rules", "split by rule: no test rule (context pattern "
+                  "sequence) in train or dev"),
+                 ("extrap", f"the alternant switching every "
+                  f"{sequence.EXTRAP_BLOCK} sentences in test only"))
+             for lexical_type in generate.LEXICAL_TYPES]
+  return paper + ctx + seq + regimes
 
 
 class Builder(builder.GeneratedBLMBuilder):
@@ -82,9 +100,14 @@ class Builder(builder.GeneratedBLMBuilder):
   def generate(self, config):
     if config.template == generate.SEQ:
       return generate.generate_seq(config.lexical_type, lexicon.load_lexicon(),
-                                   seed=config.seed)
+                                   seed=config.seed,
+                                   type_iii_size=config.type_iii_size)
     if config.template == generate.CTX:
       return generate.generate_ctx(config.lexical_type, lexicon.load_lexicon(),
                                    seed=config.seed)
     return generate.generate(config.template, config.lexical_type,
                              lexicon.load_lexicon(), seed=config.seed)
+
+  def extrapolated(self, config):
+    return sequence.extrapolated
+

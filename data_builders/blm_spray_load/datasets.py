@@ -15,4 +15,9 @@ DATASETS = (
                  "spray_load", "ctx", "en", paper_designs=_GROUPS),
     DatasetEntry("spray_load_seq", "blm_spray_load/seq_type_{}",
                  "spray_load", "seq", "en", paper_designs=_GROUPS),
+    # Its generalisation regimes (README): rules held out, a period unseen.
+    DatasetEntry("spray_load_seq_rules", "blm_spray_load/seq_rules_type_{}",
+                 "spray_load", "seq_rules", "en", paper_designs=_GROUPS),
+    DatasetEntry("spray_load_seq_extrap", "blm_spray_load/seq_extrap_type_{}",
+                 "spray_load", "seq_extrap", "en", paper_designs=_GROUPS),
 )

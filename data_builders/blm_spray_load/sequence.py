@@ -39,6 +39,7 @@ import functools
 import itertools
 import math
 import random
+from typing import Sequence
 
 from data_builders.blm_spray_load import realise, templates
 from data_builders.common.template import Pattern, answer_patterns
@@ -147,6 +148,45 @@ def draw_rule(rng: random.Random) -> Rule:
               pol_block=pol_block,
               pol_phase=rng.randrange(2 * pol_block) if pol_block else 0,
               first_pol=rng.randrange(2))
+
+
+# The extrapolation regime (`seq_extrap_type_*`): the alternant switching
+# every EXTRAP_BLOCK sentences is in test only; training sees the others.
+EXTRAP_BLOCK = 4
+
+
+def alternant_block(cells: Sequence[tuple[str, str, str]]) -> int:
+  """The alternant's block over the eight cells: its longest run (every
+  block of BLOCKS shows one whole run in eight sentences, whatever its
+  phase)."""
+  longest = run = 1
+  for a, b in zip(cells, cells[1:]):
+    run = run + 1 if a[0] == b[0] else 1
+    longest = max(longest, run)
+  return longest
+
+
+@functools.lru_cache(maxsize=None)
+def _cell_of_pattern() -> dict[str, tuple[str, str, str]]:
+  return {str(cell_pattern(*c)): c for c in CELLS}
+
+
+def instance_cells(inst) -> tuple[tuple[str, str, str], ...]:
+  """The eight cells (context, then the correct answer) an instance's
+  patterns show."""
+  cell_of = _cell_of_pattern()
+  patterns = [s.pattern for s in inst.context] + [inst.correct_answer.pattern]
+  missing = [p for p in patterns if p not in cell_of]
+  if missing:
+    raise ValueError(f"instance {inst.id!r}: pattern {missing[0]!r} is no "
+                     "spray/load cell")
+  return tuple(cell_of[p] for p in patterns)
+
+
+def extrapolated(inst) -> bool:
+  """Whether the instance's alternant switches every EXTRAP_BLOCK
+  sentences (the extrapolation regime's test)."""
+  return alternant_block(instance_cells(inst)) == EXTRAP_BLOCK
 
 
 def with_polarity(p: Pattern, polarity: str) -> Pattern:

@@ -3,7 +3,8 @@
 A family's builder subclasses `GeneratedBLMBuilder`, lists its
 `BUILDER_CONFIGS` and implements `generate(config)` returning every instance
 of that config; this class writes them in the shared schema with
-deterministic train/dev/test splits (`splits.assign_splits`). TFDS writes into
+deterministic train/dev/test splits (`splits.assign_splits`, or the
+config's generalisation regime: `GeneratedConfig.regime`). TFDS writes into
 a temporary folder and renames it when complete, so a failed build leaves no
 dataset that a later read would pick up.
 
@@ -59,6 +60,10 @@ class DeterministicRecords:
       return super()._download_and_prepare(dl_manager, download_config)
 
 
+# The split regimes a generated config can have (`GeneratedConfig.regime`).
+REGIMES = ("", "rules", "extrap")
+
+
 @dataclasses.dataclass(eq=False)
 class GeneratedConfig(tfds.core.BuilderConfig):
   """A generated config; `seed` fixes candidate order and splits.
@@ -71,12 +76,18 @@ class GeneratedConfig(tfds.core.BuilderConfig):
   context sentence decides and the answers alone do not narrow the choice
   (the `_seq` designs; `lint --strict --design` holds it to the sequence
   bounds). Implies `context_necessary`.
+  `regime`: how the instances are split (DESIGN.md, generalisation as PGM
+  does): "" (neutral: by the builder's groups), "rules" (by rule,
+  `splits.rule_key`: no test rule in train or dev) or "extrap" (test holds
+  the instances the builder's `extrapolated` marks, train and dev the
+  others).
   """
 
   seed: int = 0
   split_fractions: tuple[tuple[str, float], ...] = ()
   context_necessary: bool = False
   sequence_necessary: bool = False
+  regime: str = ""
 
   @property
   def fractions(self) -> dict[str, float]:
@@ -113,6 +124,12 @@ class GeneratedBLMBuilder(DeterministicRecords,
   def generate(self, config) -> Sequence[schema.BLMInstance]:
     raise NotImplementedError
 
+  def extrapolated(self, config) -> Callable[[schema.BLMInstance], bool]:
+    """For an "extrap" config: whether an instance shows a value (a
+    period, an attribute value) that training never shows."""
+    raise ValueError(f"{self.name}/{config.name}: regime 'extrap' but the "
+                     "builder marks no extrapolated instances")
+
   def _info(self) -> tfds.core.DatasetInfo:
     return blm_info(self)
 
@@ -123,10 +140,25 @@ class GeneratedBLMBuilder(DeterministicRecords,
     if len(set(ids)) != len(ids):
       raise ValueError(f"{self.name}/{self.builder_config.name}: instance ids "
                        "are not unique")
-    parts = splits.assign_splits(instances, self.builder_config.seed,
-                                 type(self).group_of,
-                                 dict(self.builder_config.split_fractions)
-                                 or type(self).split_fractions)
+    config = self.builder_config
+    fractions = (dict(config.split_fractions) or type(self).split_fractions)
+    if config.regime not in REGIMES:
+      raise ValueError(f"{self.name}/{config.name}: unknown regime "
+                       f"{config.regime!r}; known: "
+                       f"{', '.join(map(repr, REGIMES))}")
+    if config.regime == "rules" and not all(
+        s.pattern for x in instances for s in x.context):
+      raise ValueError(f"{self.name}/{config.name}: regime 'rules' needs "
+                       "every context sentence's pattern (the rule)")
+    if config.regime == "extrap":
+      parts = splits.held_out(instances, config.seed,
+                              self.extrapolated(config), type(self).group_of,
+                              fractions)
+    else:
+      parts = splits.assign_splits(
+          instances, config.seed,
+          splits.rule_key if config.regime == "rules" else type(self).group_of,
+          fractions)
     return {name: self._generate_examples(items)
             for name, items in parts.items() if items}
 

@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Sequence
 
-from data_builders.common import schema
+from data_builders.common import safe_io, schema
 
 DEFAULT_DATA_DIR = os.environ.get(
     "BLM_DATA_DIR", os.path.expanduser("~/tensorflow_datasets"))
@@ -108,7 +108,7 @@ def _build_lock(name: str, data_dir: str):
 
   os.makedirs(data_dir, exist_ok=True)
   path = os.path.join(data_dir, "." + name.replace("/", "--") + ".build-lock")
-  fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+  fd = safe_io.open_unlinked(path)  # Never through a link: OSError.
   try:
     try:
       fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,0 +1,43 @@
+"""The one line a command prints for an error its user acts on (no
+traceback): shared by launch.py and the commands of blm_jax.cli that run
+grids (reproduce), so each says the same thing for the same input."""
+
+from __future__ import annotations
+
+import errno
+
+
+def error_line(e: Exception) -> str | None:
+  """'error: ...' for the errors a user acts on without a traceback: a full
+  disk or unwritable embedding cache, a workdir holding another run or in
+  use by one, a stale or damaged dataset build, a grid that does not fit in memory,
+  a non-finite loss, a workdir that cannot be made or written, a config
+  that does not fit its data, an embedding cache file of another key."""
+  from blm_jax.training import checkpoints
+  from blm_jax.embedding import cache as embedding_cache
+  from blm_jax.training import resume
+  from blm_jax.training import trainer as train
+  from blm_jax.training import workdir_lock
+  from blm_jax.encoders import encoder as encoders
+
+  if isinstance(e, encoders.LOAD_ERRORS):
+    return f"error: {e}"
+  if isinstance(e, embedding_cache.CacheNotWritableError) or (
+      isinstance(e, OSError) and e.errno == errno.ENOSPC):
+    where = f" (writing {e.filename})" if e.filename else ""
+    return f"error: {e.strerror or e}{where}"
+  if isinstance(e, (resume.RunMismatchError, train.DataMismatchError,
+                    checkpoints.CheckpointMismatchError,
+                    workdir_lock.WorkdirLockedError,
+                    workdir_lock.WorkdirLinkError,
+                    embedding_cache.CacheMismatchError, MemoryError,
+                    FloatingPointError)):
+    return f"error: {e}"
+  if type(e).__name__ in ("StaleBuildError", "CorruptDatasetError",
+                          "ManualDirError", "ReleaseFormatError",
+                          "OwnFormatError", "BoundError"):
+    # data_builders' own classes
+    return f"error: {e}"
+  if isinstance(e, OSError) and e.filename is not None:
+    return f"error: {e.strerror or e}: {e.filename}"
+  return None
