@@ -33,15 +33,21 @@ def departures(results: dict, grid: str = "") -> dict[str, object]:
     if key == "data.num_train" and SIZE_GRID.search(grid):
       continue
     value = run[key]
-    same = (abs(float(value) - paper) <= 1e-12 * max(1.0, abs(paper))
-            if isinstance(value, (int, float)) else False)
-    if not same:
+    number = (isinstance(value, (int, float))
+              and not isinstance(value, bool))
+    if not (number and abs(value - paper) <= 1e-12 * max(1.0, abs(paper))):
       out[key] = value
   return out
 
 
 def _values(values) -> str:
-  return "/".join(str(v) for v in sorted(set(values), key=float))
+  """'20/30' of the values used (a malformed one as written)."""
+  def key(v):
+    try:
+      return (0, float(v), "")
+    except (TypeError, ValueError):
+      return (1, 0.0, str(v))
+  return "/".join(str(v) for v in sorted(set(values), key=key))
 
 
 def verdict_note(verdict: dict, runs: dict[str, dict[str, dict]]) -> str:
