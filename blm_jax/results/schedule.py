@@ -47,7 +47,8 @@ def _values(values) -> str:
       return (0, float(v), "")
     except (TypeError, ValueError):
       return (1, 0.0, str(v))
-  return "/".join(str(v) for v in sorted(set(values), key=key))
+  unique = {str(v): v for v in values}.values()  # lists are unhashable
+  return "/".join(str(v) for v in sorted(unique, key=key))
 
 
 def verdict_note(verdict: dict, runs: dict[str, dict[str, dict]]) -> str:
@@ -62,16 +63,16 @@ def note(runs: dict[str, dict[str, dict]]) -> str:
   schedule, naming the epochs and training instances per type they used
   (and any other key that departs); '' when every run is at the papers'."""
   off = {}
-  used = {"train.epochs": set(), "data.num_train": set()}
+  used = {"train.epochs": [], "data.num_train": []}
   for grid, by_model in runs.items():
     for results in by_model.values():
       d = departures(results, grid)
       run = (results.get("run") or {}).get("config") or {}
       for key in used:
         if key in run:
-          used[key].add(run[key])
+          used[key].append(run[key])
       for key, value in d.items():
-        off.setdefault(key, set()).add(value)
+        off.setdefault(key, []).append(value)
   if not off:
     return ""
   parts = [f"{_values(used['train.epochs'])} epochs",
