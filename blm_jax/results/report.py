@@ -247,7 +247,8 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   # files) are drawn; results.json is written again with the plots' time.
   with clock.measure("plots"):
     write_plots(results, workdir)
-    if config.results.get("tensorboard", False):
+  if config.results.get("tensorboard", False):
+    with clock.measure("tensorboard"):
       write_tensorboard(workdir, outcome)
   results["stage_seconds"] = clock.as_dict()
   files.write_json(os.path.join(workdir, "results.json"), results)
