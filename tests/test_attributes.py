@@ -30,7 +30,8 @@ def test_parse_and_encode_with_absent_values():
   schema = _toy_schema()
   assert schema.parse("R S") == {"colour": "red", "size": "s"}
   assert schema.encode("B") == (1, attributes.ABSENT)
-  one_hot = schema.one_hot(np.array([[0, 0], [1, -1]]))
+  one_hot = attributes.one_hot(np.array([[0, 0], [1, -1]]),
+                              schema.num_values)
   np.testing.assert_array_equal(one_hot, [[1, 0, 1, 0], [0, 1, 0, 0]])
 
 

@@ -25,8 +25,9 @@ def test_csv_one_row_per_cell_with_the_baseline():
   text = tables.to_csv(tables.cell_rows(_results()))
   lines = text.splitlines()
   assert lines[0] == ("train,test,f1_mean,f1_std,n_seeds,best_context_free,"
-                      "best_context_free_scorer,context_gain")
-  assert lines[1] == "I,I,0.9000,0.0100,3,1.0000,word_logit,-0.1000"
+                      "best_context_free_scorer,context_gain,"
+                      "gold_reference_f1,gold_solver_f1")
+  assert lines[1] == "I,I,0.9000,0.0100,3,1.0000,word_logit,-0.1000,,"
   assert len(lines) == 5
 
 
@@ -73,3 +74,18 @@ def test_records_latex_command(tmp_path):
   assert proc.returncode != 0
   assert proc.stderr.strip() == (f"error: {tmp_path / 'missing.json'}: "
                                  "No such file or directory")
+
+
+def test_gold_ceiling_in_csv_and_console():
+  r = _results()
+  gold = lambda f: {"f1_mean": f, "f1_std": 0.0}
+  r["gold_ceiling"] = {
+      "reference": {t: {u: gold(1.0) for u in ("I", "II")}
+                    for t in ("I", "II")},
+      "solver": {"I": {"I": gold(0.97), "II": gold(0.5)}}}
+  rows = tables.cell_rows(r)
+  assert tables.to_csv(rows).splitlines()[1].endswith(",1.0000,0.9700")
+  assert tables.to_csv(rows).splitlines()[-1].endswith(",1.0000,")
+  lines = tables.console_lines(rows)
+  assert "[gold 1.000, solver on gold 0.970]" in lines[0]
+  assert "gold: the attribute-relations model" in lines[-1]

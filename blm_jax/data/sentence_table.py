@@ -38,6 +38,7 @@ class SentenceTable:
       (`data_builders.common.attributes`), -1 where a pattern lacks one;
       [S, 0] when the data has no attributes.
     attribute_names: the columns of `attributes`, () when none.
+    attribute_sizes: each column's number of values (the schema's).
     attributes_missing: why there are none ('' when there are).
   """
 
@@ -54,6 +55,7 @@ class SentenceTable:
   attributes: np.ndarray = dataclasses.field(
       default_factory=lambda: np.zeros((0, 0), np.int32))
   attribute_names: tuple[str, ...] = ()
+  attribute_sizes: tuple[int, ...] = ()
   attributes_missing: str = "built without an attribute schema"
 
   @property
@@ -160,5 +162,7 @@ def build_sentence_table(
       instance_ids=tuple(x.id for x in instances),
       attributes=codes,
       attribute_names=(attribute_schema.names if codes.shape[1] else ()),
+      attribute_sizes=(attribute_schema.num_values if codes.shape[1]
+                       else ()),
       attributes_missing=missing,
   )

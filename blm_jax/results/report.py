@@ -16,7 +16,8 @@ import ml_collections
 
 from blm_jax.base import files
 from blm_jax.data import input_pipeline
-from blm_jax.results import context_free, metrics, plots, predictions, tables
+from blm_jax.results import (context_free, gold_ceiling, metrics, plots,
+                             predictions, tables)
 from blm_jax.training import embedding_sources, run_identity, trainer, variants
 
 
@@ -86,6 +87,23 @@ def _context_free(config: ml_collections.ConfigDict,
       log=lambda line: log.info("%s", line))
 
 
+def _gold_ceiling(config: ml_collections.ConfigDict,
+                  outcome: trainer.TrainingOutcome, summaries: dict,
+                  log) -> dict | None:
+  """results.json's `gold_ceiling` section; None when switched off, when
+  the data was not kept, or (with one line in the log) when it has no
+  attributes."""
+  if not config.results.get("gold_ceiling", True) or outcome.data is None:
+    return None
+  if not outcome.data.table.attribute_names:
+    log.info("%s", gold_ceiling.missing_line(outcome.data.table))
+    return None
+  return gold_ceiling.gold_ceiling(
+      outcome.data, outcome.spec.seeds, outcome.spec.train_types,
+      outcome.test_types,
+      solver_summary=summaries.get(gold_ceiling.CONTROL))
+
+
 def _results(config: ml_collections.ConfigDict,
              outcome: trainer.TrainingOutcome, by_variant: dict,
              summaries: dict, log) -> dict:
@@ -123,6 +141,9 @@ def _results(config: ml_collections.ConfigDict,
   free = _context_free(config, outcome, summary, log)
   if free is not None:
     results["context_free"] = free
+  ceiling = _gold_ceiling(config, outcome, summaries, log)
+  if ceiling is not None:
+    results["gold_ceiling"] = ceiling
   if outcome.sweep_layers:
     results["layer_sweep"] = metrics.layer_sweep(
         {k: summaries[variants.layer_variant(k)]
@@ -213,6 +234,7 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
                    tables.to_csv(tables.cell_rows(results)))
   write_plots(results, workdir)
   for line in f1_lines(outcome, summaries) + context_free_lines(
-      results.get("context_free", {})):
+      results.get("context_free", {})) + (gold_ceiling.lines(
+          results["gold_ceiling"]) if "gold_ceiling" in results else []):
     log.info("%s", line)
   return results

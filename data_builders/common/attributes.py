@@ -78,19 +78,19 @@ class AttributeSchema:
   def num_values(self) -> tuple[int, ...]:
     return tuple(len(self.values[n]) for n in self.names)
 
-  def one_hot(self, codes: np.ndarray) -> np.ndarray:
-    """[S, A] codes -> [S, sum of value counts] float32 one-hots (an absent
-    attribute's block is all zero)."""
-    codes = np.asarray(codes)
-    blocks = []
-    for j, k in enumerate(self.num_values):
-      col = codes[:, j]
-      block = np.zeros((len(codes), k), np.float32)
-      have = col >= 0
-      block[np.flatnonzero(have), col[have]] = 1.0
-      blocks.append(block)
-    return (np.concatenate(blocks, axis=1) if blocks
-            else np.zeros((len(codes), 0), np.float32))
+
+def one_hot(codes: np.ndarray, num_values: Sequence[int]) -> np.ndarray:
+  """[S, A] codes (ABSENT allowed) -> [S, sum(num_values)] float32 one-hots
+  (an absent attribute's block is all zero)."""
+  codes = np.asarray(codes)
+  blocks = []
+  for j, k in enumerate(num_values):
+    block = np.zeros((len(codes), k), np.float32)
+    have = np.flatnonzero(codes[:, j] >= 0)
+    block[have, codes[have, j]] = 1.0
+    blocks.append(block)
+  return (np.concatenate(blocks, axis=1) if blocks
+          else np.zeros((len(codes), 0), np.float32))
 
 
 def table_parser(table: Mapping[str, Mapping[str, str]]
