@@ -12,7 +12,10 @@ For each short name of configs/common.py (each lexical type; the train
 split, a seeded sample of `--sample` instances, the size a training run
 draws) and each release file under `--published`: `blm_jax.data.design`'s
 analysis per population (effective chance of the strongest context-free
-scorer, position dependence, determinacy). Resumable: a target already in
+scorer, position dependence, determinacy) and, for generated data, the
+rules (context pattern sequences): how many are distinct in the train
+sample and the test split, and the share of test rules unseen in training
+(table `rules`; held-out-rules regimes are a later step). Resumable: a target already in
 the record is skipped (`--redo` analyses it again); the record is rewritten
 after each target, with its `design` table. `--merge` copies the entries
 of other records this script wrote (e.g. one family's, analysed in
@@ -43,6 +46,9 @@ COLUMNS = ["dataset", "population", "n", "chance", "context-free top-1",
            "best pair", "smallest deciding set",
            "whole context decides (distinct context patterns)",
            "second answer / pattern twins"]
+RULE_COLUMNS = ["dataset", "train rules", "test rules",
+                "test rules unseen in training",
+                "test instances with an unseen rule"]
 # Short names read from the published release (--published) or a corpus
 # the tool cannot build: not analysed by --names=all.
 NEEDS_FILES = ("published_", "caus_he_natural")
@@ -125,6 +131,7 @@ def main(argv=None):
     with open(args.out, encoding="utf-8") as f:
       record = json.load(f)
   analyses = record.get("analyses", {})
+  rules = record.get("rules", {})
   for path in filter(None, args.merge.split(",")):
     with open(path, encoding="utf-8") as f:
       other = json.load(f)
@@ -132,6 +139,7 @@ def main(argv=None):
       sys.exit(f"error: {path}: not a record of this script (no "
                "'analyses')")
     analyses.update(other["analyses"])
+    rules.update(other.get("rules", {}))
     print(f"merged {len(other['analyses'])} targets from {path} (made at "
           f"{other.get('commit', '?')})", flush=True)
   for key, load in _targets(args):
@@ -145,26 +153,40 @@ def main(argv=None):
         a.update({k: v for k, v in r.as_dict().items() if k in (
             "determined", "n_ambiguous", "n_second_answer",
             "n_pattern_twins", "n_context_patterns")})
-      _write(args, analyses, argv)
+      _write(args, analyses, argv, rules)
       continue
     if key in analyses and not args.redo:
       continue
     start = time.time()
     try:
-      reports = design.analyze(load())
+      train = load()
+      reports = design.analyze(train)
+      overlap = (None if key.startswith("published:") else
+                 design.rule_overlap(train, loading.load_instances(
+                     key, "test", args.data_dir)))
     except (ValueError, OSError, AssertionError) as err:
       print(f"{key}: error: {err}", flush=True)
       continue
     analyses[key] = [r.as_dict() for r in reports]
+    if overlap is not None:
+      rules[key] = overlap.as_dict()
     for r in reports:
       print(f"{key} ({time.time() - start:.0f} s)\n{r.format()}", flush=True)
-    _write(args, analyses, argv)
-  _write(args, analyses, argv)
+    if overlap is not None:
+      print(overlap.format(), flush=True)
+    _write(args, analyses, argv, rules)
+  _write(args, analyses, argv, rules)
 
 
-def _write(args, analyses: dict, argv) -> None:
+def _write(args, analyses: dict, argv, rules: dict) -> None:
   commit = records_cli.head_commit()
   rows = [_row(k, a) for k in sorted(analyses) for a in analyses[k]]
+  tables = {"design": {"columns": COLUMNS, "rows": rows}}
+  if rules:
+    tables["rules"] = {"columns": RULE_COLUMNS, "rows": [
+        [k, r["n_train_rules"], r["n_test_rules"],
+         f"{r['unseen_rules']:.3f}", f"{r['unseen_instances']:.3f}"]
+        for k, r in sorted(rules.items())]}
   files.write_json(args.out, {
       "study": "design analysis: effective chance, position dependence and "
                "determinacy of each dataset (blm_jax.data.design)",
@@ -175,8 +197,8 @@ def _write(args, analyses: dict, argv) -> None:
       "note": f"train split, a seeded sample of at most {args.sample} "
               "instances per dataset; resumable, so entries may come from "
               "several runs of the command",
-      "tables": {"design": {"columns": COLUMNS, "rows": rows}},
-      "analyses": analyses}, indent=1)
+      "tables": tables, "analyses": analyses,
+      **({"rules": rules} if rules else {})}, indent=1)
 
 
 if __name__ == "__main__":

@@ -130,3 +130,30 @@ def test_design_holds_a_context_necessary_config_to_the_ceiling(
                       marker == "context_necessary")
   assert lint_cli.main(["blm_x/ctx_type_I", "--design", "--strict"]) == 1
   assert "set_scorer 1.000 above the ceiling 0.55" in capsys.readouterr().out
+
+
+def test_rule_overlap_counts_test_rules_unseen_in_training():
+  train = _instances(40, _xor, seed=0, positions=2)  # 4 rules, all seen.
+  test = _instances(20, _xor, seed=1, positions=3)  # 8 rules, none seen.
+  same = design.rule_overlap(train, _instances(20, _xor, seed=2,
+                                               positions=2))
+  assert (same.n_train_rules, same.n_test_rules, same.unseen_rules,
+          same.unseen_instances) == (4, 4, 0.0, 0.0)
+  new = design.rule_overlap(train, test)
+  assert new.unseen_rules == 1.0 and new.unseen_instances == 1.0
+  mixed = design.rule_overlap(train[:1], _instances(40, _xor, seed=2,
+                                                    positions=2))
+  seen = tuple(s.pattern for s in train[0].context)
+  expected = sum(tuple(s.pattern for s in x.context) != seen for x in
+                 _instances(40, _xor, seed=2, positions=2)) / 40
+  assert mixed.unseen_rules == 0.75
+  assert mixed.unseen_instances == expected
+  assert "75.0% of the test rules" in mixed.format()
+  bare = [dataclasses.replace(x, context=tuple(
+      Sentence(s.text) for s in x.context)) for x in test]
+  try:
+    design.rule_overlap(train, bare)
+  except ValueError as e:
+    assert "needs instances with patterns" in str(e)
+  else:
+    raise AssertionError("no error without patterns")

@@ -29,6 +29,12 @@ trained on a config sees as one dataset) it measures:
   context patterns), and how many have a wrong candidate with the correct
   answer's own pattern (which patterns cannot tell apart).
 
+A rule, where it varies per instance, shows as the context's pattern
+sequence: `rule_overlap(train, test)` counts the distinct rules of two
+splits and the share of test rules (and instances) never seen in training,
+which tells recognition from induction (a test set whose every rule is in
+training can be solved by memorising "context patterns -> answer").
+
 `analyze(instances)` returns one `DesignReport` per population;
 `DesignReport.sequence_violations()` holds a report to the `_seq` designs'
 bounds (issue 33's "Done when").
@@ -364,3 +370,42 @@ def analyze(instances: Sequence[BLMInstance], context_free: bool = True,
     groups[population_key(x)].append(x)
   return [analyze_population(k, v, context_free, positions)
           for k, v in groups.items()]
+
+
+@dataclasses.dataclass(frozen=True)
+class RuleOverlap:
+  """Distinct rules (context pattern sequences) of a train and a test split,
+  and how many of the test ones training never shows."""
+
+  n_train_rules: int
+  n_test_rules: int
+  unseen_rules: float  # share of the distinct test rules
+  unseen_instances: float  # share of the test instances
+
+  def as_dict(self) -> dict:
+    return {"n_train_rules": self.n_train_rules,
+            "n_test_rules": self.n_test_rules,
+            "unseen_rules": round(self.unseen_rules, 4),
+            "unseen_instances": round(self.unseen_instances, 4)}
+
+  def format(self) -> str:
+    return (f"    rules: {self.n_train_rules} distinct in train, "
+            f"{self.n_test_rules} in test; {self.unseen_rules:.1%} of the "
+            f"test rules ({self.unseen_instances:.1%} of its instances) "
+            "unseen in training")
+
+
+def rule_overlap(train: Sequence[BLMInstance], test: Sequence[BLMInstance]
+                 ) -> RuleOverlap:
+  """The rules of `train` and `test` (instances with patterns)."""
+  if not has_patterns(list(train) + list(test)) or not test:
+    raise ValueError("rule overlap needs instances with patterns in both "
+                     "splits (own data and the release have none)")
+  rule = lambda x: tuple(s.pattern for s in x.context)
+  seen = {rule(x) for x in train}
+  test_rules = [rule(x) for x in test]
+  distinct = set(test_rules)
+  return RuleOverlap(
+      n_train_rules=len(seen), n_test_rules=len(distinct),
+      unseen_rules=len(distinct - seen) / len(distinct),
+      unseen_instances=float(np.mean([r not in seen for r in test_rules])))
