@@ -313,6 +313,8 @@ def main(argv):
   from blm_jax.results import tables
   for line in tables.console_lines(tables.cell_rows(results)):
     print(line)
+  if "skipped" in results.get("gold_ceiling", {}):
+    print(results["gold_ceiling"]["skipped"])
   for name, c in results.get("controls", {}).items():
     for t, row in c["selectivity"].items():
       print(f"control {name}, train {t}: " + "  ".join(

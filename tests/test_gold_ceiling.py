@@ -119,3 +119,23 @@ def test_gold_attributes_control_table():
                      r"not fit the embedding width 4"):
     embedding_sources.with_gold_attributes(
         config, narrow, embedding_sources.Sources({}))
+
+
+def test_report_skips_the_ceiling_in_one_line_without_attributes():
+  import logging
+  import types
+
+  from blm_jax.results import report, tables
+
+  data = _data(name="blm_jsonl/mine", n_train=20)
+  config = ml_collections.ConfigDict({"results": {"gold_ceiling": True}})
+  outcome = types.SimpleNamespace(data=data)
+  got = report._gold_ceiling(config, outcome, {}, logging.getLogger("t"))
+  assert got == {"skipped": gold_ceiling.missing_line(data.table)}
+  assert gold_ceiling.lines(got) == [got["skipped"]]
+  rows = tables.cell_rows({"grid": {"seeds": [0]}, "gold_ceiling": got,
+                           "summary": {"I": {"I": {"f1_mean": 0.5,
+                                                   "f1_std": 0.0}}}})
+  assert rows[0].gold_reference_f1 is None
+  config.results.gold_ceiling = False
+  assert report._gold_ceiling(config, outcome, {}, None) is None

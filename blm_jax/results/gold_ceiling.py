@@ -127,9 +127,11 @@ def gold_ceiling(data: BLMData, seeds: Sequence[int],
 
 def lines(ceiling: dict) -> list[str]:
   """'gold ceiling train T: test U reference 1.000±0.000 solver 0.975'
-  per train type."""
+  per train type; the skipped line when there was none."""
+  if "skipped" in ceiling:
+    return [ceiling["skipped"]]
   out = []
-  for t, row in ceiling["reference"].items():
+  for t, row in ceiling.get("reference", {}).items():
     parts = []
     for u, c in row.items():
       part = f"test {u} reference {c['f1_mean']:.3f}±{c['f1_std']:.3f}"

@@ -90,14 +90,15 @@ def _context_free(config: ml_collections.ConfigDict,
 def _gold_ceiling(config: ml_collections.ConfigDict,
                   outcome: trainer.TrainingOutcome, summaries: dict,
                   log) -> dict | None:
-  """results.json's `gold_ceiling` section; None when switched off, when
-  the data was not kept, or (with one line in the log) when it has no
-  attributes."""
+  """results.json's `gold_ceiling` section; None when switched off or
+  when the data was not kept; {'skipped': one line} (also logged) when the
+  data has no attributes."""
   if not config.results.get("gold_ceiling", True) or outcome.data is None:
     return None
   if not outcome.data.table.attribute_names:
-    log.info("%s", gold_ceiling.missing_line(outcome.data.table))
-    return None
+    line = gold_ceiling.missing_line(outcome.data.table)
+    log.info("%s", line)
+    return {"skipped": line}
   return gold_ceiling.gold_ceiling(
       outcome.data, outcome.spec.seeds, outcome.spec.train_types,
       outcome.test_types,
@@ -234,7 +235,7 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
                    tables.to_csv(tables.cell_rows(results)))
   write_plots(results, workdir)
   for line in f1_lines(outcome, summaries) + context_free_lines(
-      results.get("context_free", {})) + (gold_ceiling.lines(
-          results["gold_ceiling"]) if "gold_ceiling" in results else []):
+      results.get("context_free", {})) + gold_ceiling.lines(
+          results.get("gold_ceiling", {})):
     log.info("%s", line)
   return results
