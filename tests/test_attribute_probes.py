@@ -74,3 +74,17 @@ def test_without_attributes_probes_say_which_rungs_are_skipped():
   with pytest.raises(ValueError, match="encoder probes skipped: its family "
                      "declares no attribute schema"):
     ap.diagnose_layers({"x": data.embeddings}, data.table)
+
+
+def test_ladder_figure(tmp_path):
+  from blm_jax.analysis import probe_figures
+
+  row = lambda a: {"accuracy": {"n1": a, "subject": 1.0}, "compounding": a,
+                   "probe_then_solve": {"probed": a, "gold": 1.0}}
+  result = {"attributes": ["n1", "subject"],
+            "layers": {f"layer={k}": {"linear": row(0.5 + k / 10),
+                                      "mlp": row(0.6 + k / 10)}
+                       for k in range(3)}}
+  path = tmp_path / "ladder.png"
+  probe_figures.plot_attribute_ladder(result, str(path), "t", chance=0.05)
+  assert path.stat().st_size > 0

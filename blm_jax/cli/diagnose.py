@@ -9,8 +9,10 @@ across both), every hidden state of the config's encoder (or --layers):
 linear and MLP probes from the sentence vectors to each attribute the
 design declares, trained and tested on disjoint lexical frames, the
 per-instance compounding, and probe-then-solve
-(`blm_jax.analysis.attribute_probes`). Writes DIR/diagnose.json and
-DIR/diagnose.md and prints the table. Data without attributes (own data,
+(`blm_jax.analysis.attribute_probes`). Writes DIR/diagnose.json,
+DIR/diagnose.md and DIR/diagnose.png (probe accuracy by layer; by layer
+probe-then-solve and compounding under the gold ceiling and chance) and
+prints the table. Data without attributes (own data,
 the release) stops with one line saying why.
 """
 
@@ -88,6 +90,12 @@ def diagnose(config, lexical_type: str | None, layers_flag: str,
   text = attribute_probes.markdown(result, title=f"{name}, "
                                    f"{config.encoder.name}")
   files.write_text(os.path.join(out_dir, "diagnose.md"), text)
+  from blm_jax.analysis import probe_figures
+
+  chance = float(np.mean(1 / table.answer_mask.sum(1)))
+  probe_figures.plot_attribute_ladder(
+      result, os.path.join(out_dir, "diagnose.png"),
+      f"where the signal is lost: {name}, {config.encoder.name}", chance)
   return {"result": result, "markdown": text}
 
 
@@ -108,7 +116,8 @@ def main(argv: Sequence[str]) -> None:
   except (UsageError, config_check.ConfigError) as e:
     raise SystemExit(f"error: {e}") from None
   print(out["markdown"])
-  print(f"wrote {os.path.join(f.out, 'diagnose.json')} and diagnose.md")
+  print(f"wrote {os.path.join(f.out, 'diagnose.json')}, diagnose.md and "
+        "diagnose.png")
 
 
 def define_flags(fv=None) -> None:
