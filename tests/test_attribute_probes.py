@@ -64,8 +64,8 @@ def test_probes_find_what_the_vectors_carry_and_what_it_costs():
   assert pts["only alternant"] == pytest.approx(pts["gold"], abs=0.05)
   assert ap.weakest_attribute(out, "no_polarity")[0] == "polarity"
   text = ap.markdown(out, "toy")
-  assert "| layer | alternant | form | polarity | violation | compounding" \
-      in text
+  assert ("| layer | alternant | form | polarity | violation | compounding "
+          "| probe-then-solve | only alternant |") in text
   assert text.count("| no_polarity |") == 2
 
 

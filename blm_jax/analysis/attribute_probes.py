@@ -246,29 +246,43 @@ def diagnose_layers(layers: dict, table: SentenceTable,
   return out
 
 
-def markdown(result: dict, title: str = "") -> str:
-  """A table per probe kind: one row per layer, per-attribute accuracy,
-  compounding and probe-then-solve (gold beside it)."""
+def tables(result: dict) -> dict:
+  """{probe kind: {'columns', 'rows'}}: one row per layer, each attribute's
+  accuracy, the compounding, probe-then-solve with every attribute probed
+  and with each alone, and gold (a study record's tables)."""
   names = result["attributes"]
+  columns = (["layer"] + names + ["compounding", "probe-then-solve"]
+             + [f"only {n}" for n in names] + ["gold"])
+  out = {}
+  for kind in PROBES:
+    rows = []
+    for layer, row in result["layers"].items():
+      r = row[kind]
+      pts = r["probe_then_solve"]
+      rows.append([layer] + [f"{r['accuracy'][n]:.3f}" for n in names]
+                  + [f"{r['compounding']:.3f}", f"{pts['probed']:.3f}"]
+                  + [f"{pts[f'only {n}']:.3f}" for n in names]
+                  + [f"{pts['gold']:.3f}"])
+    out[kind] = {"columns": columns, "rows": rows}
+  return out
+
+
+def markdown(result: dict, title: str = "") -> str:
+  """The tables of `tables`, each under its probe kind, after a line
+  saying what they were measured on."""
   lines = [f"### {title}" if title else "",
            f"{result['frames']['total']} frames, {result['frames']['held_out']}"
            f" held out; {result['instances']['train']} / "
            f"{result['instances']['test']} instances, "
            f"{result['sentences']['train']} / {result['sentences']['test']} "
            "sentences (train / test)", ""]
-  for kind in PROBES:
-    head = ["layer"] + names + ["compounding", "probe-then-solve", "gold"]
-    lines += [f"{kind} probes", "", "| " + " | ".join(head) + " |",
-              "| " + " | ".join("---" for _ in head) + " |"]
-    for layer, row in result["layers"].items():
-      r = row[kind]
-      lines.append("| " + " | ".join(
-          [layer] + [f"{r['accuracy'][n]:.3f}" for n in names]
-          + [f"{r['compounding']:.3f}",
-             f"{r['probe_then_solve']['probed']:.3f}",
-             f"{r['probe_then_solve']['gold']:.3f}"]) + " |")
+  for kind, table in tables(result).items():
+    lines += [f"{kind} probes", "",
+              "| " + " | ".join(table["columns"]) + " |",
+              "| " + " | ".join("---" for _ in table["columns"]) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in table["rows"]]
     lines.append("")
-  return "\n".join(l for l in lines).strip() + "\n"
+  return "\n".join(lines).strip() + "\n"
 
 
 def weakest_attribute(result: dict, layer: str, kind: str = "linear"

@@ -84,7 +84,8 @@ def diagnose(config, lexical_type: str | None, layers_flag: str,
       **({"settings": settings} if settings else {}))
   name = input_pipeline.dataset_name(config.data.name, t)
   result.update(dataset=name, encoder=config.encoder.name,
-                pooling=config.encoder.pooling)
+                pooling=config.encoder.pooling,
+                tables=attribute_probes.tables(result))
   os.makedirs(out_dir, exist_ok=True)
   files.write_json(os.path.join(out_dir, "diagnose.json"), result)
   text = attribute_probes.markdown(result, title=f"{name}, "
