@@ -5,7 +5,8 @@ a candidate reads as its base cell, whose form is always the active).
 
 The table is the generator's own enumeration (every cell, every
 rule-breaking candidate on every base), so a pattern reads as it was
-built; where two bases give one string, what they do not share is absent. The paper's and `_ctx` configs have no schema here.
+built; where two bases give one string, what they do not share is absent.
+The paper's and `_ctx` configs have no schema here.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ Every generated sentence carries the pattern it was realised from
 sentence's attributes (spray/load: alternant, form, polarity) from the
 data: what a gold-feature ceiling trains on, and what encoder probes
 predict. Data without patterns (own data, the published release) has none,
-and says so (`no_attributes_reason`).
+and says why (`encode_patterns`' reason, the sentence table's
+`attributes_missing`).
 
 A value that a pattern does not have (agreement's N2 before sentence 5) is
 absent from `parse`'s dict and -1 in `encode`.
@@ -60,8 +61,9 @@ class AttributeSchema:
           f" ({e.args[0] if e.args else e})") from None
     for name, value in out.items():
       if name not in self.values:
-        raise PatternAttributeError(f"pattern {pattern!r}: attribute {name!r} is "
-                              f"not one of {self.family}'s {self.names}")
+        raise PatternAttributeError(
+            f"pattern {pattern!r}: attribute {name!r} is not one of "
+            f"{self.family}'s {self.names}")
       if value not in self.values[name]:
         raise PatternAttributeError(
             f"pattern {pattern!r}: {name}={value!r} is not one of "
