@@ -139,3 +139,36 @@ def test_report_skips_the_ceiling_in_one_line_without_attributes():
   assert rows[0].gold_reference_f1 is None
   config.results.gold_ceiling = False
   assert report._gold_ceiling(config, outcome, {}, None) is None
+
+
+def test_grid_with_gold_attributes_control_reports_the_ceiling(tmp_path):
+  import json
+
+  from blm_jax.results.experiment import run_experiment
+  from tests import synthetic
+
+  # Embeddings that carry nothing: the real cells sit near chance, the
+  # solver on one-hot attributes and the reference model do not.
+  parts = {("I", "train"): _seq_instances(120, 0),
+           ("I", "dev"): _seq_instances(20, 1),
+           ("I", "test"): _seq_instances(60, 2)}
+  rng = np.random.default_rng(0)
+  data = input_pipeline.from_parts(
+      parts, lambda s: rng.normal(size=(len(s), 32)).astype(np.float32),
+      name="blm_spray_load/seq_type_{}")
+  c = synthetic.config("ffnn", epochs=30, seeds=(0,), types=("I",))
+  c.data.name = "blm_spray_load/seq_type_{}"
+  c.data.num_answers = 0
+  c.controls = "gold_attributes"
+  c.results.context_free = False
+  run_experiment(c, str(tmp_path), data=data)
+  saved = json.loads((tmp_path / "results.json").read_text())
+  gold = saved["gold_ceiling"]
+  assert gold["attributes"] == ["alternant", "form", "polarity", "violation"]
+  solver = gold["solver"]["I"]["I"]["f1_mean"]
+  assert solver == saved["controls"]["gold_attributes"]["summary"]["I"]["I"][
+      "f1_mean"]
+  assert solver > saved["summary"]["I"]["I"]["f1_mean"] + 0.2
+  assert gold["reference"]["I"]["I"]["f1_mean"] > 0.8
+  row = (tmp_path / "results.csv").read_text().splitlines()[1].split(",")
+  assert float(row[-1]) == round(solver, 4)
