@@ -12,7 +12,10 @@ For each short name of configs/common.py (each lexical type; the train
 split, a seeded sample of `--sample` instances, the size a training run
 draws) and each release file under `--published`: `blm_jax.data.design`'s
 analysis per population (effective chance of the strongest context-free
-scorer, position dependence, determinacy). Resumable: a target already in
+scorer, position dependence, determinacy) and, for generated data, the
+rules (context pattern sequences): how many are distinct in the train
+sample and the test split, and the share of test rules unseen in training
+(table `rules`; held-out-rules regimes are a later step). Resumable: a target already in
 the record is skipped (`--redo` analyses it again); the record is rewritten
 after each target, with its `design` table. `--merge` copies the entries
 of other records this script wrote (e.g. one family's, analysed in
@@ -191,7 +194,8 @@ def main(argv=None):
       continue
     start = time.time()
     try:
-      reports = design.analyze(load())
+      train = load()
+      reports = design.analyze(train)
     except (ValueError, OSError, AssertionError) as err:
       print(f"{key}: error: {err}", flush=True)
       continue

@@ -103,7 +103,8 @@ def test_main_job_end_to_end(tmp_path):
   rows = (work / "results.csv").read_text().splitlines()
   assert rows[0].split(",") == [
       "train", "test", "f1_mean", "f1_std", "n_seeds", "n_test",
-      "best_context_free", "best_context_free_scorer", "context_gain"]
+      "best_context_free", "best_context_free_scorer", "context_gain",
+      "gold_reference_f1", "gold_solver_f1"]
   (cell,) = [r.split(",") for r in rows[1:]]
   free = results["context_free"]["I"]["I"]
   assert cell[:2] == ["I", "I"] and cell[4] == "2"

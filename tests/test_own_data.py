@@ -158,6 +158,11 @@ def test_own_jsonl_grid_trains_and_reports_one_type(tmp_path):
   assert list(results["summary"]["folder"]) == ["folder"]
   assert "train folder: test folder F1" in proc.stdout
   assert not (work / "heatmap.svg").exists()
+  # Own data has no patterns: the rungs that need attributes say so once.
+  skipped = results["gold_ceiling"]["skipped"]
+  assert skipped.startswith("gold-attribute ceiling and encoder probes "
+                            "skipped: its sentences carry no pattern")
+  assert proc.stdout.count(skipped) == 1
 
 
 def test_lint_refuses_a_jsonl_without_newlines_in_one_line(tmp_path):

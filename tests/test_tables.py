@@ -27,9 +27,9 @@ def test_csv_one_row_per_cell_with_the_baseline_and_test_count():
   lines = text.splitlines()
   assert lines[0] == ("train,test,f1_mean,f1_std,n_seeds,n_test,"
                       "best_context_free,best_context_free_scorer,"
-                      "context_gain")
-  assert lines[1] == "I,I,0.9000,0.0100,3,300,1.0000,word_logit,-0.1000"
-  assert lines[2] == "I,II,0.5000,0.0100,3,12,0.6000,word_logit,-0.1000"
+                      "context_gain,gold_reference_f1,gold_solver_f1")
+  assert lines[1] == "I,I,0.9000,0.0100,3,300,1.0000,word_logit,-0.1000,,"
+  assert lines[2] == "I,II,0.5000,0.0100,3,12,0.6000,word_logit,-0.1000,,"
   assert len(lines) == 5
   # A record made before test sizes were kept: the column is empty.
   r = _results()
@@ -86,3 +86,18 @@ def test_records_latex_command(tmp_path):
   assert proc.returncode == 1
   assert proc.stderr.strip() == (f"error: {tmp_path / 'list.json'}: holds a "
                                  "JSON list, not a record (a JSON object)")
+
+
+def test_gold_ceiling_in_csv_and_console():
+  r = _results()
+  gold = lambda f: {"f1_mean": f, "f1_std": 0.0}
+  r["gold_ceiling"] = {
+      "reference": {t: {u: gold(1.0) for u in ("I", "II")}
+                    for t in ("I", "II")},
+      "solver": {"I": {"I": gold(0.97), "II": gold(0.5)}}}
+  rows = tables.cell_rows(r)
+  assert tables.to_csv(rows).splitlines()[1].endswith(",1.0000,0.9700")
+  assert tables.to_csv(rows).splitlines()[-1].endswith(",1.0000,")
+  lines = tables.console_lines(rows)
+  assert "[gold 1.000, solver on gold 0.970]" in lines[0]
+  assert "gold: the attribute-relations model" in lines[-1]

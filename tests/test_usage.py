@@ -21,7 +21,8 @@ def test_datasets_text_lists_short_names_and_config_files():
 
 
 @pytest.mark.parametrize("command", [["launch.py", "--help"],
-                                     ["-m", "blm_jax.cli.probe", "-h"]])
+                                     ["-m", "blm_jax.cli.probe", "-h"],
+                                     ["-m", "blm_jax.cli.diagnose", "-h"]])
 def test_help_exits_zero_with_the_dataset_names(command):
   proc = subprocess.run([sys.executable, *command], cwd=ROOT,
                         env=dict(os.environ, JAX_PLATFORMS="cpu"),

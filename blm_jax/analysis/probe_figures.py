@@ -103,3 +103,43 @@ def plot_projections(panels: list[dict], path: str, title: str,
       ax.legend(fontsize=5, markerscale=2)
   _suptitle(fig, title)
   fig.savefig(path, dpi=120)
+
+
+def plot_attribute_ladder(result: dict, path: str, title: str,
+                          chance: float | None = None) -> None:
+  """The diagnose figure (`attribute_probes.diagnose_layers`'s result):
+  left, each attribute's held-out probe accuracy by layer (linear solid,
+  MLP dashed); right, by layer, probe-then-solve (linear, MLP) and the
+  compounding, under the gold ceiling (and chance, if given)."""
+  layers = list(result["layers"])
+  x = np.arange(len(layers))
+  fig = Figure(figsize=(9, 3.6))
+  left, right = fig.subplots(1, 2)
+  colours = matplotlib.colormaps["tab10"]
+  for i, name in enumerate(result["attributes"]):
+    for kind, style in (("linear", "-"), ("mlp", "--")):
+      left.plot(x, [result["layers"][k][kind]["accuracy"][name]
+                    for k in layers], style, color=colours(i % 10),
+                label=name if kind == "linear" else None)
+  left.set_title("probe accuracy on held-out frames (-- MLP)", fontsize=7)
+  right.set_title("what the probed attributes allow", fontsize=7)
+  for kind, style in (("linear", "-"), ("mlp", "--")):
+    right.plot(x, [result["layers"][k][kind]["probe_then_solve"]["probed"]
+                   for k in layers], style, color="C0",
+               label=f"probe-then-solve ({kind})")
+    right.plot(x, [result["layers"][k][kind]["compounding"] for k in layers],
+               style, color="C1", label=f"compounding ({kind})")
+  gold = result["layers"][layers[0]]["linear"]["probe_then_solve"]["gold"]
+  right.axhline(gold, color="k", lw=1, label=f"gold ceiling {gold:.3f}")
+  if chance is not None:
+    right.axhline(chance, color="grey", lw=1, ls=":",
+                  label=f"chance {chance:.3f}")
+  for ax in (left, right):
+    ax.set_xticks(x, [k.replace("layer=", "") for k in layers], fontsize=6)
+    ax.set_xlabel("encoder hidden state (0 = embeddings)", fontsize=6)
+    ax.set_ylim(-0.02, 1.02)
+    ax.tick_params(labelsize=6)
+    ax.legend(fontsize=5)
+  _suptitle(fig, title)
+  fig.tight_layout()
+  fig.savefig(path, dpi=120)

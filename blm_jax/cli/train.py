@@ -322,6 +322,8 @@ def main(argv):
       tables.cell_rows(results),
       results["run"].get("context_free_from_cache", "")):
     print(line)
+  if "skipped" in results.get("gold_ceiling", {}):
+    print(results["gold_ceiling"]["skipped"])
   for name, c in results.get("controls", {}).items():
     for t, row in c["selectivity"].items():
       print(f"control {name}, train {t}: " + "  ".join(

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
-from data_builders.common import labels, loading as data, schema
+from data_builders.common import attributes, labels, loading as data, schema
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
@@ -200,7 +200,11 @@ def from_parts(parts: dict[tuple[str, str], list[schema.BLMInstance]],
   if not everything:
     raise ValueError(f"config.data.name={name!r}: no instances")
   inventory = labels.FAMILY_LABELS.get(everything[0].family)
-  table = build_sentence_table(everything, label_names=inventory)
+  types = tuple(dict.fromkeys(t for t, _ in parts))
+  schema = (attributes.schema_for_dataset(dataset_name(name, types[0]))
+            if name and types else None)
+  table = build_sentence_table(everything, label_names=inventory,
+                               attribute_schema=schema)
   rows, start = {}, 0
   for key, insts in (*parts.items(), *seeded.items()):
     rows[key] = np.arange(start, start + len(insts))
@@ -209,7 +213,6 @@ def from_parts(parts: dict[tuple[str, str], list[schema.BLMInstance]],
   if emb.shape[0] != len(table.sentences):
     raise ValueError(f"embedding function returned {emb.shape[0]} rows for "
                      f"{len(table.sentences)} sentences")
-  types = tuple(dict.fromkeys(t for t, _ in parts))
   pick = lambda split: {t: table.select(rows[t, split]) for t in types}
   by_seed = lambda split: {(s, t): table.select(rows[s, t, sp])
                            for s, t, sp in seeded if sp == split}

@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from data_builders.common import schema
+from data_builders.common.attributes import AttributeSchema, encode_patterns
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +33,13 @@ class SentenceTable:
     labels: int32 [N, A] ids into `label_names`, -1 for padding.
     label_names: the label inventory the ids refer to.
     instance_ids: the instances' ids, in row order.
+    attributes: int32 [S, len(attribute_names)], each sentence's attribute
+      value indices read off its pattern by the family's schema
+      (`data_builders.common.attributes`), -1 where a pattern lacks one;
+      [S, 0] when the data has no attributes.
+    attribute_names: the columns of `attributes`, () when none.
+    attribute_sizes: each column's number of values (the schema's).
+    attributes_missing: why there are none ('' when there are).
   """
 
   sentences: tuple[str, ...]
@@ -44,6 +52,11 @@ class SentenceTable:
   labels: np.ndarray
   label_names: tuple[str, ...]
   instance_ids: tuple[str, ...]
+  attributes: np.ndarray = dataclasses.field(
+      default_factory=lambda: np.zeros((0, 0), np.int32))
+  attribute_names: tuple[str, ...] = ()
+  attribute_sizes: tuple[int, ...] = ()
+  attributes_missing: str = "built without an attribute schema"
 
   @property
   def num_instances(self) -> int:
@@ -77,6 +90,7 @@ def build_sentence_table(
     instances: Iterable[schema.BLMInstance],
     label_names: Sequence[str] | None = None,
     sentences: Sequence[str] = (),
+    attribute_schema: AttributeSchema | None = None,
 ) -> SentenceTable:
   """Builds the table for `instances`.
 
@@ -86,6 +100,8 @@ def build_sentence_table(
       in first-seen order. A label outside a given inventory is an error.
     sentences: sentences to put first, in this order (so several splits can
       share one table by passing the previous table's sentences).
+    attribute_schema: the family design's schema; fills `attributes` when
+      every sentence carries a pattern (a pattern it cannot read raises).
   """
   instances = list(instances)
   index: dict[str, int] = {}
@@ -132,6 +148,7 @@ def build_sentence_table(
         names.append(lab)
       labels[r, j] = label_index[lab]
     correct[r] = inst.correct
+  codes, missing = encode_patterns(attribute_schema, patterns)
   return SentenceTable(
       sentences=tuple(texts),
       patterns=tuple(patterns),
@@ -143,4 +160,9 @@ def build_sentence_table(
       labels=labels,
       label_names=tuple(names),
       instance_ids=tuple(x.id for x in instances),
+      attributes=codes,
+      attribute_names=(attribute_schema.names if codes.shape[1] else ()),
+      attribute_sizes=(attribute_schema.num_values if codes.shape[1]
+                       else ()),
+      attributes_missing=missing,
   )

@@ -17,8 +17,8 @@ import ml_collections
 from blm_jax.base import files
 from blm_jax.base.stage_clock import StageClock, stages_line
 from blm_jax.data import input_pipeline
-from blm_jax.results import (context_free, metrics, plots, predictions,
-                             tables, tensorboard)
+from blm_jax.results import (context_free, gold_ceiling, metrics, plots,
+                             predictions, tables, tensorboard)
 from blm_jax.training import embedding_sources, run_identity, trainer, variants
 
 
@@ -90,6 +90,24 @@ def _context_free(config: ml_collections.ConfigDict,
       log=lambda line: log.info("%s", line), read_from=read_from)
 
 
+def _gold_ceiling(config: ml_collections.ConfigDict,
+                  outcome: trainer.TrainingOutcome, summaries: dict,
+                  log) -> dict | None:
+  """results.json's `gold_ceiling` section; None when switched off or
+  when the data was not kept; {'skipped': one line} (also logged) when the
+  data has no attributes."""
+  if not config.results.get("gold_ceiling", True) or outcome.data is None:
+    return None
+  if not outcome.data.table.attribute_names:
+    line = gold_ceiling.missing_line(outcome.data.table)
+    log.info("%s", line)
+    return {"skipped": line}
+  return gold_ceiling.gold_ceiling(
+      outcome.data, outcome.spec.seeds, outcome.spec.train_types,
+      outcome.test_types,
+      solver_summary=summaries.get(gold_ceiling.CONTROL))
+
+
 def _results(config: ml_collections.ConfigDict,
              outcome: trainer.TrainingOutcome, by_variant: dict,
              summaries: dict, log) -> dict:
@@ -135,6 +153,10 @@ def _results(config: ml_collections.ConfigDict,
     results["context_free"] = free
     # Read from a cache file, not computed: the console says so.
     results["run"]["context_free_from_cache"] = "".join(read_from[:1])
+  with outcome.clock.measure("gold_ceiling"):
+    ceiling = _gold_ceiling(config, outcome, summaries, log)
+  if ceiling is not None:
+    results["gold_ceiling"] = ceiling
   if outcome.sweep_layers:
     results["layer_sweep"] = metrics.layer_sweep(
         {k: summaries[variants.layer_variant(k)]
@@ -253,7 +275,8 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   results["stage_seconds"] = clock.as_dict()
   files.write_json(os.path.join(workdir, "results.json"), results)
   for line in f1_lines(outcome, summaries) + context_free_lines(
-      results.get("context_free", {})):
+      results.get("context_free", {})) + gold_ceiling.lines(
+          results.get("gold_ceiling", {})):
     log.info("%s", line)
   log.info("%s", stages_line(results["stage_seconds"]))
   return results

@@ -1,8 +1,11 @@
 """A grid's results as rows a paper can use: CSV, LaTeX and console lines.
 
 One row per (train type, test type) cell of the real run: the F1 mean and
-sample std over seeds, the number of seeds and of test instances, the best context-free score and
-the scorer that reached it, and the context gain (F1 minus that score). The
+sample std over seeds, the number of seeds and of test instances, the best
+context-free score and the scorer that reached it, the context gain (F1
+minus that score) and, on data with attributes, the gold-attribute ceiling
+(the reference model's F1 and the solver's own on one-hot attributes,
+`gold_ceiling.py`). The
 console, `results.csv` and the LaTeX table all read these rows, so the
 three never disagree.
 """
@@ -14,7 +17,8 @@ import dataclasses
 import io
 
 COLUMNS = ("train", "test", "f1_mean", "f1_std", "n_seeds", "n_test",
-           "best_context_free", "best_context_free_scorer", "context_gain")
+           "best_context_free", "best_context_free_scorer", "context_gain",
+           "gold_reference_f1", "gold_solver_f1")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,12 +32,18 @@ class CellRow:
   best_context_free: float | None
   best_context_free_scorer: str
   context_gain: float | None
+  gold_reference_f1: float | None = None
+  gold_solver_f1: float | None = None
 
 
 def cell_rows(results: dict) -> list[CellRow]:
   """The rows of results.json (or of a record made from one)."""
   grid = results["grid"]
   free = results.get("context_free") or {}
+  gold = results.get("gold_ceiling") or {}
+  gold_f1 = lambda part, t, u: (
+      None if (c := gold.get(part, {}).get(t, {}).get(u)) is None
+      else float(c["f1_mean"]))
   n = len(grid["seeds"])
   test_sizes = (results.get("data") or {}).get("test_sizes") or {}
   rows = []
@@ -45,7 +55,9 @@ def cell_rows(results: dict) -> list[CellRow]:
           f1_std=float(v["f1_std"]), n_seeds=n, n_test=test_sizes.get(u),
           best_context_free=None if c is None else float(c["best"]),
           best_context_free_scorer="" if c is None else c["best_baseline"],
-          context_gain=None if c is None else float(c["context_gain"])))
+          context_gain=None if c is None else float(c["context_gain"]),
+          gold_reference_f1=gold_f1("reference", t, u),
+          gold_solver_f1=gold_f1("solver", t, u)))
   return rows
 
 
@@ -59,8 +71,13 @@ def to_csv(rows: list[CellRow]) -> str:
                 "" if r.best_context_free is None
                 else f"{r.best_context_free:.4f}",
                 r.best_context_free_scorer,
-                "" if r.context_gain is None else f"{r.context_gain:.4f}"])
+                "" if r.context_gain is None else f"{r.context_gain:.4f}",
+                _number(r.gold_reference_f1), _number(r.gold_solver_f1)])
   return out.getvalue()
+
+
+def _number(x: float | None) -> str:
+  return "" if x is None else f"{x:.4f}"
 
 
 def console_lines(rows: list[CellRow], cf_from_cache: str = "") -> list[str]:
@@ -81,6 +98,10 @@ def console_lines(rows: list[CellRow], cf_from_cache: str = "") -> list[str]:
                  f"{r.best_context_free_scorer}"
                  + (" from cache" if cf_from_cache else "")
                  + f", gain {r.context_gain:+.3f})")
+      if r.gold_reference_f1 is not None:
+        part += f" [gold {r.gold_reference_f1:.3f}" + (
+            "" if r.gold_solver_f1 is None
+            else f", solver on gold {r.gold_solver_f1:.3f}") + "]"
       parts.append(part)
     lines.append(f"train {t}: " + "  ".join(parts))
   if rows:
@@ -95,6 +116,9 @@ def console_lines(rows: list[CellRow], cf_from_cache: str = "") -> list[str]:
       if losing:
         note += (f"; {losing} of {len(rows)} cell(s) gain nothing from the "
                  "context")
+    if any(r.gold_reference_f1 is not None for r in rows):
+      note += ("; gold: the attribute-relations model on gold attributes "
+               "(the ceiling of perfect features)")
     lines.append(note)
   return lines
 

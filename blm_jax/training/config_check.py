@@ -267,6 +267,9 @@ def problems(config) -> list[str]:
         and not config.results.context_free):
     out.append("config.results.heatmap='context_gain' needs the "
                "context-free baselines: config.results.context_free=True")
+  if not isinstance(config.results.get("gold_ceiling", True), bool):
+    out.append(f"config.results.gold_ceiling="
+               f"{config.results.gold_ceiling!r}: expected True or False")
   cache = config.results.get("context_free_cache", "auto")
   if not isinstance(cache, str):
     out.append(f"config.results.context_free_cache={cache!r}: expected a "

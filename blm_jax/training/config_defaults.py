@@ -101,8 +101,10 @@ def _shared() -> ml_collections.ConfigDict:
   # not fit either way stops with a message (training/grid.py fit_memory).
   c.grid.memory_limit_gb = 0.0
   # Control baselines, more cells of the same grid (training/variants.py):
-  # comma-separated subset of 'answer_only,shuffled_context,random_encoder';
-  # results.json 'controls' (with selectivity), heatmap.png shows them.
+  # comma-separated subset of 'answer_only,shuffled_context,random_encoder,
+  # gold_attributes'; results.json 'controls' (with selectivity),
+  # heatmap.png shows them. gold_attributes (data whose sentences carry
+  # attributes) trains the solver on one-hot attributes: its gold ceiling.
   c.controls = ""
 
   # Reporting (results/report.py); no part of the run's identity.
@@ -115,6 +117,11 @@ def _shared() -> ml_collections.ConfigDict:
   # once. 'auto' = a folder 'context_free' beside the embedding cache
   # (~/.cache/blm_jax/context_free by default); '' = no cache.
   c.results.context_free_cache = "auto"
+  # The gold-attribute ceiling (results/gold_ceiling.py) on data whose
+  # sentences carry attributes: the attribute-relations reference model per
+  # (train, test) pair, beside the gold_attributes control when the run
+  # has it; results.json 'gold_ceiling'. False skips it.
+  c.results.gold_ceiling = True
   # heatmap.png: 'f1' (F1, the best context-free score in each cell) or
   # 'context_gain' (F1 minus the best context-free score).
   c.results.heatmap = "f1"

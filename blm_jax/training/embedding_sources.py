@@ -8,9 +8,11 @@ import dataclasses
 from typing import Callable, Sequence
 
 import ml_collections
+import numpy as np
 
 from blm_jax.data import input_pipeline
 from blm_jax.training import distributed, variants
+from data_builders.common import attributes
 
 
 def encoder_spec(encoder_cfg, **overrides):
@@ -60,7 +62,8 @@ def default_embed_fn(encoder_cfg) -> input_pipeline.EmbedFn:
 class Sources:
   """The embedding tables the grid's variants read besides the real one.
 
-  tables: {'random_encoder' | 'layer=k': [S, D]}, rows as the real table's.
+  tables: {'random_encoder' | 'gold_attributes' | 'layer=k': [S, D]}, rows
+    as the real table's.
   sweep_layers: the swept hidden states (non-negative), () without a sweep.
   main_layer: the hidden state of the real cells (non-negative).
   """
@@ -103,3 +106,31 @@ def default_sources(config, sentences: Sequence[str]) -> Sources:
             s, random_spec, batch_size=enc_cfg.batch_size,
             cache_dir=embedding_cache_dir(enc_cfg)), sentences)
   return Sources(tables, layers, main)
+
+
+def gold_attribute_table(table, embed_dim: int) -> np.ndarray:
+  """[S, embed_dim] float32: each sentence's one-hot attributes, zero-padded
+  to the embedding's width (the `gold_attributes` control)."""
+  one_hot = attributes.one_hot(table.attributes, table.attribute_sizes)
+  if one_hot.shape[1] > embed_dim:
+    raise ValueError(
+        f"config.controls=gold_attributes: the {one_hot.shape[1]} one-hot "
+        f"attribute values do not fit the embedding width {embed_dim}")
+  out = np.zeros((one_hot.shape[0], embed_dim), np.float32)
+  out[:, :one_hot.shape[1]] = one_hot
+  return out
+
+
+def with_gold_attributes(config, data, sources: Sources) -> Sources:
+  """`sources` plus the `gold_attributes` control's table when
+  `config.controls` names it; one line when the data has no attributes."""
+  if "gold_attributes" not in variants.parse_controls(config.controls):
+    return sources
+  table = data.table
+  if not table.attribute_names:
+    raise ValueError(f"config.controls=gold_attributes: "
+                     f"{config.data.name!r} has no attributes: "
+                     f"{table.attributes_missing}")
+  gold = gold_attribute_table(table, data.embed_dim)
+  return dataclasses.replace(sources, tables={**sources.tables,
+                                              "gold_attributes": gold})

@@ -29,7 +29,7 @@ EXECUTION_KEYS = frozenset({
     "encoder.batch_size", "encoder.cache_dir", "data.data_dir",
     "data.manual_dir", "grid.mode", "grid.memory_limit_gb",
     "results.context_free", "results.context_free_cache", "results.heatmap",
-    "results.figure_formats", "results.tensorboard",
+    "results.figure_formats", "results.tensorboard", "results.gold_ceiling",
 })
 
 RESUME_MODES = ("auto", "force", "restart")

@@ -34,7 +34,8 @@ from blm_jax.training import (checkpoints, config_check, distributed,
                               run_identity, variants, workdir_lock)
 from blm_jax.training.embedding_sources import (default_embed_fn,
                                                 default_sources, Sources,
-                                                SourcesFn)
+                                                SourcesFn,
+                                                with_gold_attributes)
 from blm_jax.training.grid import Grid, GridSpec, resolve_mode
 from blm_jax.training.memory_fit import fit_memory
 from blm_jax.training.resume import restore_run
@@ -325,6 +326,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     clock.add("data", t1 - t0 - clock.seconds("embedding"))
     with clock.measure("variant_embeddings"):
       sources = (sources_fn or default_sources)(config, data.table.sentences)
+      try:
+        sources = with_gold_attributes(config, data, sources)
+      except ValueError as e:
+        raise DataMismatchError(str(e)) from None
     variant_seconds = clock.seconds("variant_embeddings")
     data_seconds = time.perf_counter() - t0
 

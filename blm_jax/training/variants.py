@@ -12,7 +12,12 @@ same grid, trained and evaluated exactly as the real cells are:
                     sequence matters;
   random_encoder    the same encoder architecture with random weights (its
                     own embedding-cache key): how much comes from the
-                    pretraining.
+                    pretraining;
+  gold_attributes   each sentence's one-hot attributes (read off its
+                    pattern, `SentenceTable.attributes`) in place of its
+                    embedding, zero-padded to the embedding's width: the
+                    solver's ceiling on perfect features
+                    (`results/gold_ceiling.py`).
 
 A layer-sweep cell 'layer=k' reads hidden state k of the encoder (0 = the
 embedding layer) instead of `config.encoder.layer`.
@@ -35,7 +40,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-CONTROLS = ("answer_only", "shuffled_context", "random_encoder")
+CONTROLS = ("answer_only", "shuffled_context", "random_encoder",
+            "gold_attributes")
+# Controls that read an embedding table of their own.
+OWN_TABLE = ("random_encoder", "gold_attributes")
 AS_IS, ZERO_CONTEXT, SHUFFLED_CONTEXT = 0, 1, 2
 # Part of every instance's permutation seed: change it and every shuffled
 # context changes.
@@ -64,8 +72,8 @@ def variant_layer(variant: str) -> int | None:
 
 def source_of(variant: str) -> str:
   """The embedding table a variant reads: '' (the real one),
-  'random_encoder' or 'layer=k'."""
-  if variant == "random_encoder" or variant_layer(variant) is not None:
+  'random_encoder', 'gold_attributes' or 'layer=k'."""
+  if variant in OWN_TABLE or variant_layer(variant) is not None:
     return variant
   if variant in ("", "answer_only", "shuffled_context"):
     return ""

@@ -1,0 +1,79 @@
+"""The attribute-relations reference model: a BLM solved from attributes.
+
+It reads each sentence's attribute codes (`SentenceTable.attributes`, gold
+or probed), never an embedding. For one candidate and one attribute, the
+context positions and the candidate form a sequence of values; its
+features are the equality relations between every two positions (both
+present and equal) and which positions have the attribute at all. One MLP,
+shared by every attribute, scores those features; a candidate's score is
+the sum over attributes. Equalities, not values, so a rule learnt for one
+value carries over to the other (the bias that solves rules never seen in
+training): the ceiling of what a solver can get from perfect features.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+  hidden: int = 64
+  steps: int = 400
+  learning_rate: float = 3e-3
+  weight_decay: float = 1e-4
+
+
+def num_features(num_context: int) -> int:
+  n = num_context + 1
+  return n * (n - 1) // 2 + n
+
+
+def relation_features(context_codes: jax.Array, context_mask: jax.Array,
+                      answer_codes: jax.Array) -> jax.Array:
+  """[N, C, A] context codes (-1 absent), [N, C] mask, [N, K, A] candidate
+  codes -> [N, K, A, F] float32 features (`num_features(C)`)."""
+  ctx = jnp.where(context_mask[..., None], context_codes, -1)
+  n, c, a = ctx.shape
+  k = answer_codes.shape[1]
+  seq = jnp.concatenate(
+      [jnp.broadcast_to(ctx[:, None], (n, k, c, a)), answer_codes[:, :, None]],
+      axis=2)  # [N, K, C+1, A]
+  seq = jnp.moveaxis(seq, 2, 3)  # [N, K, A, C+1]
+  present = seq >= 0
+  i, j = np.triu_indices(c + 1, k=1)
+  eq = (seq[..., i] == seq[..., j]) & present[..., i] & present[..., j]
+  return jnp.concatenate([eq, present], axis=-1).astype(jnp.float32)
+
+
+def init(key: jax.Array, num_context: int, hidden: int) -> dict:
+  f = num_features(num_context)
+  k1, k2 = jax.random.split(key)
+  return {"w1": jax.random.normal(k1, (f, hidden)) * (2.0 / f) ** 0.5,
+          "b1": jnp.zeros((hidden,)),
+          "w2": jax.random.normal(k2, (hidden,)) * (1.0 / hidden) ** 0.5}
+
+
+def scores(params: dict, features: jax.Array) -> jax.Array:
+  """[N, K, A, F] -> [N, K]: the shared MLP per attribute, summed."""
+  h = jax.nn.relu(features @ params["w1"] + params["b1"])
+  return (h @ params["w2"]).sum(-1)
+
+
+def loss(params: dict, features: jax.Array, answer_mask: jax.Array,
+         correct: jax.Array) -> jax.Array:
+  """Softmax cross-entropy over each instance's real candidates."""
+  s = jnp.where(answer_mask, scores(params, features), -1e9)
+  logp = jax.nn.log_softmax(s, axis=-1)
+  return -jnp.take_along_axis(logp, correct[:, None], axis=-1).mean()
+
+
+def predict(params: dict, features: jax.Array,
+            answer_mask: jax.Array) -> jax.Array:
+  """The chosen candidate per instance (padding never chosen)."""
+  return jnp.argmax(jnp.where(answer_mask, scores(params, features), -jnp.inf),
+                    axis=-1)
