@@ -198,7 +198,7 @@ def test_the_record_is_written_after_every_run_incomplete_until_the_last(
   record = tmp_path / "record.json"
   out = _vae_budget_on_fake_runs(tmp_path, record)
   assert out.returncode != 0
-  assert "dataset 'no_such_dataset' is not known" in out.stderr
+  assert "no dataset short name 'no_such_dataset'" in out.stderr
   r = json.loads(record.read_text())
   assert r["complete"] is False and r["chosen"] is None
   assert list(r["dev_by_seed"]) == ["0"]

@@ -202,8 +202,8 @@ def test_aux_targets_on_data_without_attributes_is_one_line():
     trainer.check_compatible(cfg, data)
   assert str(e.value) == (
       "config.loss.aux_attribute=1 needs the sentences' attributes, and "
-      "'synthetic_{}' has none (its sentence table carries no "
-      "`attributes`): set config.loss.aux_attribute=0")
+      "'synthetic_{}' has none (its family declares no attribute schema "
+      "for this design): set config.loss.aux_attribute=0")
   cfg.loss.aux_attribute = 0.0
   trainer.check_compatible(cfg, data)  # the answer signal alone: fine
 

@@ -252,29 +252,29 @@ def test_results_keys_are_checked_and_left_out_of_the_run_identity():
   # (Types are checked first, alone: a later check may rely on them.)
   cfg.results = {"heatmap": "f1", "context_free": "yes",
                  "figure_formats": "png", "context_free_cache": "auto",
-                 "gold_ceiling": True}
+                 "gold_ceiling": True, "tensorboard": True}
   assert "config.results.context_free='yes'" in "\n".join(
       config_check.problems(cfg))
   cfg.results = {"heatmap": "gain", "context_free": True,
                  "figure_formats": "png", "context_free_cache": "auto",
-                 "gold_ceiling": True}
+                 "gold_ceiling": True, "tensorboard": True}
   assert "config.results.heatmap='gain' is not known" in "\n".join(
       config_check.problems(cfg))
   cfg.results = {"heatmap": "context_gain", "context_free": False,
                  "figure_formats": "png", "context_free_cache": "auto",
-                 "gold_ceiling": True}
+                 "gold_ceiling": True, "tensorboard": True}
   assert config_check.problems(cfg) == [
       "config.results.heatmap='context_gain' needs the context-free "
       "baselines: config.results.context_free=True"]
   cfg.results = {"heatmap": "f1", "context_free": True,
                  "figure_formats": "png,gif", "context_free_cache": "auto",
-                 "gold_ceiling": True}
+                 "gold_ceiling": True, "tensorboard": True}
   assert config_check.problems(cfg) == [
       "config.results.figure_formats='gif' is not known; expected one of "
       "'png', 'svg', 'pdf'"]
   cfg.results = {"heatmap": "f1", "context_free": True,
                  "figure_formats": "png", "context_free_cache": "auto",
-                 "gold_ceiling": "yes"}
+                 "gold_ceiling": "yes", "tensorboard": True}
   assert "config.results.gold_ceiling='yes'" in "\n".join(
       config_check.problems(cfg))
   data = synthetic.data(n_train=10, n_dev=4, n_test=4)

@@ -104,7 +104,7 @@ def test_two_processes_equal_one_and_resume_after_both_are_killed(
   assert sorted(p.name for p in workdir.iterdir()) == [
       ".lock", "checkpoints", "config.json", "errors.png", "errors.svg",
       "heatmap.png", "heatmap.svg", "log.txt", "predictions.npz",
-      "results.csv", "results.json"]
+      "results.csv", "results.json", "tensorboard"]
   log = (workdir / "log.txt").read_text()
   assert log.count("epoch 2 loss") == 1, log
   assert log.count("epoch 0 loss") == 1, log  # from the killed run

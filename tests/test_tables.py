@@ -35,7 +35,7 @@ def test_csv_one_row_per_cell_with_the_baseline_and_test_count():
   r = _results()
   del r["data"]
   assert tables.to_csv(tables.cell_rows(r)).splitlines()[1] == (
-      "I,I,0.9000,0.0100,3,,1.0000,word_logit,-0.1000")
+      "I,I,0.9000,0.0100,3,,1.0000,word_logit,-0.1000,,")
 
 
 def test_console_says_the_baseline_and_when_the_context_did_not_help():

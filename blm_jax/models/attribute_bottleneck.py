@@ -213,11 +213,13 @@ def _check_data(config, data) -> None:
   if weight <= 0:
     return
   attributes = getattr(data.table, "attributes", None)
-  if attributes is None:
+  if attributes is None or np.asarray(attributes).shape[1] == 0:
+    why = getattr(data.table, "attributes_missing", "") or (
+        "its sentence table carries no `attributes`")
     raise ValueError(
         f"config.loss.aux_attribute={weight:g} needs the sentences' "
-        f"attributes, and {config.data.name!r} has none (its sentence table "
-        "carries no `attributes`): set config.loss.aux_attribute=0")
+        f"attributes, and {config.data.name!r} has none ({why}): set "
+        "config.loss.aux_attribute=0")
   attributes = np.asarray(attributes)
   names = tuple(getattr(data.table, "attribute_names", ()))
   if attributes.shape[1] > config.model.slots:
