@@ -90,7 +90,12 @@ def test_two_processes_equal_one_and_resume_after_both_are_killed(
   # Both processes kill themselves (SIGKILL) once epoch 2's checkpoint is
   # written: nothing of theirs runs after that, as after a node failure.
   out = _finish(_start(workdir, 2, kill_after_checkpoint=2))
-  assert [rc for rc, _, _ in out] == [-signal.SIGKILL] * 2, out
+  # A process still inside a collective when its peer dies is aborted by
+  # JAX (SIGABRT) before it reaches its own kill: seen on a loaded CI
+  # machine; either way it is dead, as after a node failure.
+  codes = [rc for rc, _, _ in out]
+  assert -signal.SIGKILL in codes, out
+  assert set(codes) <= {-signal.SIGKILL, -signal.SIGABRT}, out
   assert not (workdir / "results.json").exists()
   assert (workdir / "checkpoints" / "1").is_dir()
 
