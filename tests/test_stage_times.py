@@ -5,9 +5,8 @@ import json
 
 import pytest
 
-from blm_jax.base.stage_clock import StageClock, stages_line
+from blm_jax.base.stage_clock import StageClock, split_compile, stages_line
 from blm_jax.cli import grid_timing
-from blm_jax.training.trainer import split_compile
 
 
 def test_the_clock_sums_repeats_in_first_seen_order_and_counts_failures():

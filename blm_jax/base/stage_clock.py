@@ -10,6 +10,7 @@ grid from committed records.
 from __future__ import annotations
 
 import contextlib
+import statistics
 import time
 from typing import Iterator
 
@@ -50,3 +51,16 @@ def stages_line(stage_seconds: dict[str, float]) -> str:
   parts = [f"{k} {v:.1f} s" for k, v in stage_seconds.items()]
   total = sum(stage_seconds.values())
   return f"stages: {', '.join(parts)} (total {total:.1f} s)"
+
+
+def split_compile(epoch_seconds: list[float]) -> tuple[float, float]:
+  """(compile, training) seconds of a run's epochs. The first epoch holds
+  the compilation: its excess over the median of the others is counted as
+  compiling (one epoch alone is all training: nothing to compare with)."""
+  if not epoch_seconds:
+    return 0.0, 0.0
+  if len(epoch_seconds) == 1:
+    return 0.0, epoch_seconds[0]
+  typical = float(statistics.median(epoch_seconds[1:]))
+  compile_s = max(0.0, epoch_seconds[0] - typical)
+  return compile_s, sum(epoch_seconds) - compile_s

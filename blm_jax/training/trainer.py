@@ -28,7 +28,7 @@ import tqdm
 
 from blm_jax import models
 from blm_jax.base import files
-from blm_jax.base.stage_clock import StageClock
+from blm_jax.base.stage_clock import StageClock, split_compile
 from blm_jax.data import input_pipeline
 from blm_jax.training import (checkpoints, config_check, distributed,
                               run_identity, variants, workdir_lock)
@@ -489,18 +489,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       data_seconds=data_seconds, clock=clock, data=data,
       resume_forced=tuple(forced))
 
-
-def split_compile(epoch_seconds: list[float]) -> tuple[float, float]:
-  """(compile, training) seconds of a run's epochs. The first epoch holds
-  the compilation: its excess over the median of the others is counted as
-  compiling (one epoch alone is all training: nothing to compare with)."""
-  if not epoch_seconds:
-    return 0.0, 0.0
-  if len(epoch_seconds) == 1:
-    return 0.0, epoch_seconds[0]
-  typical = float(np.median(epoch_seconds[1:]))
-  compile_s = max(0.0, epoch_seconds[0] - typical)
-  return compile_s, sum(epoch_seconds) - compile_s
 
 
 def _append_history(history: dict, measured: dict) -> None:
