@@ -99,12 +99,10 @@ class DatasetEntry:
 
   def attribute_schema(self, lexical_type: str) -> Any | None:
     """`schema_for(config)` of the package's `attributes` module (how its
-    pattern keys split into attributes), None when it has none."""
-    module = f"{__package__}.{self.package}.attributes"
-    if importlib.util.find_spec(module) is None:
-      return None
-    config = self.tfds_name(lexical_type).split("/", 1)[1]
-    return importlib.import_module(module).schema_for(config)
+    pattern keys split into attributes), None when it has none: the one
+    lookup the input pipeline uses too (`attributes.schema_for_dataset`)."""
+    from data_builders.common import attributes
+    return attributes.schema_for_dataset(self.tfds_name(lexical_type))
 
 
 _ENTRIES: dict[str, DatasetEntry] | None = None
