@@ -180,8 +180,8 @@ _SETTINGS = flags.DEFINE_list("settings", ["base", "kl_scale"],
 _BUDGET = flags.DEFINE_enum("budget", None, sorted(SOLVER_BUDGETS),
                             "A solver's whole dev budget, its default first "
                             "(instead of --settings).")
-_DATASET = flags.DEFINE_string("dataset", "spray_load", "configs/common.py "
-                               "short name.")
+_DATASET = flags.DEFINE_string("dataset", "spray_load", "A dataset short "
+                               "name (data_builders/registry.py).")
 _EPOCHS = flags.DEFINE_integer("epochs", 120, "Epochs (paper: 120).")
 _NUM_TRAIN = flags.DEFINE_integer("num_train", 2000,
                                   "Sampled per train type (paper: 2000).")
@@ -388,6 +388,11 @@ def main(argv):
   if unknown:
     raise app.UsageError(f"unknown settings {unknown}; known: "
                          f"{sorted(SETTINGS)}")
+  for name in settings:  # a bad --dataset: one line, before any run
+    try:
+      config_for(name, _DATASET.value)
+    except ValueError as e:
+      sys.exit(f"error: --dataset: {e}")
   seeds = [int(x) for x in _SEEDS.value]
   recorded = recorded_runs(_RECORD.value) if _RECORD.value else {}
   by_seed, runs = {}, {}
