@@ -185,6 +185,16 @@ def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
     if platform == "accelerator":
       assert "0 grid(s) measured here and 1 committed record(s)" in plan[0]
       assert "(this dataset)" in plan[1] and "median of 1" in plan[2]
+  # Every grid done: the committed records are not read at all.
+  out = subprocess.run(
+      [sys.executable, "-m", "blm_jax.cli.reproduce",
+       "--suite=cos_en/ffnn", "--plan_only", "--seeds=0,1",
+       "--noseed_follows_grid", f"--configs_dir={configs}",
+       f"--timings={tmp_path / 'timings'}", "--plan_platform=accelerator",
+       f"--out={tmp_path / 'o'}"], cwd=ROOT, capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr[-1500:]
+  assert out.stdout.startswith("plan: 1 grids, 1 done, 0 to run"), out.stdout
+  assert "committed record" not in out.stdout.splitlines()[0]
 
 
 def test_encoder_folder_checkpoint(tmp_path):

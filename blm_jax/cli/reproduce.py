@@ -460,7 +460,10 @@ def main(argv):
   timings = measured(read[w] if w in read
                      else grid_reuse.finished_or_kept(w, opts.keep, g)
                      for w, g in paths)
-  committed = grid_timing.committed(opts.timings)
+  # Committed records only estimate grids still to run (reading them all
+  # is most of a --report_only start).
+  committed = (grid_timing.committed(opts.timings)
+               if not all(d for *_, d in entries) else [])
   platform = opts.plan_platform or grid_timing.platform_of(
       [jax.devices()[0].platform])
   print("\n".join(plan_lines(entries, timings + committed, platform,
