@@ -8,11 +8,11 @@
 Expected on spray/load ALT-ATL with MiniLM, test F1 mean +- std over 3 seeds:
 - `:cpu` (the README's main job): 6 min 1 s from an empty data dir and
   embedding cache on the 2-core CPU shared with other jobs (load average
-  12.5 to 3.7; 1 min 16 s there quiet at 69aa845); I->I 0.936 +- 0.007,
-  II->II 0.414 +- 0.039, III->III 0.260 +- 0.015 (2783c93, builders at
+  12.5 to 3.7; 1 min 16 s there quiet); I->I 0.936 +- 0.007,
+  II->II 0.414 +- 0.039, III->III 0.260 +- 0.015 (builders at
   1.3.0; record docs/records/main_job_vae2_cpu.json).
 - paper scale: I->I 0.996, II->II 0.858, III->III 0.596 (record
-  docs/records/reproduce_paper_scale.json, 9651dd0; that suite's four
+  docs/records/reproduce_paper_scale.json; that suite's four
   agreement and CoS grids took 1 h 50 min together on the shared CPU).
 
 Variants (docs/training.md):
