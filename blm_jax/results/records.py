@@ -27,8 +27,9 @@ matches one of the globs (`where=dataset:*_ctx`: a long table split by
 design); `key=a.b.c` picks a summary inside the record (heatmap of
 `controls.answer_only.summary`, say); `view=context_free` renders
 results.json's context-free baselines (best score, its baseline and the
-context gain per cell). Without options a record with a `summary` renders
-as a heatmap.
+context gain per cell); `view=findings_KIND` renders sentences of
+docs/findings.md (blm_jax.results.findings). Without options a record
+with a `summary` renders as a heatmap.
 
 A record made from a run keeps the builder versions of the data it read;
 a table whose record was made with other versions than this checkout's
@@ -46,7 +47,7 @@ import re
 from typing import Any
 
 from blm_jax.base import files
-from blm_jax.results import judge, markdown_table
+from blm_jax.results import findings, judge, markdown_table
 
 MARKER = re.compile(
     r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
@@ -257,6 +258,11 @@ def _where(columns: list[str], rows: list[list[Any]], spec: str
 def render(record: dict, options: dict[str, str] | None = None) -> str:
   """The markdown table a marker with `options` asks of `record`."""
   options = dict(options or {})
+  if options.get("view", "").startswith("findings"):
+    try:
+      return findings.render(record, options["view"])
+    except ValueError as e:
+      raise RecordError(str(e)) from None
   if "table" in options:
     tables = record.get("tables", {})
     if options["table"] not in tables:
