@@ -15,7 +15,7 @@ Expected on spray/load ALT-ATL with MiniLM, test F1 mean +- std over 3 seeds:
   docs/records/reproduce_paper_scale.json; that suite's four
   agreement and CoS grids took 1 h 50 min together on the shared CPU).
 
-Variants (docs/training.md):
+Variants (docs/explanation/solvers.md):
 - (default) eq. (4-6) with every KL times latent/D, trained with the dot
   product and the answer hinge summed over the wrong candidates (eq. 1),
   chosen on spray/load dev at paper scale (one seed): dev 0.680 / 0.268 /

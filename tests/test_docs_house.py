@@ -38,7 +38,7 @@ def markdown_files(root: str = ROOT) -> list[str]:
   return [p for p in out if os.path.isfile(os.path.join(root, p))]
 
 
-LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def _anchor(heading: str) -> str:
@@ -94,7 +94,7 @@ def test_a_broken_link_is_named_with_its_line(tmp_path):
 # (command as typed, module under blm_jax/cli, what it does)
 COMMANDS = [
     ("blm train", "train", "Train a solver grid from a config file; "
-     "`python launch.py` is the same command."),
+     "launch.py is the same command."),
     ("blm reproduce", "reproduce", "A paper's grids at paper scale, then "
      "report.md: the papers' numbers and claims beside ours."),
     ("blm embed", "embed", "Fill the embedding cache with a dataset's or a "
@@ -152,7 +152,9 @@ def flags_of(path: str) -> list[tuple[str, object, str]]:
                  else keywords.get("default"))
       if default is not None and _value(default) is None and not (
           isinstance(default, ast.Constant)):
-        default = ast.Constant(ast.unparse(default))  # A name: show it.
+        # A name is shown as written; an expression as "computed".
+        default = ast.Constant(ast.unparse(default) if isinstance(
+            default, (ast.Name, ast.Attribute)) else "computed")
       help_node = (node.args[help_at] if len(node.args) > help_at
                    else keywords.get("help"))
       out.append(("--" + str(_value(node.args[0])),
@@ -179,8 +181,8 @@ def cli_reference(root: str = ROOT) -> str:
       "in `blm_jax/cli/` (`python tests/test_docs_house.py` rewrites this "
       "file; a test fails when it is out of date). `blm <command> --help` "
       "prints the same flags with the dataset short names and config "
-      "files; `pip install` puts `blm` on the path, and each `blm X` is "
-      "`python -m blm_jax.cli.X`.", ""]
+      "files; `pip install` puts `blm` on the path, and each `blm X` runs "
+      "the module `blm_jax.cli.X`.", ""]
   for command, module, what in COMMANDS:
     source = f"blm_jax/cli/{module}.py"
     lines += [f"## `{command}`", "", f"{what} Source: `{source}`.", "",
