@@ -89,6 +89,21 @@ def test_a_broken_link_is_named_with_its_line(tmp_path):
       "docs/a.md:4: a.md#nope (no such heading)"]
 
 
+def test_docs_has_a_folder_per_reader_and_the_findings():
+  docs = os.path.join(ROOT, "docs")
+  for reader in ("tutorials", "how-to", "reference", "explanation"):
+    names = os.listdir(os.path.join(docs, reader))
+    assert any(n.endswith(".md") for n in names), f"docs/{reader}/ is empty"
+  assert os.path.isfile(os.path.join(docs, "findings.md"))
+  # Every doc is reachable from the index of docs/.
+  with open(os.path.join(docs, "README.md"), encoding="utf-8") as f:
+    index = f.read()
+  for reader in ("tutorials", "how-to", "reference", "explanation"):
+    for name in sorted(os.listdir(os.path.join(docs, reader))):
+      assert f"{reader}/{name}" in index, (
+          f"docs/README.md does not link docs/{reader}/{name}")
+
+
 # -- The command-line reference ---------------------------------------------------
 
 # (command as typed, module under blm_jax/cli, what it does)
