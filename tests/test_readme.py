@@ -34,7 +34,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.environ.get("BLM_README", os.path.join(ROOT, "README.md"))
 # The docs (every reader's folder) are checked like the README;
-# docs/experiments/ records the commands of past runs as they were, so it
+# studies/experiments/ records the commands of past runs as they were, so it
 # is not.
 DOCS = [README] + ([] if "BLM_README" in os.environ else sorted(
     os.path.join(folder, n)

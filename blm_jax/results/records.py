@@ -1,6 +1,6 @@
 """Study records: small JSON files that every results table in the docs is read from.
 
-A record (docs/records/<name>.json) holds what a table needs and where it
+A record (studies/records/<name>.json) holds what a table needs and where it
 came from:
 
   {"study": ..., "date": "YYYY-MM-DD", "commit": ..., "command": ...,
@@ -16,7 +16,7 @@ cells are strings transcribed as published.
 A document shows a table between two markers, which `render_document`
 rewrites from the record:
 
-  <!-- table: docs/records/main_job_vae2_cpu.json -->
+  <!-- table: studies/records/main_job_vae2_cpu.json -->
   | train \\ test | I | II | III |
   ...
   <!-- end table -->
@@ -368,14 +368,15 @@ def render_document(text: str, root: str, current=current_version
 
 def documents(root: str) -> list[str]:
   """README.md, each data_builders/<family>/README.md and every
-  docs/**/*.md under `root`, relative to it."""
+  docs/**/*.md and studies/**/*.md under `root`, relative to it."""
   out = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
   builders = os.path.join(root, "data_builders")
   if os.path.isdir(builders):
     out += sorted(os.path.join("data_builders", d, "README.md")
                   for d in os.listdir(builders)
                   if os.path.isfile(os.path.join(builders, d, "README.md")))
-  for folder, _, names in sorted(os.walk(os.path.join(root, "docs"))):
-    out += sorted(os.path.relpath(os.path.join(folder, n), root)
-                  for n in names if n.endswith(".md"))
+  for top in ("docs", "studies"):
+    for folder, _, names in sorted(os.walk(os.path.join(root, top))):
+      out += sorted(os.path.relpath(os.path.join(folder, n), root)
+                    for n in names if n.endswith(".md"))
   return out
