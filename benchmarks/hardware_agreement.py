@@ -6,7 +6,7 @@ how often the two chose the same answer, beside how often two different
 seeds of the first machine agree (what a seed alone changes).
 
   python benchmarks/hardware_agreement.py \
-      --a=docs/records/paper_rest/cos_en_seq/ffnn.predictions.npz --a_name=h100 \
+      --a=studies/records/paper_rest/cos_en_seq/ffnn.predictions.npz --a_name=h100 \
       --b=workdirs/hwcheck/cos_en_seq/ffnn/predictions.npz,workdirs/hwcheck4/cos_en_seq/ffnn/predictions.npz \
       --b_name=cpu --out=benchmarks/results/hardware_agreement_cos_en_seq_ffnn.json
 """

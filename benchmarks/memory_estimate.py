@@ -8,7 +8,7 @@ Runs `launch.py` with the flags after `--` under `/usr/bin/time -v` and
 reads the estimate from the run's log.txt: the epoch's memory (the grid
 form the check chose) plus the host copy of the state a checkpoint save
 makes. Appends {command, estimate, peak RSS, within} to
-docs/records/memory_estimate.json (table `runs`). The peak RSS is the
+studies/records/memory_estimate.json (table `runs`). The peak RSS is the
 whole process's: Python, jax and the libraries, the data and the
 embedding table on the host as well as what the estimate counts. The
 budget is the memory available when the check runs, after the process
@@ -35,7 +35,7 @@ sys.path.insert(0, ROOT)
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
 
-RECORD = os.path.join(ROOT, "docs", "records", "memory_estimate.json")
+RECORD = os.path.join(ROOT, "studies", "records", "memory_estimate.json")
 
 
 def estimate(log: str) -> dict:

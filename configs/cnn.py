@@ -5,8 +5,7 @@
   python launch.py --config=configs/cnn.py:dataset=agreement_fr,cpu --workdir=...
 
 Expected on spray/load ALT-ATL with MiniLM, on the 2-core CPU (no record:
-the figures are those of docs/experiments/2026-11-23-cnn-banded-convolutions.md,
-7709b80 and 527b5c5):
+the figures are those of the banded-convolutions note in studies/experiments/):
 - `:cpu`: about 1 min with the embedding cache filled (58 s).
 - paper scale, one seed (`--config.grid.seeds='(0,)'`): about 7 min of
   training at about 2,200 instances/s; train I -> test I / II / III F1

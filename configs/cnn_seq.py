@@ -8,7 +8,7 @@ Default: their architecture with the project's shared training settings
 the epoch of best dev accuracy), as the other baselines, at learning rate
 3e-4: the setting dev chose from the solver's tuning budget, ahead of
 1e-3 in every seed (+0.045, +0.027, +0.030;
-docs/experiments/2026-11-26-solver-tuning.md). `reference`: at the
+record studies/records/tuning_cnn_seq.json). `reference`: at the
 shared learning rate 1e-3, their training code (utils/losses.py, train.py,
 test.py): the mean of the per-candidate hinges, the cosine to predict, the
 epoch of lowest dev loss.

@@ -6,15 +6,15 @@
 
 Expected on spray/load ALT-ATL with MiniLM, test F1 mean over 3 seeds:
 - `:cpu` (480 train per type, 20 epochs): about 1 min on the 2-core CPU with
-  the embedding cache filled (57 s at 866726f); I->I 0.961, II->II 0.559,
-  III->III 0.263 (record docs/records/controls_ffnn_cpu.json, its real
-  cells; docs/experiments/2026-11-24-main-job.md).
+  the embedding cache filled (57 s); I->I 0.961, II->II 0.559,
+  III->III 0.263 (record studies/records/controls_ffnn_cpu.json, its real
+  cells).
 - paper scale (1600 train per type, 120 epochs): I->I 0.994, II->II 0.877,
-  III->III 0.408 (record docs/records/reproduce_paper_scale.json).
+  III->III 0.408 (record studies/records/reproduce_paper_scale.json).
 
 The default (000 sec. 6.1's Adam 1e-3, hidden 3.5 x D, dot score) is also
 the setting dev chose from the same tuning budget vae2 had: no other beat it
-in all three seeds (docs/experiments/2026-11-24-dev-tuning-budget.md).
+in all three seeds (record studies/records/dev_tuning_ablation.json).
 """
 
 from configs import common

@@ -9,7 +9,7 @@ margin loss of the other solvers (000 eq. 1) and the paper's training
 settings (000 sec. 6.1: Adam, batch 100, 120 epochs) but for the learning
 rate, 3e-3: the setting dev chose from the solver's tuning budget, ahead
 of 1e-3 in every seed (+0.016, +0.023, +0.009;
-docs/experiments/2026-11-26-solver-tuning.md). The sizes are the library
+record studies/records/tuning_relnet.json). The sizes are the library
 defaults (panel 256 passed too, by less: +0.011 on average).
 """
 

@@ -14,13 +14,12 @@ or its `<name>_uniform` twin (uniform negatives of distinct other patterns):
 
   python launch.py --config=configs/sent_vae.py:source=cos_it --workdir=...
 
-Expected (paper sizes, 3 seeds, MiniLM; record docs/records/table5_chunks.json,
-a821485): test F1 0.161 +- 0.008 on the default source agreement_en,
+Expected (paper sizes, 3 seeds, MiniLM; record studies/records/table5_chunks.json):
+test F1 0.161 +- 0.008 on the default source agreement_en,
 0.562 +- 0.025 on spray_load_ALT-ATL, 0.934 +- 0.013 on cos_it (000 Table 5:
 0.959, 0.951, 0.960). The runtime of these runs was not recorded.
 
-Variants (chosen on dev: record docs/records/sent_vae_ablation.json,
-docs/experiments/2026-11-23-chunks-and-sent-vae.md):
+Variants (chosen on dev: record studies/records/sent_vae_ablation.json):
 - (default) the hinge of each negative on the L2-normalised dot scores,
   averaged over the negatives, KL x latent/D (dev 0.594 on
   spray_load_ALT-ATL chunks against 0.148 for eq. 2-3 as printed).
@@ -53,9 +52,8 @@ def get_config(arg=None):
   c.data.num_train = 2576 + 630
   c.data.dev_fraction = 630 / (2576 + 630)
   c.model.channels = (32,)
-  # Chosen on dev by the ablation of
-  # docs/experiments/2026-11-23-chunks-and-sent-vae.md (spray_load_ALT-ATL
-  # chunks, one seed): eq. 2-3 as printed 0.148, dot + eq. 1 0.332,
+  # Chosen on dev by the ablation of studies/records/sent_vae_ablation.json
+  # (spray_load_ALT-ATL chunks, one seed): eq. 2-3 as printed 0.148, dot + eq. 1 0.332,
   # normalised scores 0.498, normalised + mean of hinges 0.594.
   c.train.score = "normalized"
   c.loss.answer_reduction = "mean_hinge"

@@ -13,7 +13,7 @@ the masked weights train and the masked layer gives the latent means, the
 project's shared training settings, and no sentence-level margin
 (`loss.sentence_margin=0`): the setting dev chose from the solver's tuning
 budget, ahead of the weight 1 in every seed (+0.048, +0.062, +0.040 in
-mean dev accuracy; docs/experiments/2026-11-26-solver-tuning.md), so the
+mean dev accuracy; record studies/records/tuning_two_level_vae_subnets.json), so the
 sentence level learns from its KL and the task alone; `reference`: their
 code as it runs (masked weights frozen at init, their sampler's
 interleaved reading of [masked, unmasked] outputs, their training loop,

@@ -10,7 +10,7 @@ no KL term (`loss.task_kl=0`; theirs is KL x latent / D): the setting dev
 chose from the solver's tuning budget, ahead in every seed (+0.011,
 +0.018, +0.020; learning rate 3e-4 passed too, +0.015 on average against
 +0.016: a tie the rule breaks by the mean;
-docs/experiments/2026-11-26-solver-tuning.md). `reference`: their code
+record studies/records/tuning_vae.json). `reference`: their code
 as it runs (their KL weight and training code: the mean of the
 per-candidate hinges, the cosine to predict, the epoch of lowest dev
 loss).

@@ -8,19 +8,19 @@
 Expected on spray/load ALT-ATL with MiniLM, test F1 mean +- std over 3 seeds:
 - `:cpu` (the README's main job): 6 min 1 s from an empty data dir and
   embedding cache on the 2-core CPU shared with other jobs (load average
-  12.5 to 3.7; 1 min 16 s there quiet at 69aa845); I->I 0.936 +- 0.007,
-  II->II 0.414 +- 0.039, III->III 0.260 +- 0.015 (2783c93, builders at
-  1.3.0; record docs/records/main_job_vae2_cpu.json).
+  12.5 to 3.7; 1 min 16 s there quiet); I->I 0.936 +- 0.007,
+  II->II 0.414 +- 0.039, III->III 0.260 +- 0.015 (builders at
+  1.3.0; record studies/records/main_job_vae2_cpu.json).
 - paper scale: I->I 0.996, II->II 0.858, III->III 0.596 (record
-  docs/records/reproduce_paper_scale.json, 9651dd0; that suite's four
+  studies/records/reproduce_paper_scale.json; that suite's four
   agreement and CoS grids took 1 h 50 min together on the shared CPU).
 
-Variants (docs/training.md):
+Variants (docs/explanation/solvers.md):
 - (default) eq. (4-6) with every KL times latent/D, trained with the dot
   product and the answer hinge summed over the wrong candidates (eq. 1),
   chosen on spray/load dev at paper scale (one seed): dev 0.680 / 0.268 /
   0.203 for eq. (4-6) as printed, 0.995 / 0.853 / 0.582 for this default
-  (record docs/records/vae2_ablation.json).
+  (record studies/records/vae2_ablation.json).
 - `reference`: the authors' published code (CLCL-Geneva/BLM-SNFDisentangling,
   VariationalAutoencoder_2level and utils/losses.py): 40 sentence channels,
   a 4x4-convolution task encoder and a 15x15 transposed-convolution answer

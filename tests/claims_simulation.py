@@ -9,7 +9,7 @@ exactly while the probabilities stay inside [0, 1] (keep truth in
 [w + 3 sd, 1 - w - 3 sd]).
 
 Used by tests/test_statistics.py (small) and
-benchmarks/claims_simulation.py (the committed figures).
+studies/claims_simulation.py (the committed figures).
 """
 
 from __future__ import annotations

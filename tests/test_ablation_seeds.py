@@ -1,4 +1,4 @@
-"""The dev-tuning ablation's per-seed table (benchmarks/vae2_ablation.py):
+"""The dev-tuning ablation's per-seed table (studies/vae2_ablation.py):
 a choice between settings shows each seed's difference, not just a mean."""
 
 import json
@@ -11,7 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _seed_table(by_seed, names):
   # A subprocess: the benchmark defines absl flags at import.
-  code = ("import json, sys; sys.path.insert(0, 'benchmarks'); "
+  code = ("import json, sys; sys.path.insert(0, 'studies'); "
           "import vae2_ablation as a; "
           "d = json.loads(sys.argv[1]); "
           "by = {int(k): v for k, v in d['by_seed'].items()}; "
@@ -61,7 +61,7 @@ def test_every_setting_builds_a_valid_config_that_changes_known_keys():
   # validator refuses keys that are not the solver's, so a bad setting
   # fails here rather than an hour into the tuning budget.
   code = """
-import sys; sys.path.insert(0, 'benchmarks')
+import sys; sys.path.insert(0, 'studies')
 import vae2_ablation as a
 from blm_jax.training import config_check
 a.flags.FLAGS(['x'])
@@ -82,7 +82,7 @@ print(len(a.SETTINGS))
                        capture_output=True, text=True)
   assert out.returncode == 0, out.stderr[-2000:]
   names = subprocess.run(
-      [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
+      [sys.executable, "-c", "import sys; sys.path.insert(0, 'studies'); "
        "import vae2_ablation as a; print(' '.join(sorted(a.SETTINGS)))"],
       cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
   for solver in ("relnet", "cnn_seq", "vae", "vae_1d_2level",
@@ -92,7 +92,7 @@ print(len(a.SETTINGS))
   assert "attribute_bottleneck_reference" not in names
   assert "attribute_bottleneck_gumbel" in names
   budget = subprocess.run(
-      [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
+      [sys.executable, "-c", "import sys; sys.path.insert(0, 'studies'); "
        "import vae2_ablation as a; print(' '.join(a.SOLVER_BUDGETS['vae']))"],
       cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
   # --budget=vae trains these in this order: the default first, which the
@@ -103,7 +103,7 @@ print(len(a.SETTINGS))
 
 def test_budget_and_settings_together_are_refused():
   out = subprocess.run(
-      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+      [sys.executable, "studies/vae2_ablation.py", "--budget=vae",
        "--settings=vae", "--out=/nonexistent"], cwd=ROOT,
       capture_output=True, text=True)
   assert out.returncode != 0
@@ -112,7 +112,7 @@ def test_budget_and_settings_together_are_refused():
 
 
 def test_study_record_holds_the_tables_the_docs_render_and_the_choice():
-  code = ("import json, sys; sys.path.insert(0, 'benchmarks'); "
+  code = ("import json, sys; sys.path.insert(0, 'studies'); "
           "import vae2_ablation as a; "
           "d = json.loads(sys.argv[1]); "
           "by = {int(k): v for k, v in d['by_seed'].items()}; "
@@ -150,7 +150,7 @@ def _vae_budget_on_fake_runs(tmp_path, record):
   """vae's budget over the runs faked under tmp_path/out (a dataset no
   config knows: a run that is not there fails to train)."""
   return subprocess.run(
-      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+      [sys.executable, "studies/vae2_ablation.py", "--budget=vae",
        "--seeds=0,1,2", "--top=2", "--dataset=no_such_dataset",
        f"--out={tmp_path / 'out'}", f"--record={record}"], cwd=ROOT,
       capture_output=True, text=True, timeout=120)
@@ -207,7 +207,7 @@ def test_the_record_is_written_after_every_run_incomplete_until_the_last(
 
 
 _RECORD_OF = """
-import json, sys; sys.path.insert(0, 'benchmarks')
+import json, sys; sys.path.insert(0, 'studies')
 import vae2_ablation as a
 from blm_jax.data import input_pipeline
 from blm_jax.training import run_identity
@@ -241,7 +241,7 @@ def _ablation_from_record(tmp_path, record):
   # made: a setting that is not taken from the record fails to train.
   (tmp_path / "file").write_text("")
   return subprocess.run(
-      [sys.executable, "benchmarks/vae2_ablation.py", "--budget=vae",
+      [sys.executable, "studies/vae2_ablation.py", "--budget=vae",
        "--seeds=0,1,2", "--top=2", f"--out={tmp_path / 'fresh'}",
        f"--record={record}"], cwd=ROOT, capture_output=True, text=True,
       timeout=300, env={**os.environ,

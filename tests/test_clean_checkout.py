@@ -40,7 +40,7 @@ def _outputs():
       if eq and flag in OUTPUT_FLAGS and value and not record and not (
           test_readme._is_placeholder(value) or value.startswith(
               ("/", "~", "$", "path/to"))):
-        if flag == "--out" and value.startswith("docs/records/"):
+        if flag == "--out" and value.startswith("studies/records/"):
           continue  # `records make` writes the record it is asked for.
         yield where, flag, value
 

@@ -43,7 +43,7 @@ def test_rest_plan_deals_each_dataset_to_one_process(tmp_path, monkeypatch):
              for line in lines)
   # A kept record takes its grid out of the plan.
   (tmp_path / "cos_en_seq").mkdir()
-  src = os.path.join(collect_vocab.ROOT, "docs", "records", "paper_rest",
+  src = os.path.join(collect_vocab.ROOT, "studies", "records", "paper_rest",
                      "cos_en_seq")
   for name in ("ffnn.json", "ffnn.predictions.npz"):
     (tmp_path / "cos_en_seq" / name).write_bytes(

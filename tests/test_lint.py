@@ -117,7 +117,7 @@ def _own_jsonl(folder, n=12, labels=("N2_alter", "Corr", "WN1")):
 
 
 def test_cli_on_valid_own_jsonl_exits_0(tmp_path, capsys):
-  """docs/own-data.md's lint, by path and by TFDS name: own labels are
+  """docs/tutorials/own-data.md's lint, by path and by TFDS name: own labels are
   info, never a failure."""
   own = _own_jsonl(tmp_path / "own")
   assert lint_cli.main([str(own)]) == 0

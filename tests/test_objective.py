@@ -129,7 +129,7 @@ def test_reference_variant_matches_the_authors_architecture(dim, want):
   """Parameter counts of the authors' VariationalAutoencoder_2level (their
   code instantiated with simple samplers, latent 5 at both levels, x_dim
   32 as their scripts pass it: at D = 384 a 32 x 12 array padded by 3
-  columns on each side; docs/training.md)."""
+  columns on each side; docs/explanation/solvers.md)."""
   c = vae2.get_config("reference")
   m = models.create_model(c.model, embed_dim=dim, num_context=7,
                           score=c.train.score, loss_cfg=c.loss)

@@ -33,11 +33,15 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.environ.get("BLM_README", os.path.join(ROOT, "README.md"))
-# The reference docs are checked like the README; docs/experiments/ records
-# the commands of past runs as they were, so it is not.
+# The docs (every reader's folder) are checked like the README;
+# studies/experiments/ records the commands of past runs as they were, so it
+# is not.
 DOCS = [README] + ([] if "BLM_README" in os.environ else sorted(
-    os.path.join(ROOT, "docs", n) for n in os.listdir(os.path.join(ROOT, "docs"))
-    if n.endswith(".md")) if os.path.isdir(os.path.join(ROOT, "docs")) else [])
+    os.path.join(folder, n)
+    for folder, dirs, names in os.walk(os.path.join(ROOT, "docs"))
+    if os.path.relpath(folder, os.path.join(ROOT, "docs")).split(os.sep)[0]
+    not in ("experiments", "records")
+    for n in names if n.endswith(".md")))
 HEAVY_MARKERS = ("# needs a finished run", "# needs the network")
 RELEASE_PLACEHOLDER = "path/to/release"
 

@@ -98,14 +98,15 @@ def test_where_keeps_the_rows_whose_column_matches_a_glob(tmp_path):
   with pytest.raises(records.RecordError, match="rows of a table=NAME"):
     records.render({"summary": _summary()}, {"where": "dataset:*"})
   # In a document, the marker's options carry it, the error names the line.
-  (tmp_path / "docs" / "records").mkdir(parents=True)
-  (tmp_path / "docs" / "records" / "r.json").write_text(json.dumps(record))
+  (tmp_path / "studies" / "records").mkdir(parents=True)
+  (tmp_path / "studies" / "records" / "r.json").write_text(json.dumps(record))
+  (tmp_path / "docs").mkdir()
   (tmp_path / "docs" / "d.md").write_text(
-      "<!-- table: docs/records/r.json table=claims where=dataset:*_seq -->\n"
+      "<!-- table: studies/records/r.json table=claims where=dataset:*_seq -->\n"
       "<!-- end table -->\n\n"
-      "<!-- table: docs/records/r.json table=claims where=dataset:x -->\n"
+      "<!-- table: studies/records/r.json table=claims where=dataset:x -->\n"
       "<!-- end table -->\n")
-  with pytest.raises(SystemExit, match="line 4: docs/records/r.json: "
+  with pytest.raises(SystemExit, match="line 4: studies/records/r.json: "
                      "where=dataset:x: no row"):
     cli.tables(str(tmp_path))
   assert "cos_en_seq" not in (tmp_path / "docs" / "d.md").read_text()
@@ -117,7 +118,7 @@ def test_committed_docs_match_their_records():
 
 def test_every_record_names_its_provenance():
   # Subfolders too: a suite's kept grid records (reproduce --keep).
-  folder = os.path.join(ROOT, "docs", "records")
+  folder = os.path.join(ROOT, "studies", "records")
   # Beside a kept grid record, its predictions (<model>.predictions.npz).
   paths = sorted(os.path.relpath(os.path.join(d, f), folder)
                  for d, _, fs in os.walk(folder) for f in fs)
@@ -127,23 +128,24 @@ def test_every_record_names_its_provenance():
   for name in names:
     r = records.load(os.path.join(folder, name))
     for key in ("study", "date", "commit", "command", "source"):
-      assert r.get(key), f"docs/records/{name} has no {key}"
+      assert r.get(key), f"studies/records/{name} has no {key}"
 
 
 def _copy_docs(tmp_path):
   shutil.copy(os.path.join(ROOT, "README.md"), tmp_path / "README.md")
   shutil.copytree(os.path.join(ROOT, "docs"), tmp_path / "docs")
+  shutil.copytree(os.path.join(ROOT, "studies"), tmp_path / "studies")
   return tmp_path
 
 
 def test_a_changed_number_fails_the_check_naming_file_and_record(tmp_path):
   root = _copy_docs(tmp_path)
-  path = root / "docs" / "records" / "main_job_vae2_cpu.json"
+  path = root / "studies" / "records" / "main_job_vae2_cpu.json"
   record = json.loads(path.read_text())
   record["summary"]["II"]["III"]["f1_mean"] += 0.01
   path.write_text(json.dumps(record))
   differ = cli.tables(str(root), check=True)
-  assert differ and all("docs/records/main_job_vae2_cpu.json" in d
+  assert differ and all("studies/records/main_job_vae2_cpu.json" in d
                         for d in differ)
   assert any(d.startswith("README.md:") for d in differ)
   # Without --check the tables are rewritten, and then they match.
@@ -155,9 +157,9 @@ def test_a_changed_number_fails_the_check_naming_file_and_record(tmp_path):
 
 def test_a_missing_record_is_an_error_naming_the_file(tmp_path):
   (tmp_path / "README.md").write_text(
-      "x\n<!-- table: docs/records/nope.json -->\n<!-- end table -->\n")
+      "x\n<!-- table: studies/records/nope.json -->\n<!-- end table -->\n")
   with pytest.raises(SystemExit, match="README.md: line 2: no record "
-                     "docs/records/nope.json"):
+                     "studies/records/nope.json"):
     cli.tables(str(tmp_path), check=True)
 
 
@@ -174,7 +176,7 @@ def test_make_drops_histories(tmp_path):
              "controls": {"answer_only": {"cells": [cell], "summary": {}}}}
   (work / "results.json").write_text(json.dumps(results))
   (work / "config.json").write_text(json.dumps({"model": {"name": "ffnn"}}))
-  out = tmp_path / "docs" / "records" / "r.json"
+  out = tmp_path / "studies" / "records" / "r.json"
   cli.make(str(work), str(out), "python launch.py --config=configs/ffnn.py",
            commit="abc1234")
   r = json.loads(out.read_text())
@@ -236,14 +238,14 @@ def test_a_table_row_of_the_wrong_length_is_named():
 
 
 def _doc_with_versions(tmp_path, versions, marker_opts=""):
-  (tmp_path / "docs" / "records").mkdir(parents=True, exist_ok=True)
+  (tmp_path / "studies" / "records").mkdir(parents=True, exist_ok=True)
   record = {"summary": _summary(), "grid": {"train_types": ["I", "II"],
                                             "test_types": ["I", "II"]},
             "data": {"builder_versions": versions}}
-  (tmp_path / "docs" / "records" / "r.json").write_text(json.dumps(record))
+  (tmp_path / "studies" / "records" / "r.json").write_text(json.dumps(record))
   body = records.render(record)
   (tmp_path / "README.md").write_text(
-      f"x\n<!-- table: docs/records/r.json{marker_opts} -->\n{body}"
+      f"x\n<!-- table: studies/records/r.json{marker_opts} -->\n{body}"
       "<!-- end table -->\n")
   return tmp_path / "README.md"
 
@@ -256,7 +258,7 @@ def test_a_table_from_older_builders_fails_the_check(tmp_path):
   _doc_with_versions(tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.1.0",
                                 "blm_spray_load/ALT-ATL_type_II": "1.2.0"})
   assert cli.tables(str(tmp_path), check=True, current=NOW) == [
-      "README.md:2: table from docs/records/r.json was made with other "
+      "README.md:2: table from studies/records/r.json was made with other "
       "builders (blm_spray_load/ALT-ATL_type_I 1.1.0, now 1.2.0): rerun it "
       "and `records make` its record, or mark the table stale (`stale=yes` "
       "in its marker)"]
@@ -269,7 +271,7 @@ def test_a_table_marked_stale_says_so_under_it(tmp_path):
   readme = _doc_with_versions(
       tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.1.0"}, " stale=yes")
   differ = cli.tables(str(tmp_path), check=True, current=NOW)
-  assert differ == ["README.md:2: table from docs/records/r.json stale=yes "
+  assert differ == ["README.md:2: table from studies/records/r.json stale=yes "
                     "differs from its record"]
   cli.tables(str(tmp_path), current=NOW)  # writes the stale line
   assert ("*Stale: made with blm_spray_load/ALT-ATL_type_I 1.1.0 (now "
@@ -280,7 +282,7 @@ def test_a_table_marked_stale_says_so_under_it(tmp_path):
   _doc_with_versions(tmp_path, {"blm_spray_load/ALT-ATL_type_I": "1.2.0"},
                      " stale=yes")
   assert cli.tables(str(tmp_path), check=True, current=NOW) == [
-      "README.md:2: table from docs/records/r.json is marked stale but its "
+      "README.md:2: table from studies/records/r.json is marked stale but its "
       "record's builders are current: drop `stale=` from its marker"]
 
 

@@ -197,7 +197,7 @@ def test_design_analysis_records_the_rule_counts(tmp_path, monkeypatch,
                                                 capsys):
   import json
 
-  from benchmarks import design_analysis
+  from studies import design_analysis
   from data_builders.common import loading
   toy = {"train": [_toy("1", "AB"), _toy("2", "BA")],
          "test": [_toy("3", "AB"), _toy("4", "BB")]}

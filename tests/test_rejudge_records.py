@@ -1,4 +1,4 @@
-"""benchmarks/rejudge_records.py on a record that kept each grid's
+"""studies/rejudge_records.py on a record that kept each grid's
 per-seed F1: today's claims on the F1 heatmaps, beside the recorded
 verdicts."""
 
@@ -42,7 +42,7 @@ def test_a_seed_f1_record_is_rejudged_by_todays_claims(tmp_path):
   path = tmp_path / "record.json"
   path.write_text(json.dumps(record))
   done = subprocess.run(
-      [sys.executable, os.path.join(ROOT, "benchmarks", "rejudge_records.py"),
+      [sys.executable, os.path.join(ROOT, "studies", "rejudge_records.py"),
        str(path)], capture_output=True, text=True, cwd=ROOT,
       env={**os.environ, "PYTHONPATH": ROOT})
   assert done.returncode == 0, done.stderr

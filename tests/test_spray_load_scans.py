@@ -4,7 +4,7 @@ and spurt's with-variant with a leaking pipe or valve as the agent. Every
 split of every type of every config of both spray/load builders is scanned
 at full size (the `full_scan` tests: generation without embedding, 6-120 s
 a config on the loaded shared CPU, about 20 min for all 24;
-docs/records/spray_load_scans.json has each one's time; deselect them with
+studies/records/spray_load_scans.json has each one's time; deselect them with
 `-m "not full_scan"`)."""
 
 import json
@@ -80,7 +80,7 @@ def test_every_agent_of_spurt_aims(lex):
 
 def test_scan_record_is_clean_and_current():
   """The committed full-size scan: every config at 0 for both classes."""
-  record = json.loads((ROOT / "docs/records/spray_load_scans.json").read_text())
+  record = json.loads((ROOT / "studies/records/spray_load_scans.json").read_text())
   assert len(record["configs"]) == len(CONFIGS)
   for row in record["configs"].values():
     assert row["verb_form_stutter"] == 0 and row["emitter_with_variant"] == 0

@@ -239,7 +239,7 @@ def test_answers_alone_leave_the_16_cells(seq, lt):
 def test_design_analyzer_position_bounds(seq, lt):
   """The project's design analyzer (pattern level, cross-fitted): no
   single position over 0.6, no pair either, the context determines one
-  answer. (Its context-free part is in docs/records/
+  answer. (Its context-free part is in studies/records/
   design_analysis_spray_load_seq.json: 2000 instances take minutes.)"""
   from blm_jax.data import design
   (r,) = design.analyze(seq[lt], context_free=False, positions=True)

@@ -3,8 +3,8 @@
 Each scenario draws synthetic grids with a known truth
 (tests/claims_simulation.py) and runs them through `judge.check`; rates
 are checked against the nominal ones within 3 Monte Carlo standard errors.
-benchmarks/claims_simulation.py runs the same scenarios larger (the
-figures in docs/experiments/2026-11-25-claims-statistics.md).
+studies/claims_simulation.py runs the same scenarios larger (the
+figures in studies/experiments/2026-11-25-claims-statistics.md).
 """
 
 import math

@@ -16,7 +16,7 @@ names (`chunks_<source>` for a chunk grid's), comma-separated; PROCS:
 builder processes (each config is built by one). The second file may be
 the pruned model's word_ids.npy (the ids that travelled).
 
-  REST_SUITE=paper000 REST_KEEP=docs/records/paper000_h100 \
+  REST_SUITE=paper000 REST_KEEP=studies/records/paper000_h100 \
       python3 benchmarks/device/collect_vocab.py --rest_plan=6
 
 prints those grids as dataset/model lists, one line per process, each
@@ -24,7 +24,7 @@ dataset's grids in one process (its data and embeddings made once; a chunk
 grid with the dataset its source is, after it, so no two processes build
 one config), in the suite's order. REST_SUITE defaults to
 paper000_seq,paper000_ctx (the sequence-necessary designs first), REST_KEEP
-to docs/records/paper_rest.
+to studies/records/paper_rest.
 """
 import concurrent.futures
 import json
@@ -37,7 +37,7 @@ sys.path.insert(0, ROOT)
 
 SEQ = ("agreement_fr_seq", "agreement_it_seq", "agreement_ro_seq")
 KEPT = os.path.join(ROOT, os.environ.get("REST_KEEP") or os.path.join(
-    "docs", "records", "paper_rest"))
+    "studies", "records", "paper_rest"))
 CHUNKS = "chunks_"
 
 

@@ -47,7 +47,7 @@ for step in "$@"; do
         --batches=128,2048 --sentences=20000 --batch_size=1024 \
         --out="$OUT/embed.json" | tail -12 ;;
   rest)  # issue 35: REST_SUITE's grids (default paper000_seq,paper000_ctx)
-    # without a record in REST_KEEP (default docs/records/paper_rest)
+    # without a record in REST_KEEP (default studies/records/paper_rest)
     # Dealt dataset by dataset to REST_PROCS processes; each builds its
     # dataset's data (checked against the word-embedding rows that
     # travelled) and runs its grids, then the next dataset, so building
@@ -136,7 +136,7 @@ for step in "$@"; do
       for solver in ${TUNING_SOLVERS:-relnet cnn_seq vae vae_1d_2level two_level_vae_subnets}; do
         XLA_PYTHON_CLIENT_PREALLOCATE=false JAX_DEFAULT_MATMUL_PRECISION=highest \
             JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache \
-            timeout -k 15 "$(limit tuning 400)" python3 benchmarks/vae2_ablation.py \
+            timeout -k 15 "$(limit tuning 400)" python3 studies/vae2_ablation.py \
             --out=/tmp/w/tuning/ablation_$solver --budget=$solver \
             --seeds=${TUNING_SEEDS:-0,1,2} ${TUNING_ARGS:-} \
             > /tmp/w/tuning/$solver.log 2>&1 &

@@ -9,7 +9,7 @@ context-free baselines, report, plots, checkpoints). The plan of
 from the grids measured on the same platform (CPU or accelerator): the same
 dataset and model first, else the median of that model's grids. Grids
 finished in `--out` count first, then the committed kept records
-(`--timings`, default the project's docs/records).
+(`--timings`, default the project's studies/records).
 """
 
 from __future__ import annotations

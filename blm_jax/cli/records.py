@@ -1,9 +1,9 @@
-"""Study records and the tables generated from them (docs/records/*.json).
+"""Study records and the tables generated from them (studies/records/*.json).
 
-  python -m blm_jax.cli.records make --workdir=W --out=docs/records/x.json --command="python launch.py ..."
+  python -m blm_jax.cli.records make --workdir=W --out=studies/records/x.json --command="python launch.py ..."
   python -m blm_jax.cli.records tables           # rewrite every marked table
   python -m blm_jax.cli.records tables --check   # exit 1 if one differs
-  python -m blm_jax.cli.records latex --record=docs/records/x.json [--out=F]
+  python -m blm_jax.cli.records latex --record=studies/records/x.json [--out=F]
 
 `make` writes the record of a finished run (results.json without per-epoch
 histories, config.json, the command, the commit of the working tree), or
@@ -109,7 +109,7 @@ def main(argv) -> None:
                      "make|tables|latex [flags]; --help lists them")
   if argv[1] == "latex":
     if not f.record:
-      raise SystemExit("error: latex needs --record=<docs/records/NAME.json>")
+      raise SystemExit("error: latex needs --record=<studies/records/NAME.json>")
     try:
       text = tables_lib.record_latex(records.load(f.record), f.caption)
     except OSError as e:
@@ -159,7 +159,7 @@ def define_flags(fv=None) -> None:
                       "or a reproduction suite's --out folder.",
                       flag_values=fv)
   flags.DEFINE_string("out", None, "make: the record to write, e.g. "
-                      "docs/records/main_job_vae2_cpu.json; latex: the .tex "
+                      "studies/records/main_job_vae2_cpu.json; latex: the .tex "
                       "file (default: print it).", flag_values=fv)
   flags.DEFINE_string("record", None, "latex: the record to render.",
                       flag_values=fv)

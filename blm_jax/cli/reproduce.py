@@ -54,11 +54,11 @@ DATASETS = ("spray_load", "spray_load_atl_alt", "agreement_en", "cos_en",
             "od_en")
 # Five seeds: the t interval's half-width is 4.30/sqrt(3) = 2.48 seed
 # standard deviations with three seeds, 2.78/sqrt(5) = 1.24 with five
-# (docs/experiments/2026-11-25-claims-statistics.md).
+# (docs/explanation/statistics.md).
 DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 # The project's committed records (kept grids with their measured times).
 _COMMITTED_RECORDS = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), "docs", "records")
+    os.path.dirname(os.path.abspath(__file__)))), "studies", "records")
 
 
 def load_config(configs_dir: str, model: str, arg: str):
@@ -241,7 +241,7 @@ def define_flags() -> None:
                     "The machine the plan's times are for (default: this "
                     "one's).")
   flags.DEFINE_string("keep", "", "Folder of committed grid records, e.g. "
-                      "docs/records/solvers: each grid finished in --out "
+                      "studies/records/solvers: each grid finished in --out "
                       "has its record (results without histories, and "
                       "its predictions.npz) written there, and a grid "
                       "whose workdir is gone counts as done from its "

@@ -128,7 +128,7 @@ def battery(datasets, needs_manual_dir=()) -> list[Grid]:
                         ("ffnn",), "battery")
 
 
-# The solvers added after the papers' (issue 36), then the
+# The solvers beyond the papers', then the
 # attribute-bottleneck solver, each on the papers', the context-necessary
 # and the sequence-necessary design of three families; the sparsified
 # two-level VAE is probed for its region map.
@@ -140,7 +140,7 @@ SOLVER_DATASETS = ("spray_load", "spray_load_ctx", "spray_load_seq",
 
 
 def solvers() -> list[Grid]:
-  return [Grid(ds, m, f"dataset={ds}", "new solvers (issue 36)",
+  return [Grid(ds, m, f"dataset={ds}", "solvers beyond the papers'",
                probe=("regions",) if m == "two_level_vae_subnets" else ())
           for ds in SOLVER_DATASETS for m in NEW_SOLVERS]
 

@@ -16,7 +16,7 @@ the progress bar and the results; absl/orbax/TFDS INFO lines are hidden
 unless --verbosity=0 (or higher) is given.
 
 Several processes (one per host, or per GPU), one grid: add --distributed
-to the same command on every process; see docs/multihost.md.
+to the same command on every process; see docs/how-to/run-on-several-hosts.md.
 
   python launch.py --config=... --workdir=... --distributed \
       --coordinator_address=10.0.0.1:8476 --num_processes=2 --process_id=0

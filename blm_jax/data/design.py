@@ -36,7 +36,7 @@ generalisation as PGM does).
 
 `analyze(instances)` returns one `DesignReport` per population;
 `DesignReport.sequence_violations()` holds a report to the `_seq` designs'
-bounds (issue 33's "Done when").
+bounds.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from data_builders.common.splits import rule_key
 DECIDES = 0.99
 N_FOLDS = 5
 WORD_FOLDS = 2  # Word level: the first 2 of the 5 folds held out (time).
-# The `_seq` bound on any single position's pattern (issue 33).
+# The `_seq` bound on any single position's pattern.
 SINGLE_POSITION_BOUND = 0.6
 
 
@@ -133,7 +133,7 @@ class DesignReport:
     return p, self.pairs[p]
 
   def sequence_violations(self) -> list[str]:
-    """The `_seq` bounds this population breaks (issue 33): the strongest
+    """The `_seq` bounds this population breaks: the strongest
     context-free scorer at most chance + 0.05 (top-1) and 2 x chance + 0.10
     (top-2); no single position's pattern above 0.6; the whole context
     decides every instance. A part not computed is a violation too."""

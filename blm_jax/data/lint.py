@@ -54,7 +54,7 @@ RULES = (
          "the correct answer does not occur in the context"),
     Rule("answer_count", WARNING,
          "the number of candidates is constant within a subset (it may "
-         "vary, docs/own-data.md; chance then differs between instances)"),
+         "vary, docs/tutorials/own-data.md; chance then differs between instances)"),
     Rule("unknown_label", INFO,
          "labels lint knows (data_builders.common.labels); own data's labels "
          "are read as the data names them, only the `correct` index decides"),

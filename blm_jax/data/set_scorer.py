@@ -227,6 +227,6 @@ def score(instances) -> SetScore:
 
 def sequence_bounds(chance: float) -> tuple[float, float]:
   """The `_seq` designs' bounds on (top-1, top-2) of the strongest
-  context-free scorer: chance + 0.05 and 2 x chance + 0.10 (issue 33)."""
+  context-free scorer: chance + 0.05 and 2 x chance + 0.10."""
   return chance + 0.05, 2 * chance + 0.10
 

@@ -16,7 +16,7 @@ Gemma), sharing the blocks of `transformer_blocks`. They read Hugging Face
 folders directly (config.json plus model.safetensors, a sharded checkpoint's
 index and files, or flax_model.msgpack, `hf_checkpoint`) and tokenize with
 the `tokenizers` package (`hf_tokenizer`): transformers is not needed at run
-time. Decoders: see docs/decoder-encoders.md. The model type comes from the folder's config.json, so AlephBERT
+time. Decoders: see docs/reference/decoder-encoders.md. The model type comes from the folder's config.json, so AlephBERT
 (a BERT) needs nothing special.
 
 Pooling (the papers use both):

@@ -14,7 +14,7 @@ decoder reads is the categorical part flattened, then the Gaussian part.
   2017; Maddison et al. 2017), g ~ Gumbel(0, 1). Their code puts
   x = softmax(logits) (probabilities where the method has logits):
   `gumbel_input='probabilities'`; the usual x = logits is 'logits'.
-- Evaluation decodes the mean (the project's rule, docs/training.md): the
+- Evaluation decodes the mean (the project's rule, docs/explanation/solvers.md): the
   Gaussian means and, per categorical variable, the probabilities of the
   categorical distribution the Gumbel trick samples from, softmax(x). Their
   code decodes a soft Gumbel sample at test time too (its hard sample is

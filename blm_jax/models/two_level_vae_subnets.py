@@ -24,7 +24,7 @@ channels) and an answer decoder of 15x15 stride 1 (40 channels, ReLU
 output).
 
 Where their code and its purpose differ, and which we follow (docs/
-training.md has the table):
+docs/explanation/solvers.md has the table):
 - Their masked layers copy the masked weights into a tensor's `.data`, so
   no gradient reaches the weights, scales or mask logits: the sparse
   connections and their weights stay as initialised (only the encoder

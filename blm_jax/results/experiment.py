@@ -3,7 +3,7 @@
 The one call behind launch.py, `blm_jax.cli.reproduce` and the benchmarks:
 `trainer.train_and_evaluate` trains and predicts (config.json, log.txt,
 checkpoints/), `report.write_report` writes results.json and the plots.
-With several processes (docs/multihost.md) all of them train; process 0
+With several processes (docs/how-to/run-on-several-hosts.md) all of them train; process 0
 alone writes the report.
 """
 

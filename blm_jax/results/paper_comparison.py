@@ -95,7 +95,7 @@ def table4(runs: dict[str, dict[str, dict]]) -> Section | None:
           "What differs: the paper's type I/II/III test sets come from its "
           "own generated data (90:10 split); ours from this project's "
           "builders (data_builders/), whose sizes follow the papers' "
-          "templates (docs/data.md). Training is 2000 sampled per type in "
+          "templates (docs/reference/data.md). Training is 2000 sampled per type in "
           "both.", ""))
 
 

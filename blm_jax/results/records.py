@@ -1,6 +1,6 @@
 """Study records: small JSON files that every results table in the docs is read from.
 
-A record (docs/records/<name>.json) holds what a table needs and where it
+A record (studies/records/<name>.json) holds what a table needs and where it
 came from:
 
   {"study": ..., "date": "YYYY-MM-DD", "commit": ..., "command": ...,
@@ -16,7 +16,7 @@ cells are strings transcribed as published.
 A document shows a table between two markers, which `render_document`
 rewrites from the record:
 
-  <!-- table: docs/records/main_job_vae2_cpu.json -->
+  <!-- table: studies/records/main_job_vae2_cpu.json -->
   | train \\ test | I | II | III |
   ...
   <!-- end table -->
@@ -27,8 +27,9 @@ matches one of the globs (`where=dataset:*_ctx`: a long table split by
 design); `key=a.b.c` picks a summary inside the record (heatmap of
 `controls.answer_only.summary`, say); `view=context_free` renders
 results.json's context-free baselines (best score, its baseline and the
-context gain per cell). Without options a record with a `summary` renders
-as a heatmap.
+context gain per cell); `view=findings_KIND` renders sentences of
+docs/findings.md (blm_jax.results.findings). Without options a record
+with a `summary` renders as a heatmap.
 
 A record made from a run keeps the builder versions of the data it read;
 a table whose record was made with other versions than this checkout's
@@ -46,7 +47,7 @@ import re
 from typing import Any
 
 from blm_jax.base import files
-from blm_jax.results import judge, markdown_table
+from blm_jax.results import findings, judge, markdown_table
 
 MARKER = re.compile(
     r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
@@ -257,6 +258,11 @@ def _where(columns: list[str], rows: list[list[Any]], spec: str
 def render(record: dict, options: dict[str, str] | None = None) -> str:
   """The markdown table a marker with `options` asks of `record`."""
   options = dict(options or {})
+  if options.get("view", "").startswith("findings"):
+    try:
+      return findings.render(record, options["view"])
+    except ValueError as e:
+      raise RecordError(str(e)) from None
   if "table" in options:
     tables = record.get("tables", {})
     if options["table"] not in tables:
@@ -362,14 +368,15 @@ def render_document(text: str, root: str, current=current_version
 
 def documents(root: str) -> list[str]:
   """README.md, each data_builders/<family>/README.md and every
-  docs/**/*.md under `root`, relative to it."""
+  docs/**/*.md and studies/**/*.md under `root`, relative to it."""
   out = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
   builders = os.path.join(root, "data_builders")
   if os.path.isdir(builders):
     out += sorted(os.path.join("data_builders", d, "README.md")
                   for d in os.listdir(builders)
                   if os.path.isfile(os.path.join(builders, d, "README.md")))
-  for folder, _, names in sorted(os.walk(os.path.join(root, "docs"))):
-    out += sorted(os.path.relpath(os.path.join(folder, n), root)
-                  for n in names if n.endswith(".md"))
+  for top in ("docs", "studies"):
+    for folder, _, names in sorted(os.walk(os.path.join(root, top))):
+      out += sorted(os.path.relpath(os.path.join(folder, n), root)
+                    for n in names if n.endswith(".md"))
   return out

@@ -24,7 +24,7 @@ safe side where the instances do. Welch-Satterthwaite's df for the sum
 variance comes out small by chance it grants normal tails, and the
 simulated rate of p < 0.005 under the null was 2.8% instead of 0.5%, which
 breaks Holm's correction. Simulations
-(tests/test_statistics.py, benchmarks/claims_simulation.py) check the
+(tests/test_statistics.py, studies/claims_simulation.py) check the
 coverage and the false-verdict rates against the nominal ones.
 
 A claim combines its contrasts with one of two rules:
@@ -206,7 +206,7 @@ def estimate(contrast: Contrast, data: dict[str, ModelData]) -> Estimate:
         instance_var += float(np.var(z.mean(axis=0), ddof=1)) / z.shape[-1]
   # t(n-1) tails for the whole: Welch-Satterthwaite's df (instance part
   # taken as exact) let a small seed variance drawn by chance buy normal
-  # tails, and doubled the 0.5% tail (benchmarks/claims_simulation.py).
+  # tails, and doubled the 0.5% tail (studies/claims_simulation.py).
   df = df_seed
   return Estimate(value, seed_var, instance_var, df, seed_values)
 

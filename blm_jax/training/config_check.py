@@ -312,7 +312,7 @@ def check_dataset_names(config) -> None:
         "it as one type (--config.data.train_types=\"('folder',)\" "
         "--config.data.test_types=\"('folder',)\", or dataset=own_release / "
         "own_jsonl), or name one folder per type (blm_published/type_{} or "
-        "blm_jsonl/type_{}, docs/own-data.md)")
+        "blm_jsonl/type_{}, docs/tutorials/own-data.md)")
   names = sorted({template.format(t) if "{}" in template else template
                   for t in types})
   for full in names:

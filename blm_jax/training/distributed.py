@@ -1,4 +1,4 @@
-"""One grid over several processes: JAX's multi-process runtime (docs/multihost.md).
+"""One grid over several processes: JAX's multi-process runtime (docs/how-to/run-on-several-hosts.md).
 
 Every process runs the same program (`launch.py --distributed`): it joins
 the others through `jax.distributed.initialize`, after which `jax.devices()`

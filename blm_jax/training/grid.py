@@ -32,7 +32,7 @@ mesh shards the cells over all of them. Every process computes the same
 host arrays (index arrays, seeds: cheap and deterministic) and puts only
 its own devices' shards (`distributed.global_array`); what the host reads
 back (the epoch's measurements, predictions, `cell_values`) is replicated
-inside the jit first, so every process sees every cell (docs/multihost.md).
+inside the jit first, so every process sees every cell (docs/how-to/run-on-several-hosts.md).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def save_bytes(grid: Grid) -> int:
   memory the epoch itself uses (on an accelerator it is host memory, not
   the device's), and one leaf more is in flight while it is written.
 
-  Measured (docs/records/memory_estimate.json, 18-cell FFNN layer sweep,
+  Measured (studies/records/memory_estimate.json, 18-cell FFNN layer sweep,
   D=384): the peak RSS grew 3.85 GiB past the RSS at the check, against
   3.71 GiB for the epoch and the host copy alone: 0.14 GiB more, less than
   the largest leaf (0.24 GiB there).

@@ -7,8 +7,8 @@ checkpoint cadence, batch sizes of embedding, progress bars, paths, whether
 the grid's cells are vmapped or scanned, what the report adds) may
 differ: extending `train.epochs` resumes. Only keys of the run's solver and
 of the shared sections are compared: a saved identity that holds other
-solvers' keys (configs up to 2026-11-24 carried every solver's section)
-still matches.
+solvers' keys (configs once carried every solver's section) still
+matches.
 """
 
 from __future__ import annotations

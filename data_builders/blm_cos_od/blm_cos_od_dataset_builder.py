@@ -108,7 +108,7 @@ class Builder(builder.GeneratedBLMBuilder):
                "adverbial is marked agentive/time_point in the lexicon.",
       "1.2.0": "Sequence-necessary configs <cos|od>_<en|it>_seq_type_<I|II|"
                "III> (the progression of form and tail drawn per instance). "
-               "Lexicon (issue 34), changing every design's texts: English "
+               "Lexicon fixes, changing every design's texts: English "
                "OD 'by habit' replaced (by daylight, by lamplight, by "
                "candlelight, by night, by firelight) and study's 'by heart' by "
                "'by daylight'; English CoS break's "

@@ -72,7 +72,7 @@ class Builder(file_format.ArrayRecordWithoutTF):
   MANUAL_DOWNLOAD_INSTRUCTIONS = """
   Pass the folder of your .jsonl files as manual_dir (launch.py:
   --config.data.manual_dir=...). Format: data_builders/blm_jsonl/own_format.py
-  and docs/own-data.md.
+  and docs/tutorials/own-data.md.
   """
 
   def download_and_prepare(self, *, download_dir=None, download_config=None,

@@ -1,6 +1,6 @@
 """The short names of the `blm_jsonl` datasets (data_builders/registry.py):
 the user's own JSONL instances, read from --config.data.manual_dir
-(docs/own-data.md): one folder (one type), or type_I/ type_II/ type_III/
+(docs/tutorials/own-data.md): one folder (one type), or type_I/ type_II/ type_III/
 subfolders."""
 
 from data_builders.registry import DatasetEntry

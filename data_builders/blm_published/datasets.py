@@ -1,6 +1,6 @@
 """The short names of the `blm_published` datasets (data_builders/registry.py):
 the published release and the user's own files in its format, all read
-from --config.data.manual_dir (docs/own-data.md)."""
+from --config.data.manual_dir (docs/tutorials/own-data.md)."""
 
 from data_builders.registry import DatasetEntry
 

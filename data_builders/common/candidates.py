@@ -1,6 +1,6 @@
 """The one rule on candidates that every reader of given data applies (your
 own JSON lines, the release files), so a BLM is accepted or refused the same
-way whichever format carries it (docs/own-data.md states it):
+way whichever format carries it (docs/tutorials/own-data.md states it):
 
 - at least two candidates, exactly one of them correct;
 - two wrong candidates may be the same sentence (the authors' French
