@@ -29,12 +29,46 @@ def run_experiment(config: ml_collections.ConfigDict, workdir: str,
   also written to `workdir`/results.json; None on the processes other than
   process 0 of a multi-process run, which write nothing.
   """
+  beside = _BaselinesBesideTraining(config, workdir, progress or Progress())
   try:  # The trainer locks the workdir; it stays locked for the report.
     outcome = trainer.train_and_evaluate(config, workdir, embed_fn=embed_fn,
                                          data=data, sources_fn=sources_fn,
-                                         progress=progress)
+                                         progress=beside)
     if not distributed.is_writer():
       return None
-    return report.write_report(config, workdir, outcome)
+    return report.write_report(config, workdir, outcome, beside.pending)
   finally:
     workdir_lock.release(workdir)
+
+
+class _BaselinesBesideTraining(Progress):
+  """Passes every event on to `progress`; once the data is ready, starts
+  the context-free baselines (`report.start_context_free`), which need
+  the data but not the trained cells, in a thread beside training: on an
+  accelerator the host is idle while the device trains, and on a CPU they
+  fill the cores the epoch loop leaves idle."""
+
+  def __init__(self, config: ml_collections.ConfigDict, workdir: str,
+               progress: Progress):
+    self._config, self._workdir, self._progress = config, workdir, progress
+    self.pending = None
+
+  def on_data_ready(self, data) -> None:
+    self.pending = report.start_context_free(self._config, data,
+                                             self._workdir)
+    self._progress.on_data_ready(data)
+
+  def on_resume(self, epoch):
+    self._progress.on_resume(epoch)
+
+  def on_train_start(self, first_epoch, epochs):
+    self._progress.on_train_start(first_epoch, epochs)
+
+  def on_epoch_end(self, epoch, measurements):
+    self._progress.on_epoch_end(epoch, measurements)
+
+  def on_checkpoint(self, epoch):
+    self._progress.on_checkpoint(epoch)
+
+  def on_notice(self, message):
+    self._progress.on_notice(message)

@@ -356,6 +356,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
              variant_seconds)
   for note in memory_notes:
     log.info("%s", note)
+  if distributed.is_writer():  # The one process that writes the report.
+    progress.on_data_ready(data)
   ckpt_dir = os.path.join(workdir, "checkpoints")
   meta = {"grid": grid.spec.to_json(), "model": config.model.name,
           "embed_dim": data.embed_dim, "num_context": data.num_context,
