@@ -218,3 +218,26 @@ def test_a_grid_starts_its_baselines_beside_training(data, tmp_path,
           reduction=cfg.loss.get("answer_reduction", "sum")))
   assert beside["context_free"] == after
   assert (tmp_path / "run" / "heatmap.png").exists()
+
+
+def test_every_test_type_predicted_in_one_call_as_one_by_one(tmp_path):
+  """`Grid.predict_tests` (one call over the test types joined, compiled
+  beside the epochs) gives each type's per-cell predictions as
+  `Grid.predict` of that type alone."""
+  from blm_jax.training import trainer
+  from tests import synthetic
+
+  data = synthetic.data(n_train=30, n_dev=6, n_test=11, types=("I", "II"))
+  cfg = synthetic.config("ffnn", epochs=1, seeds=(0, 1))
+  cfg.train.eval_chunk = 8  # Several chunks; the padding after type II.
+  grid = trainer.build_grid(cfg, data)
+  state = grid.init()
+  grid.start_test_compile()
+  joint = grid.predict_tests(state.params)
+  assert list(joint) == ["I", "II"]
+  for u in ("I", "II"):
+    alone = grid.predict(state.params, grid.test[u])
+    assert joint[u]["pred"].shape == (grid.num_cells, 11)
+    np.testing.assert_array_equal(joint[u]["pred"], alone["pred"])
+    np.testing.assert_allclose(joint[u]["scores"], alone["scores"],
+                               atol=1e-5)

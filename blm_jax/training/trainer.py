@@ -335,7 +335,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
     # ---- Model, optimizer and grid -----------------------------------------
     grid = build_grid(config, data, sources=sources)
-    memory_notes = fit_memory(config, grid)
+    with clock.measure("compile"):  # fit_memory compiles the epoch.
+      memory_notes = fit_memory(config, grid)
   except BaseException:
     workdir_lock.undo(workdir, remove_lock=not had_lock, remove_dir=made)
     raise
@@ -387,6 +388,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       log.info("already trained: evaluating only")
   else:
     state = grid.init()
+  grid.start_test_compile()  # Beside the epochs.
   progress.on_train_start(start_epoch, epochs)
 
   # ---- Train ----------------------------------------------------------------
@@ -461,10 +463,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   test_types = tuple(config.data.test_types)
   test = {}
   with clock.measure("evaluation"):
+    predicted = grid.predict_tests(state.best_params)
     for u in test_types:
-      out = grid.predict(state.best_params, grid.test[u])
-      test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
-                            data.test[u].correct, data.test[u].labels,
+      test[u] = Predictions(predicted[u]["pred"], data.test[u].correct,
+                            data.test[u].labels,
                             tuple(data.test[u].instance_ids))
   return TrainingOutcome(
       spec=grid.spec, test_types=test_types,
