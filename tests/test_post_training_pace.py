@@ -241,3 +241,18 @@ def test_every_test_type_predicted_in_one_call_as_one_by_one(tmp_path):
     np.testing.assert_array_equal(joint[u]["pred"], alone["pred"])
     np.testing.assert_allclose(joint[u]["scores"], alone["scores"],
                                atol=1e-5)
+
+
+def test_the_cross_fitted_probe_fits_both_folds_at_once_as_one_by_one(data):
+  """Both folds' MLPs in one vmapped fit give the accuracy of one fit per
+  fold, to the rounding a batched sum allows (one flipped prediction)."""
+  table = data.train["I"]
+  folds = np.arange(table.num_instances) % 2
+  both = context_free.cross_fitted_mlp_accuracy(data.embeddings, table,
+                                                folds, SETTINGS)
+  rows = [np.flatnonzero(folds == k) for k in (0, 1)]
+  alone = sum(context_free.candidate_mlp_accuracy(
+      data.embeddings, {"fit": table.select(rows[1 - k])},
+      {"held": table.select(rows[k])}, SETTINGS)["fit"]["held"]
+              * len(rows[k]) for k in (0, 1)) / table.num_instances
+  assert both == pytest.approx(alone, abs=1.5 / table.num_instances)
