@@ -45,30 +45,19 @@ class _BaselinesBesideTraining(Progress):
   """Passes every event on to `progress`; once the data is ready, starts
   the context-free baselines (`report.start_context_free`), which need
   the data but not the trained cells, in a thread beside training: on an
-  accelerator the host is idle while the device trains, and on a CPU they
-  fill the cores the epoch loop leaves idle."""
+  accelerator the host is idle while the device trains; on a CPU they
+  share its cores with the epochs."""
 
   def __init__(self, config: ml_collections.ConfigDict, workdir: str,
                progress: Progress):
     self._config, self._workdir, self._progress = config, workdir, progress
     self.pending = None
+    # Every other event goes straight to `progress` (those added later too).
+    for name in dir(Progress):
+      if name.startswith("on_") and name != "on_data_ready":
+        setattr(self, name, getattr(progress, name))
 
   def on_data_ready(self, data) -> None:
     self.pending = report.start_context_free(self._config, data,
                                              self._workdir)
     self._progress.on_data_ready(data)
-
-  def on_resume(self, epoch):
-    self._progress.on_resume(epoch)
-
-  def on_train_start(self, first_epoch, epochs):
-    self._progress.on_train_start(first_epoch, epochs)
-
-  def on_epoch_end(self, epoch, measurements):
-    self._progress.on_epoch_end(epoch, measurements)
-
-  def on_checkpoint(self, epoch):
-    self._progress.on_checkpoint(epoch)
-
-  def on_notice(self, message):
-    self._progress.on_notice(message)
