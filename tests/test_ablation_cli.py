@@ -1,4 +1,4 @@
-"""benchmarks/vae2_ablation.py refuses a bad --dataset in one line."""
+"""studies/vae2_ablation.py refuses a bad --dataset in one line."""
 
 import os
 import subprocess
@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def test_unknown_dataset_is_one_line(tmp_path):
   p = subprocess.run(
-      [sys.executable, os.path.join(ROOT, "benchmarks", "vae2_ablation.py"),
+      [sys.executable, os.path.join(ROOT, "studies", "vae2_ablation.py"),
        "--dataset=spray_lod", f"--out={tmp_path}"],
       capture_output=True, text=True, cwd=ROOT, timeout=300)
   assert p.returncode == 1

@@ -59,27 +59,54 @@ def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
 def pairwise_edit_distance(toks: Sequence[tuple[str, ...]]) -> np.ndarray:
   """[k, k] token-level Levenshtein distances, all pairs in one dynamic
   programme vectorized over the pairs (Python loops only over positions)."""
-  k = len(toks)
+  return pairwise_edit_distances([toks])[0]
+
+
+# Pairs per dynamic programme: bounds its table ([pairs, n + 1, n + 1]).
+_PAIRS_PER_CHUNK = 1 << 14
+
+
+def pairwise_edit_distances(sets: Sequence[Sequence[tuple[str, ...]]]
+                            ) -> list[np.ndarray]:
+  """`pairwise_edit_distance` of every set of token sequences, the pairs of
+  all sets in one dynamic programme (in chunks of `_PAIRS_PER_CHUNK`
+  pairs): the Python loops over positions run once for all instances
+  instead of once per instance."""
   vocab: dict[str, int] = {}
-  length = np.array([len(t) for t in toks])
-  n = max(1, int(length.max()) if k else 1)
-  ids = np.full((k, n), -1)
-  for i, t in enumerate(toks):
+  flat = [t for toks in sets for t in toks]
+  length = np.array([len(t) for t in flat], np.int64)
+  n = max(1, int(length.max()) if len(flat) else 1)
+  ids = np.full((len(flat), n), -1)
+  for i, t in enumerate(flat):
     ids[i, :len(t)] = [vocab.setdefault(w, len(vocab)) for w in t]
-  left, right = np.triu_indices(k, 1)
-  a, b = ids[left], ids[right]  # [P, n]
-  table = np.zeros((len(left), n + 1, n + 1), np.int32)
-  table[:, :, 0] = np.arange(n + 1)
-  table[:, 0, :] = np.arange(n + 1)
-  for i in range(1, n + 1):
-    for j in range(1, n + 1):
-      table[:, i, j] = np.minimum(
-          np.minimum(table[:, i - 1, j], table[:, i, j - 1]) + 1,
-          table[:, i - 1, j - 1] + (a[:, i - 1] != b[:, j - 1]))
-  dist = np.zeros((k, k))
-  dist[left, right] = dist[right, left] = table[
-      np.arange(len(left)), length[left], length[right]]
-  return dist
+  starts = np.cumsum([0] + [len(toks) for toks in sets])
+  pairs = [np.triu_indices(len(toks), 1) for toks in sets]
+  left = np.concatenate([s + p[0] for s, p in zip(starts, pairs)] or [[]])
+  right = np.concatenate([s + p[1] for s, p in zip(starts, pairs)] or [[]])
+  left, right = left.astype(np.int64), right.astype(np.int64)
+  found = np.zeros(len(left), np.int64)
+  for c in range(0, len(left), _PAIRS_PER_CHUNK):
+    lo, hi = left[c:c + _PAIRS_PER_CHUNK], right[c:c + _PAIRS_PER_CHUNK]
+    # Only as many positions as the chunk's longest sequence.
+    m = max(1, int(max(length[lo].max(), length[hi].max())))
+    a, b = ids[lo, :m], ids[hi, :m]  # [P, m]
+    table = np.zeros((len(lo), m + 1, m + 1), np.int32)
+    table[:, :, 0] = np.arange(m + 1)
+    table[:, 0, :] = np.arange(m + 1)
+    for i in range(1, m + 1):
+      for j in range(1, m + 1):
+        table[:, i, j] = np.minimum(
+            np.minimum(table[:, i - 1, j], table[:, i, j - 1]) + 1,
+            table[:, i - 1, j - 1] + (a[:, i - 1] != b[:, j - 1]))
+    found[c:c + len(lo)] = table[np.arange(len(lo)), length[lo],
+                                 length[hi]]
+  out, offset = [], 0
+  for toks, (pl, pr) in zip(sets, pairs):  # Each set's run of pairs.
+    dist = np.zeros((len(toks), len(toks)))
+    dist[pl, pr] = dist[pr, pl] = found[offset:offset + len(pl)]
+    offset += len(pl)
+    out.append(dist)
+  return out
 
 
 def _rank(values: np.ndarray) -> np.ndarray:
@@ -129,8 +156,10 @@ class SetFeaturizer:
   def skeleton(self, toks: Sequence[str]) -> tuple[str, ...]:
     return tuple(w if w in self.function_words else "_" for w in toks)
 
-  def dense(self, texts: Sequence[str]) -> np.ndarray:
-    """[k, len(DENSE_NAMES)] features of one answer set's candidates."""
+  def dense(self, texts: Sequence[str],
+            dist: np.ndarray | None = None) -> np.ndarray:
+    """[k, len(DENSE_NAMES)] features of one answer set's candidates;
+    `dist`: their `pairwise_edit_distance`, if already computed."""
     toks = [tuple(tokens(t)) for t in texts]
     k = len(toks)
     length = np.array([len(t) for t in toks], float)
@@ -141,7 +170,7 @@ class SetFeaturizer:
     b_shared = np.array([sum(count[g] - 1 for g in s) for s in bigrams],
                         float)
     _, _, b_alone, b_lacks, _ = _presence(bigrams)
-    dist = pairwise_edit_distance(toks)
+    dist = pairwise_edit_distance(toks) if dist is None else dist
     off = ~np.eye(k, dtype=bool)
     others = [dist[i][off[i]] for i in range(k)]
     e_min = np.array([o.min() if len(o) else 0 for o in others])
@@ -162,6 +191,14 @@ class SetFeaturizer:
         (dist == 1).sum(1), ((dist > 0) & (dist <= 2)).sum(1), perms,
         same(skel), same(content), np.array([len(s) for s in skel]),
     ], axis=1).astype(np.float32)
+
+  def dense_many(self, answers: Sequence[Sequence[str]]
+                 ) -> list[np.ndarray]:
+    """`dense` of every answer set, their edit distances computed together
+    (`pairwise_edit_distances`)."""
+    dists = pairwise_edit_distances([[tuple(tokens(t)) for t in texts]
+                                     for texts in answers])
+    return [self.dense(t, d) for t, d in zip(answers, dists)]
 
   def sparse(self, texts: Sequence[str],
              dense: np.ndarray | None = None) -> list[np.ndarray]:

@@ -95,7 +95,7 @@ class _Featured:
 
 def _featured(featurizer: SetFeaturizer,
               answers: Sequence[Sequence[str]]) -> _Featured:
-  dense = [featurizer.dense(t) for t in answers]
+  dense = featurizer.dense_many(answers)
   return _Featured(dense, [featurizer.sparse(t, d)
                            for t, d in zip(answers, dense)])
 

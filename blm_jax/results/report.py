@@ -15,6 +15,7 @@ import os
 import ml_collections
 
 from blm_jax.base import files
+from blm_jax.base.background import Background
 from blm_jax.base.stage_clock import StageClock, stages_line
 from blm_jax.data import input_pipeline
 from blm_jax.results import (context_free, gold_ceiling, metrics, plots,
@@ -73,21 +74,48 @@ def context_free_cache_dir(config: ml_collections.ConfigDict) -> str:
       os.path.expanduser(root))), "context_free")
 
 
-def _context_free(config: ml_collections.ConfigDict,
-                  outcome: trainer.TrainingOutcome,
-                  summary: dict, log, read_from: list[str]
-                  ) -> dict | None:
-  """results.json's `context_free` section, or None when switched off or
-  the outcome does not carry its data; the cache file it was read from,
-  if it was, is added to `read_from`."""
-  if not config.results.context_free or outcome.data is None:
+def start_context_free(config: ml_collections.ConfigDict,
+                       data: input_pipeline.BLMData, workdir: str
+                       ) -> Background | None:
+  """The context-free baselines' scores (`context_free.cached_scores`) of
+  `config` on `data`, computed in a background thread: they depend on the
+  data only, so they can run while the grid trains. Its result is
+  (scores, [the cache file they were read from, if they were]); None when
+  `config.results.context_free` is off."""
+  if not config.results.context_free:
     return None
   settings = context_free.MLPSettings(
       reduction=config.loss.get("answer_reduction", "sum"))
-  return context_free.context_free(
-      outcome.data, summary, outcome.spec.train_types, outcome.test_types,
-      settings, cache_dir=context_free_cache_dir(config),
-      log=lambda line: log.info("%s", line), read_from=read_from)
+  log = trainer.open_log(workdir)
+  train_types = tuple(config.data.train_types)
+  test_types = tuple(config.data.test_types)
+  cache_dir = context_free_cache_dir(config)
+
+  def scores():
+    read_from: list[str] = []
+    return context_free.cached_scores(
+        data, train_types, test_types, settings, cache_dir=cache_dir,
+        log=lambda line: log.info("%s", line), read_from=read_from
+    ), read_from
+
+  return Background(scores)
+
+
+def _context_free(config: ml_collections.ConfigDict,
+                  outcome: trainer.TrainingOutcome,
+                  summary: dict, workdir: str, read_from: list[str],
+                  pending: Background | None = None) -> dict | None:
+  """results.json's `context_free` section, or None when switched off or
+  the outcome does not carry its data; the cache file it was read from,
+  if it was, is added to `read_from`. `pending`: the scores already being
+  computed (`start_context_free`), else they are computed here."""
+  if not config.results.context_free or outcome.data is None:
+    return None
+  if pending is None:
+    pending = start_context_free(config, outcome.data, workdir)
+  scores, read = pending.result()
+  read_from.extend(read)
+  return context_free.with_gain(scores, summary)
 
 
 def _gold_ceiling(config: ml_collections.ConfigDict,
@@ -110,7 +138,8 @@ def _gold_ceiling(config: ml_collections.ConfigDict,
 
 def _results(config: ml_collections.ConfigDict,
              outcome: trainer.TrainingOutcome, by_variant: dict,
-             summaries: dict, log) -> dict:
+             summaries: dict, log, workdir: str,
+             pending_context_free: Background | None = None) -> dict:
   """The dict written to results.json; `log` is the run's logger."""
   spec, test_types = outcome.spec, outcome.test_types
   summary = summaries[""]
@@ -148,7 +177,8 @@ def _results(config: ml_collections.ConfigDict,
         for c in controls}
   read_from = []
   with outcome.clock.measure("context_free"):
-    free = _context_free(config, outcome, summary, log, read_from)
+    free = _context_free(config, outcome, summary, workdir, read_from,
+                         pending_context_free)
   if free is not None:
     results["context_free"] = free
     # Read from a cache file, not computed: the console says so.
@@ -244,11 +274,14 @@ def context_free_lines(free: dict) -> list[str]:
 
 
 def write_report(config: ml_collections.ConfigDict, workdir: str,
-                 outcome: trainer.TrainingOutcome) -> dict:
+                 outcome: trainer.TrainingOutcome,
+                 pending_context_free: Background | None = None) -> dict:
   """Writes results.json, results.csv (one row per cell,
   `tables.COLUMNS`), predictions.npz (per-instance choices, for the
   claims' confidence intervals) and the plots to `workdir`, the F1 of
-  every variant to its log.txt; returns the results dict."""
+  every variant to its log.txt; returns the results dict.
+  `pending_context_free`: the context-free scores started beside training
+  (`start_context_free`); without it they are computed here."""
   if (config.results.heatmap == "context_gain"
       and not config.results.context_free):
     raise ValueError("config.results.heatmap='context_gain' needs the "
@@ -258,20 +291,24 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   log = trainer.open_log(workdir)
   with clock.measure("report"):
     by_variant, summaries = _variant_summaries(outcome)
-  results = _results(config, outcome, by_variant, summaries, log)
+  results = _results(config, outcome, by_variant, summaries, log, workdir,
+                     pending_context_free)
+  # The figures are drawn from the numbers alone, in a thread beside the
+  # writes of the numbers (and TensorBoard's event files); the run ends
+  # once they are drawn, and results.json is written again with their
+  # time (a figure that fails raises here, after the numbers are on disk).
+  figures = Background(lambda: write_plots(results, workdir))
   with clock.measure("report"):
     predictions.write(workdir, outcome)
     results["stage_seconds"] = clock.as_dict()
     files.write_json(os.path.join(workdir, "results.json"), results)
     files.write_text(os.path.join(workdir, "results.csv"),
                      tables.to_csv(tables.cell_rows(results)))
-  # The numbers are on disk before the figures (and TensorBoard's event
-  # files) are drawn; results.json is written again with the plots' time.
-  with clock.measure("plots"):
-    write_plots(results, workdir)
   if config.results.get("tensorboard", False):
     with clock.measure("tensorboard"):
       write_tensorboard(workdir, outcome)
+  with clock.measure("plots"):  # The wait for the figures after the rest.
+    figures.result()
   results["stage_seconds"] = clock.as_dict()
   files.write_json(os.path.join(workdir, "results.json"), results)
   for line in f1_lines(outcome, summaries) + context_free_lines(

@@ -44,6 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+from blm_jax.base.background import Background
 from blm_jax.data.input_pipeline import BLMData
 from blm_jax.models import registry
 from blm_jax.training import distributed
@@ -168,6 +169,8 @@ class Grid:
     self.dev = self._shard(self._stack(
         [data.dev_of(s, t) for s, t in cell_data], chunk))
     self.test = {t: self.eval_split(tab) for t, tab in data.test.items()}
+    self._tests, self._test_rows = self._joint_split(data.test)
+    self._predict_tests = None  # A Background compiling it, once started.
     self._set_mode(mode)
     self._predict = jax.jit(jax.vmap(self._predict_cell,
                                      in_axes=(0, None, None, 0)),
@@ -261,6 +264,47 @@ class Grid:
       return split
     perm = variants_lib.context_permutations(table)
     return split.replace(context_perm=_pad_rows(perm, rows))
+
+  def _joint_split(self, tables: dict) -> tuple[SplitIndex | None, dict]:
+    """Every test table in one replicated split (one after another, the
+    padding after the last) and {name: (first row, rows)} of each."""
+    if not tables:
+      return None, {}
+    names = list(tables)
+    sizes = [tables[u].num_instances for u in names]
+    total = eval_rows(sum(sizes), self.solver.eval_chunk)
+    parts = [self._split(tables[u], n) for u, n in zip(names[:-1], sizes)]
+    parts.append(self._split(tables[names[-1]], total - sum(sizes[:-1])))
+    parts = [p.replace(size=np.int32(0)) for p in parts]
+    joint = jax.tree.map(lambda *xs: np.concatenate(xs) if xs[0].ndim
+                         else xs[0], *parts).replace(
+                             size=np.int32(sum(sizes)))
+    starts = np.cumsum([0] + sizes[:-1])
+    return (jax.tree.map(
+        lambda x: distributed.global_array(x, self._replicated), joint),
+            {u: (int(a), n) for u, a, n in zip(names, starts, sizes)})
+
+  def start_test_compile(self) -> None:
+    """Compiles the prediction of every test type (`predict_tests`) in a
+    background thread, while the epochs run: evaluation then waits for
+    no compiler."""
+    if self._tests is None or self._predict_tests is not None:
+      return
+    params = self.abstract_state().best_params
+    self._predict_tests = Background(lambda: self._predict.lower(
+        params, self.emb, self._tests, self.views).compile())
+
+  def predict_tests(self, params) -> dict:
+    """{test type: per-cell predictions} of every test type, all in one
+    call of the jitted prediction (padding cells and rows dropped)."""
+    if self._tests is None:
+      return {}
+    fn = (self._predict_tests.result() if self._predict_tests is not None
+          else self._predict)
+    out = jax.tree.map(lambda x: np.asarray(x)[:self.num_cells],
+                       fn(params, self.emb, self._tests, self.views))
+    return {u: jax.tree.map(lambda x: x[:, a:a + n], out)
+            for u, (a, n) in self._test_rows.items()}
 
   def _stack(self, tables, chunk: int) -> SplitIndex:
     """Per-cell splits stacked on a leading axis, rows padded to the longest

@@ -16,10 +16,16 @@ class Progress:
 
   `on_notice` may come at any time with a one-line recovery event (a
   damaged checkpoint moved aside, a previous run's outputs set aside, a
-  stale workdir lock taken over); log.txt has the details. Order: `on_resume` (only when a checkpoint was restored), `on_train_start`,
-  then per epoch `on_epoch_end` followed by `on_checkpoint` when that epoch
-  was saved.
+  stale workdir lock taken over); log.txt has the details. Order:
+  `on_data_ready`, `on_resume` (only when a checkpoint was restored),
+  `on_train_start`, then per epoch `on_epoch_end` followed by
+  `on_checkpoint` when that epoch was saved.
   """
+
+  def on_data_ready(self, data: Any) -> None:
+    """The data is loaded and embedded (an `input_pipeline.BLMData`) and
+    the grid built; training has not started. Work that needs the data
+    but not the trained cells (the context-free baselines) can start."""
 
   def on_resume(self, epoch: int) -> None:
     """The checkpoint of `epoch` was restored; training goes on after it."""

@@ -335,7 +335,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
 
     # ---- Model, optimizer and grid -----------------------------------------
     grid = build_grid(config, data, sources=sources)
-    memory_notes = fit_memory(config, grid)
+    with clock.measure("compile"):  # fit_memory compiles the epoch.
+      memory_notes = fit_memory(config, grid)
   except BaseException:
     workdir_lock.undo(workdir, remove_lock=not had_lock, remove_dir=made)
     raise
@@ -356,6 +357,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
              variant_seconds)
   for note in memory_notes:
     log.info("%s", note)
+  if distributed.is_writer():  # The one process that writes the report.
+    progress.on_data_ready(data)
   ckpt_dir = os.path.join(workdir, "checkpoints")
   meta = {"grid": grid.spec.to_json(), "model": config.model.name,
           "embed_dim": data.embed_dim, "num_context": data.num_context,
@@ -385,6 +388,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
       log.info("already trained: evaluating only")
   else:
     state = grid.init()
+  grid.start_test_compile()  # Beside the epochs.
   progress.on_train_start(start_epoch, epochs)
 
   # ---- Train ----------------------------------------------------------------
@@ -459,10 +463,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   test_types = tuple(config.data.test_types)
   test = {}
   with clock.measure("evaluation"):
+    predicted = grid.predict_tests(state.best_params)
     for u in test_types:
-      out = grid.predict(state.best_params, grid.test[u])
-      test[u] = Predictions(np.asarray(out["pred"])[:grid.num_cells],
-                            data.test[u].correct, data.test[u].labels,
+      test[u] = Predictions(predicted[u]["pred"], data.test[u].correct,
+                            data.test[u].labels,
                             tuple(data.test[u].instance_ids))
   return TrainingOutcome(
       spec=grid.spec, test_types=test_types,
