@@ -65,7 +65,8 @@ def main(argv=None) -> int:
       rows.append(row)
   if args.out:
     with open(args.out, "w") as f:
-      json.dump({"study": "agreement _seq validators at full size",
+      json.dump({"study": "agreement _seq validators (counts of instances "
+                          "with a finding, per check)",
                  "command": "python benchmarks/agreement_seq_scans.py "
                             + " ".join(argv or sys.argv[1:]),
                  "date": datetime.date.today().isoformat(),
