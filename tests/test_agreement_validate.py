@@ -227,8 +227,8 @@ def test_a_correction_of_an_unknown_verb_is_one_line(tmp_path):
 
 
 def test_small_seq_sets_have_no_findings():
-  for lang, t in (("fr", "II"), ("ro", "III"), ("en", "I")):
-    xs = generate_seq.generate_seq(lang, generate_seq.CLAUSES, t, 40, 0)
+  for lang, t in (("fr", "II"), ("ro", "III")):
+    xs = generate_seq.generate_seq(lang, generate_seq.CLAUSES, t, 15, 0)
     assert [validation.findings(validate.CHECKS, x) for x in xs
             if validation.findings(validate.CHECKS, x)][:3] == [], (lang, t)
 

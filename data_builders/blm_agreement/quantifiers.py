@@ -12,6 +12,7 @@ phrases is listed here.
 
 from __future__ import annotations
 
+import functools
 import re
 
 QUANTIFIERS = {
@@ -39,8 +40,9 @@ def counts(language: str, text: str) -> dict[str, int]:
   return out
 
 
-def repeated(language: str, *texts: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def repeated(language: str, *texts: str) -> tuple[str, ...]:
   """The quantifier phrases that occur more than once in `texts` taken
   together."""
-  return sorted(q for q, n in counts(language, " ".join(texts)).items()
-                if n > 1)
+  return tuple(sorted(q for q, n in counts(language, " ".join(texts)).items()
+                      if n > 1))
