@@ -44,13 +44,14 @@ from blm_jax.cli import records as records_cli  # noqa: E402
 from blm_jax.cli import lint as lint_cli  # noqa: E402
 from blm_jax.data import design  # noqa: E402
 from configs import common  # noqa: E402
-from data_builders.common import loading  # noqa: E402
+from data_builders.common import attributes, loading  # noqa: E402
 
 COLUMNS = ["dataset", "population", "n", "chance", "context-free top-1",
            "top-2", "effective chance", "plausible", "best single position",
            "best pair", "smallest deciding set",
            "whole context decides (distinct context patterns)",
-           "second answer / pattern twins"]
+           "second answer / pattern twins",
+           "deciding attribute on < 4 sentences"]
 RULE_COLUMNS = ["dataset", "rules (train + test)", "train rules",
                 "test rules", "test rules unseen in train",
                 "test instances with an unseen rule"]
@@ -81,6 +82,9 @@ def _row(target: str, a: dict) -> list:
           if a.get("n_context_patterns") else "")),
       ("-" if a["determined"] is None else
        f"{a['n_second_answer']} / {a['n_pattern_twins']}"),
+      ("-" if a.get("n_thin_attributes") is None else
+       f"{a['n_thin_attributes']}" + "".join(
+           f", {k} {v}" for k, v in sorted(a["thin_attributes"].items()))),
   ]
 
 
@@ -195,7 +199,9 @@ def main(argv=None):
     start = time.time()
     try:
       train = load()
-      reports = design.analyze(train)
+      reports = design.analyze(train, schema=(
+          None if key.startswith("published:")
+          else attributes.schema_for_dataset(key)))
     except (ValueError, OSError, AssertionError) as err:
       print(f"{key}: error: {err}", flush=True)
       continue

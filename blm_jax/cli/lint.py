@@ -31,6 +31,7 @@ from typing import Sequence
 
 from blm_jax.data import answers_only, design
 from blm_jax.data.lint import lint, LintReport, populations
+from data_builders.common import attributes
 
 
 # ----------------------------------------------------------------------------
@@ -170,7 +171,9 @@ def _lint_target(target: str, args, total: LintReport) -> None:
       for key, (n, acc) in probe_scores(instances, args.probe_encoder,
                                         args.cache_dir).items():
         report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
-    designs = design.analyze(instances) if run_design else []
+    designs = design.analyze(
+        instances, schema=None if os.path.exists(target) else
+        attributes.schema_for_dataset(target)) if run_design else []
     for d in designs:
       if any(note.startswith("too few") for note in d.notes):
         d.notes.append(f"{title} holds too little to fit")

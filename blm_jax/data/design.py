@@ -27,7 +27,11 @@ trained on a config sees as one dataset) it measures:
   instances have a second defensible answer (a wrong candidate whose
   pattern is the correct answer pattern of another instance with the same
   context patterns), and how many have a wrong candidate with the correct
-  answer's own pattern (which patterns cannot tell apart).
+  answer's own pattern (which patterns cannot tell apart);
+- visibility (given the family's attribute schema): the instances in which
+  an attribute that decides between the candidates is shown by fewer than
+  `attributes.MIN_VISIBLE_TERMS` context sentences (a rule read off three
+  terms needs the family's prior to continue).
 
 Across a config's splits, `rule_coverage(train, test)` counts its rules
 (context pattern sequences, `splits.rule_key`) and the share of test rules
@@ -53,6 +57,7 @@ from blm_jax.data import answers_only, set_scorer
 from blm_jax.data.answers_only import DIM, tokens
 from blm_jax.data.lint import population_key
 from blm_jax.data.set_features import SetFeaturizer
+from data_builders.common import attributes as attributes_lib
 from data_builders.common.schema import BLMInstance
 from data_builders.common.splits import rule_key
 
@@ -116,6 +121,10 @@ class DesignReport:
   # Distinct context-pattern sequences: determinacy is tested only where
   # instances share one (n_context_patterns near n: little tested).
   n_context_patterns: int | None = None
+  # Instances with a deciding attribute shown by fewer than
+  # MIN_VISIBLE_TERMS context sentences, and per attribute (None: no schema).
+  n_thin_attributes: int | None = None
+  thin_attributes: dict[str, int] = dataclasses.field(default_factory=dict)
   notes: list[str] = dataclasses.field(default_factory=list)
 
   @property
@@ -159,7 +168,17 @@ class DesignReport:
     elif not self.determined:
       out.append(f"the whole context leaves {self.n_ambiguous} instance(s) "
                  "undetermined")
+    if self.n_thin_attributes:
+      out.append(f"{self.n_thin_attributes} instance(s) with a deciding "
+                 f"attribute shown by fewer than "
+                 f"{attributes_lib.MIN_VISIBLE_TERMS} context sentences "
+                 f"({self._thin_text()})")
     return out
+
+  def _thin_text(self) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in sorted(
+        self.thin_attributes.items())) or "none"
+
 
   def as_dict(self) -> dict:
     r = lambda v: None if v is None else round(v, 4)
@@ -177,6 +196,8 @@ class DesignReport:
         "n_second_answer": self.n_second_answer,
         "n_pattern_twins": self.n_pattern_twins,
         "n_context_patterns": self.n_context_patterns,
+        "n_thin_attributes": self.n_thin_attributes,
+        "thin_attributes": dict(self.thin_attributes),
         "notes": list(self.notes)}
 
   def format(self) -> str:
@@ -210,6 +231,12 @@ class DesignReport:
           f"sequences; second defensible "
           f"answer in {self.n_second_answer}; a wrong candidate with the "
           f"correct pattern in {self.n_pattern_twins}")
+    if self.n_thin_attributes is not None:
+      lines.append(
+          f"    visibility: {self.n_thin_attributes} instance(s) with a "
+          f"deciding attribute shown by fewer than "
+          f"{attributes_lib.MIN_VISIBLE_TERMS} context sentences "
+          f"({self._thin_text()})")
     for note in self.notes:
       lines.append(f"    note: {note}")
     return "\n".join(lines)
@@ -322,11 +349,27 @@ def _word_positions(report: DesignReport, xs: Sequence[BLMInstance],
       break
 
 
+def _visibility(report: DesignReport, xs: Sequence[BLMInstance],
+                schema: attributes_lib.AttributeSchema):
+  per_attribute: collections.Counter = collections.Counter()
+  thin = 0
+  for x in xs:
+    found = attributes_lib.thinly_visible(
+        schema, [s.pattern for s in x.context],
+        [s.pattern for s in x.answers])
+    thin += bool(found)
+    per_attribute.update(found.keys())
+  report.n_thin_attributes = thin
+  report.thin_attributes = dict(per_attribute)
+
+
 def analyze_population(name: str, xs: Sequence[BLMInstance],
-                       context_free: bool = True, positions: bool = True
+                       context_free: bool = True, positions: bool = True,
+                       schema: attributes_lib.AttributeSchema | None = None
                        ) -> DesignReport:
   """The design analysis of one population (see the module docstring).
-  Parts that cannot be computed are left None with a note saying why."""
+  Parts that cannot be computed are left None with a note saying why;
+  `schema`: the family's attributes (visibility is counted with it)."""
   report = DesignReport(
       population=name, n=len(xs),
       chance=float(np.mean([1 / len(x.answers) for x in xs])) if xs else 0.0)
@@ -354,6 +397,8 @@ def analyze_population(name: str, xs: Sequence[BLMInstance],
         _word_positions(report, xs, folds)
   if has_patterns(xs):
     _determinacy(report, xs)
+    if schema is not None:
+      _visibility(report, xs, schema)
   elif xs:
     report.notes.append(
         "the instances carry no patterns: determinacy (pattern level) not "
@@ -363,12 +408,14 @@ def analyze_population(name: str, xs: Sequence[BLMInstance],
 
 
 def analyze(instances: Sequence[BLMInstance], context_free: bool = True,
-            positions: bool = True) -> list[DesignReport]:
+            positions: bool = True,
+            schema: attributes_lib.AttributeSchema | None = None
+            ) -> list[DesignReport]:
   """`analyze_population` of each population of `instances`."""
   groups: dict[str, list[BLMInstance]] = collections.defaultdict(list)
   for x in instances:
     groups[population_key(x)].append(x)
-  return [analyze_population(k, v, context_free, positions)
+  return [analyze_population(k, v, context_free, positions, schema)
           for k, v in groups.items()]
 
 

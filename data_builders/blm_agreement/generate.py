@@ -212,6 +212,29 @@ def type_ii_sentence(r: Realiser, rng, seed: Seed, pat: Pattern,
                                                         base)), pat_str)
 
 
+def _distinct_sentence(r: Realiser, rng, seed: Seed, pat: Pattern,
+                       pat_str: str, taken: set[str]) -> Sentence | None:
+  """A context sentence with one replacement (drawn among those whose text
+  is not `taken`), or, where every one-replacement sentence is taken (a
+  pattern repeated in four sentences and the answer), two replacements;
+  None if those are taken too."""
+  names = ("n", "n1", "n2", "vp") if "PP2" in pat_str else ("n", "n1", "vp")
+  base = dict(zip(("n", "n1", "n2", "vp"), r.words(seed)))
+  for k in (1, 2):
+    options = []
+    for chosen in itertools.combinations(names, k):
+      for keys in itertools.product(*(
+          _alternatives(seed, n, base[n]) for n in chosen)):
+        words = dict(base, **dict(zip(chosen, keys)))
+        options.append(tuple(words[n] for n in ("n", "n1", "n2", "vp")))
+    rng.shuffle(options)
+    for keys in options:
+      s = r.sentence(seed, pat, keys, pat_str)
+      if s.text not in taken:
+        return s
+  return None
+
+
 def type_ii_answers(r: Realiser, rng, seed: Seed, v: NumberPlan,
                     answer_set: AnswerSet = PAPER_SET
                     ) -> dict[str, Sentence]:
@@ -231,13 +254,26 @@ def _type_ii_id(language: str, seed: Seed, index: int) -> str:
 
 
 def type_ii(r: Realiser, seed: Seed, v: NumberPlan, index: int,
-            config_seed, answer_set: AnswerSet = PAPER_SET) -> BLMInstance:
+            config_seed, answer_set: AnswerSet = PAPER_SET,
+            distinct_context: bool = False) -> BLMInstance:
+  """`distinct_context`: no context sentence repeats another (the `_seq`
+  plans repeat patterns; the paper's variants never do, so the paper
+  configs need no redraw and keep their draws)."""
   id = _type_ii_id(r.lex.language, seed, index)
   rng = _rng("II", config_seed, id)
   answers = type_ii_answers(r, rng, seed, v, answer_set)
   texts = {s.text for s in answers.values()}
   ctx = []
   for p, ps in _context(seed.clause, v):
+    if distinct_context:
+      s = _distinct_sentence(r, rng, seed, p, ps,
+                             texts | {c.text for c in ctx})
+      if s is None:
+        raise ValueError(f"{id}: no one or two replacements keep context "
+                         f"sentence {p} apart from the candidates and the "
+                         "context")
+      ctx.append(s)
+      continue
     for _ in range(MAX_DRAWS):
       s = type_ii_sentence(r, rng, seed, p, ps)
       if s.text not in texts:

@@ -14,7 +14,14 @@ sentences the plan embeds.
   candidate repeats a context sentence (as the `_ctx` type I).
 - Types II and III: anchors drawn as in `generate._generate`, each with its
   plan in place of the paper's number variant; type III's donors (other
-  seeds) bring their own matrix clauses.
+  seeds) bring their own matrix clauses. No context sentence repeats
+  another word for word (type II redraws its replacement, type III its
+  donor sentence).
+
+The lexicon is loaded with its corrections (`lexicon/<lang>/corrections.tsv`:
+Romanian object marking). A seed whose matrix clause, relative clause and any of its frame's verb
+phrases hold the same quantifier phrase twice (*Tout le monde sait que ...
+a surpris tout le monde*; `quantifiers.py`) is left out of the pools.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Sequence
 
 from data_builders.blm_agreement import generate as gen
 from data_builders.blm_agreement import lexicon as lexicon_lib
+from data_builders.blm_agreement import quantifiers
 from data_builders.blm_agreement import seq_templates
 from data_builders.common import splits
 from data_builders.common.schema import BLMInstance
@@ -34,12 +42,25 @@ _MAX_REDRAWS = 50
 
 
 def seeds(lex: lexicon_lib.Lexicon, clause: str) -> list[gen.Seed]:
-  """Every seed of one clause type, each with every matrix clause."""
+  """Every seed of one clause type, each with every matrix clause that
+  shares no quantifier phrase with its relative clause or with any verb
+  phrase of its frame (type II may swap in any of them)."""
   if clause not in CLAUSES:
     raise ValueError(f"unknown _seq clause type {clause!r}; known: "
                      f"{CLAUSES} (the completive is the embedding attribute)")
   return [dataclasses.replace(s, matrix=m) for s in gen.seeds(lex, clause)
-          for m in range(len(lex.prefixes))]
+          for m in range(len(lex.prefixes))
+          if not repeats_a_quantifier(lex, s, m)]
+
+
+def repeats_a_quantifier(lex: lexicon_lib.Lexicon, seed: gen.Seed,
+                         matrix: int) -> bool:
+  """Whether a sentence of `seed` under matrix clause `matrix` could hold
+  one quantifier phrase twice."""
+  relative = lex.relatives[seed.extra] if seed.clause == "relative" else ""
+  return any(quantifiers.repeated(lex.language, lex.prefixes[matrix],
+                                  relative, lex.verbs[vp].sg)
+             for vp in seed.frame.vp)
 
 
 def plan_for(config_seed, *id_parts) -> seq_templates.Plan:
@@ -53,7 +74,7 @@ def generate_seq(language: str, clauses: Sequence[str], lexical_type: str,
   if lexical_type not in ("I", "II", "III"):
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: I, II, "
                      "III")
-  lex = lexicon_lib.load(language, lexicon_root)
+  lex = lexicon_lib.load(language, lexicon_root, corrected=True)
   r = gen.Realiser(lex)
   pools = {c: seeds(lex, c) for c in clauses}
   if lexical_type == "I":
@@ -85,8 +106,8 @@ def generate_seq(language: str, clauses: Sequence[str], lexical_type: str,
       anchors.append((s, plan_for(config_seed,
                                   gen._type_ii_id(language, s, j)), j))
   if lexical_type == "II":
-    return [gen.type_ii(r, s, p, j, config_seed, SEQ_SET)
-            for s, p, j in anchors]
+    return [gen.type_ii(r, s, p, j, config_seed, SEQ_SET,
+                        distinct_context=True) for s, p, j in anchors]
   # Type III: donors (any seed of the clause type can realise any pattern)
   # from the anchor's own split, as in `generate._generate`.
   parts = splits.assign_splits(

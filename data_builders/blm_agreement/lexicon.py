@@ -16,7 +16,11 @@ blank lines are ignored):
   chunks must concatenate to it, which checks the morphology on every seed;
 - `prefixes.tsv` (completive matrix clauses, "John thinks that") and
   `relatives.tsv` (relative clauses, placed after PP1/PP2 and so attached to
-  the nearest noun, not to the subject): one `text` column.
+  the nearest noun, not to the subject): one `text` column;
+- `corrections.tsv` (optional): verb phrases that the `_seq` configs realise
+  corrected (`load(..., corrected=True)`; columns `sg` of `verbs.tsv`, then
+  `fixed_sg`, `fixed_pl`, `why`), while the paper configs keep the forms
+  their records were measured on.
 
 Every error names the file, the line and the entry.
 """
@@ -141,8 +145,10 @@ def _unique(path, rows, key):
   return out
 
 
-def load(language: str, root: pathlib.Path | str | None = None) -> Lexicon:
-  """Reads and cross-checks `root/<language>/` (default: the shipped data)."""
+def load(language: str, root: pathlib.Path | str | None = None,
+         corrected: bool = False) -> Lexicon:
+  """Reads and cross-checks `root/<language>/` (default: the shipped data);
+  `corrected`: with `corrections.tsv`'s verb phrases."""
   if language not in LANGUAGES:
     raise LexiconError(f"unknown language {language!r}; known: {LANGUAGES}")
   folder = pathlib.Path(root or LEXICON_DIR) / language
@@ -175,6 +181,17 @@ def load(language: str, root: pathlib.Path | str | None = None) -> Lexicon:
       raise LexiconError(f"{path} line {lineno}, entry {key!r}: singular and "
                          "plural verb forms are the same string")
     verbs[key] = Verb(key, row["sg"], row["pl"])
+  path = folder / "corrections.tsv"
+  if corrected and path.exists():
+    for key, (lineno, row) in _unique(path, read_tsv(
+        path, ("sg", "fixed_sg", "fixed_pl", "why")), "sg").items():
+      if key not in verbs:
+        raise LexiconError(f"{path} line {lineno}, entry {key!r}: not a "
+                           f"verb phrase of {folder / 'verbs.tsv'}")
+      if row["fixed_sg"] == row["fixed_pl"]:
+        raise LexiconError(f"{path} line {lineno}, entry {key!r}: singular "
+                           "and plural verb forms are the same string")
+      verbs[key] = Verb(key, row["fixed_sg"], row["fixed_pl"])
 
   path = folder / "frames.tsv"
   frames = []

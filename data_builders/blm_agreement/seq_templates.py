@@ -13,14 +13,20 @@ instance's matrix clause ("John thinks that ..."; the lexicon's prefixes):
 - subject, N1 and embedding, over sentences 1-8: constant, period 1, period
   2 (two phases) or period 4 (a step, four phases); 8 rules x 2 starting
   values, each of the 16 sequences fixed by its first seven terms;
-- N2, over sentences 5-8 (where it exists): constant, period 1 or period 2
-  (two phases); these 8 sequences are the 4-term ones whose last term is the
-  parity of the first three, so it needs all three of sentences 5-7;
-- the number of attractors keeps the figure's step (one, then two).
+- N2, over sentences 4-8 (where it exists): constant, period 1, period 2
+  from the block's start, or period 4 in the two phases that flip it once
+  inside the block (after its third or its first term); 5 rules x 2
+  starting values, each of the 10 five-term sequences fixed by its first
+  four, so N2 is seen on four context sentences, like every other attribute
+  on at least four: no reader has to know the family's rules to continue a
+  three-term N2 (periods 1 and 2 alone would repeat sentence 4's N2 in
+  sentence 8; the period-4 rules balance that);
+- the number of attractors keeps the figure's step (one, then two), a
+  sentence earlier: one attractor in sentences 1-3, two in 4-8.
 
 No single sentence, and no pair, tells the subject's, N1's or the
 embedding's value in sentence 8 more than 10 times in 16, nor N2's number
-more than half the time; the seven sentences tell all four (the tests
+more than 6 times in 10; the seven sentences tell all four (the tests
 enumerate it). Inside the completive the subject-verb agreement is the
 main clause's.
 
@@ -50,10 +56,10 @@ from data_builders.common.template import (AnswerTemplate, Pattern, Rule,
 FAMILY = "agreement_seq"
 LENGTH = 8  # Seven context sentences and the answer.
 EMBEDDINGS = ("main", "compl")  # A main clause; a completive (Prefix + clause).
-N2_FROM = 4  # N2 exists from sentence 5 (index 4) on.
+N2_FROM = 3  # N2 exists from sentence 4 (index 3) on.
 # (period, phase); period 0 is constant.
 LONG_RULES = ((0, 0), (1, 0), (2, 0), (2, 1), (4, 0), (4, 1), (4, 2), (4, 3))
-N2_RULES = ((0, 0), (1, 0), (2, 0), (2, 1))
+N2_RULES = ((0, 0), (1, 0), (2, 0), (4, 1), (4, 3))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -172,7 +178,7 @@ class Plan:
 
   def terms(self, i: int) -> tuple[str, str, str, str | None]:
     """The embedding, then the subject's, N1's and N2's numbers of
-    sentence i (0-based; N2 None before sentence 5)."""
+    sentence i (0-based; N2 None before sentence 4)."""
     n2 = self.n2.terms(LENGTH - N2_FROM)
     return (self.emb.terms(LENGTH)[i], self.s.terms(LENGTH)[i],
             self.n1.terms(LENGTH)[i], n2[i - N2_FROM] if i >= N2_FROM else None)

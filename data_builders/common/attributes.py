@@ -10,8 +10,10 @@ predict. Data without patterns (own data, the published release) has none,
 and says why (`encode_patterns`' reason, the sentence table's
 `attributes_missing`).
 
-A value that a pattern does not have (agreement's N2 before sentence 5) is
-absent from `parse`'s dict and -1 in `encode`.
+A value that a pattern does not have (agreement's N2 in one-attractor
+sentences) is absent from `parse`'s dict and -1 in `encode`;
+`thinly_visible` names the deciding attributes that too few context
+sentences show.
 """
 
 from __future__ import annotations
@@ -150,3 +152,27 @@ def encode_patterns(schema: AttributeSchema | None, patterns: Sequence[str]
   rows = [codes[p] for p in patterns]
   return np.asarray(rows, np.int32).reshape(len(patterns),
                                             len(schema.names)), ""
+
+
+# A rule read off fewer terms than this leaves a reader who does not know
+# the family's rules several continuations (x y y: y again, or x?).
+MIN_VISIBLE_TERMS = 4
+
+
+def thinly_visible(schema: AttributeSchema, context: Sequence[str],
+                   answers: Sequence[str],
+                   min_terms: int = MIN_VISIBLE_TERMS) -> dict[str, int]:
+  """{attribute: context sentences showing it} of the attributes that
+  decide between the candidates (some candidate's value, or its absence,
+  differs from another's) and that fewer than `min_terms` of the context
+  patterns show. Raises `PatternAttributeError` on an unreadable pattern."""
+  answer_values = [schema.parse(p) for p in answers]
+  shown = [schema.parse(p) for p in context]
+  out = {}
+  for name in schema.names:
+    if len({a.get(name) for a in answer_values}) < 2:
+      continue
+    n = sum(name in s for s in shown)
+    if n < min_terms:
+      out[name] = n
+  return out
