@@ -187,7 +187,6 @@ def load(verb_class: str, language: str, path: str | pathlib.Path | None = None,
     raise LexiconError(f"{path}: verb(s) listed twice: {dupes}")
   adverbials = _adverbials(path, source, raw.get("adverbials"))
   verbs = _landmarks(path, source, raw.get("landmarks"), verbs)
-  mass = _mass_nouns(path, source, raw.get("mass_nouns", []), verbs)
   wanted = templates.anticausative_class(verb_class, language)
   used = tuple(v for v in verbs if v.anticausative == wanted)
   excluded = tuple(v for v in verbs if v.anticausative != wanted)
@@ -200,6 +199,8 @@ def load(verb_class: str, language: str, path: str | pathlib.Path | None = None,
                           else ""))
   _check_adverbials(path, source, verb_class, verbs, used, adverbials,
                     full_size)
+  mass = _mass_nouns(path, source, raw.get("mass_nouns", []), verbs,
+                     full_size)
   return Lexicon(verb_class, language, used, str(path), excluded,
                  tuple(adverbials.values()), mass)
 
@@ -267,15 +268,15 @@ def _landmarks(path, source, raw, verbs):
   return tuple(out)
 
 
-def _mass_nouns(path, source, raw, verbs) -> frozenset[str]:
-  """The `mass_nouns` list, checked: strings, each an agent or theme of some
-  verb and singular wherever it occurs."""
+def _mass_nouns(path, source, raw, verbs, full_size) -> frozenset[str]:
+  """The `mass_nouns` list, checked: strings, each (in a full lexicon) an
+  agent or theme of some verb, and singular wherever it occurs."""
   where = f"{path}:{_line(source, chr(34) + 'mass_nouns' + chr(34))}"
   if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
     raise LexiconError(f"{where}: 'mass_nouns' must be a list of NP texts")
   nps = {n.text: n for v in verbs for n in (*v.agents, *v.themes)}
   unknown = sorted(set(raw) - set(nps))
-  if unknown:
+  if unknown and full_size:
     raise LexiconError(f"{where}: mass noun(s) no verb has as agent or "
                        f"theme: {unknown}")
   for i, v in enumerate(verbs):
