@@ -89,3 +89,20 @@ CHECKS = (
           "repeats (000: the same lexical elements in every sentence); "
           "types II and III never", repeats.repeated_context),
 )
+
+
+if __name__ == "__main__":
+  # python -m data_builders.blm_spray_load.validate: instances breaking each
+  # check per `seq` type at full size (seq_rules and seq_extrap split the
+  # same instances).
+  from data_builders.blm_spray_load import generate
+  from data_builders.common.validation import findings
+
+  for lexical_type in generate.LEXICAL_TYPES:
+    counts = {c.name: 0 for c in CHECKS}
+    xs = generate.generate_seq(lexical_type, _lexicon())
+    for x in xs:
+      for name in findings(CHECKS, x):
+        counts[name] += 1
+    print(f"seq_type_{lexical_type}: {len(xs)} instances, " + ", ".join(
+        f"{k} {v}" for k, v in counts.items()), flush=True)
