@@ -248,18 +248,19 @@ def test_every_config_is_registered():
 
 
 # sha256 of every record's id, texts, patterns, chunks, labels and correct
-# index, at VERSION 1.2.0 (issue 34's lexicon fixes): the paper configs stay
-# byte-identical while other configs are added beside them.
+# index, at VERSION 1.2.0 (issue 34's lexicon fixes; the English ones at
+# their config version 1.3.0, whose lexicon texts changed): the paper configs
+# stay byte-identical while other configs are added beside them.
 PAPER_DIGESTS = {
-    "cos_en_type_I": "63fe1efa5896110d",
-    "cos_en_type_II": "a361401508e8123e",
-    "cos_en_type_III": "125577aaf5fef77c",
+    "cos_en_type_I": "129d2c0ce61292c4",
+    "cos_en_type_II": "56be6381401c363f",
+    "cos_en_type_III": "70df0387537767e4",
     "cos_it_type_I": "80f7ee4bcbe537fd",
     "cos_it_type_II": "2cb73b92f896bb8f",
     "cos_it_type_III": "c0640afd0282d8bb",
-    "od_en_type_I": "fdd297c7a28184a5",
-    "od_en_type_II": "1c40391a0f0546b5",
-    "od_en_type_III": "c6b43e4f356ca137",
+    "od_en_type_I": "67feb1eb2b6b4034",
+    "od_en_type_II": "920f27ba75c9d1d9",
+    "od_en_type_III": "0b94201d2a6eb06a",
     "od_it_type_I": "04c2000976a20421",
     "od_it_type_II": "1b94d5ed55ebffc3",
     "od_it_type_III": "f6c0c571bfaca7fe",

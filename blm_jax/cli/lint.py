@@ -21,6 +21,9 @@ strongest context-free scorer, which context positions decide the answer,
 whether the whole context determines it); a config built to need its
 sequence (`sequence_necessary`) is analysed and held to the `_seq` bounds
 with --strict.
+A TFDS name of a builder package that declares linguistic checks
+(`data_builders/<package>/validate.py`) also runs each of them on every
+instance, as a warning rule of its own.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Sequence
 from blm_jax.data import answers_only, design
 from blm_jax.data.lint import lint, LintReport, populations
 from data_builders.common import attributes
+from data_builders.common import validation
 
 
 # ----------------------------------------------------------------------------
@@ -148,6 +152,14 @@ def targets_of(target: str) -> list[str]:
   return resolve_datasets(target)
 
 
+def package_checks(target: str) -> tuple[validation.Check, ...]:
+  """The linguistic checks of the builder package a TFDS name belongs to
+  (`blm_cos_od/od_en_seq_type_II`: blm_cos_od's); () for a path."""
+  if os.path.exists(target) or "/" not in target:
+    return ()
+  return validation.checks_for(target.split("/")[0])
+
+
 def _lint_target(target: str, args, total: LintReport) -> None:
   """Lints one file, folder or TFDS name, printing its reports and adding
   its counts to `total`."""
@@ -162,11 +174,12 @@ def _lint_target(target: str, args, total: LintReport) -> None:
   # --design: its bounds are what --strict holds it to.
   run_design = args.design or (sequence and args.strict)
   splits = args.split.split(",") if args.split else None
+  checks = package_checks(target)
   for title, instances in _sources(target, args.data_dir,
                                    args.manual_dir, splits):
     instances = sample(instances, args.sample)
     report = lint(instances, answers_only=args.answers_only,
-                  ceiling=ceiling if held else None)
+                  ceiling=ceiling if held else None, checks=checks)
     if args.probe:
       for key, (n, acc) in probe_scores(instances, args.probe_encoder,
                                         args.cache_dir).items():
@@ -188,6 +201,7 @@ def _lint_target(target: str, args, total: LintReport) -> None:
     for d in designs:
       print(d.format())
     total.n_instances += report.n_instances
+    total.add_checks(report.family_rules)
     for rule, n in report.counts.items():
       total.counts[rule] += n
 

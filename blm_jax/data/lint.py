@@ -17,6 +17,10 @@ chance); it is opt-in because it fits a model per subset (seconds) and
 several older templates carry documented local cues.
 
 Builders call `lint(instances)` on their own output in their tests.
+A builder package's linguistic checks (`data_builders/<package>/validate.py`,
+`data_builders.common.validation`) run beside the rules when given
+(`lint(instances, checks=...)`; the CLI passes them for a TFDS name of that
+package): each is a warning rule of its own.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Callable, Iterable, Sequence
 
 from blm_jax.data import answers_only as answers_only_lib
 from data_builders.common import labels as labels_lib
+from data_builders.common import validation
 from data_builders.common.schema import BLMInstance
 
 ERROR = "error"
@@ -107,6 +112,25 @@ class LintReport:
   # check could not run ({rule: reason}).
   ran: set[str] = dataclasses.field(default_factory=lambda: set(ALWAYS))
   not_run: dict[str, str] = dataclasses.field(default_factory=dict)
+  # The family's linguistic checks that ran, as warning rules (`add_checks`).
+  family_rules: list[Rule] = dataclasses.field(default_factory=list)
+
+  def add_checks(self, checks) -> None:
+    """Makes each of `checks` (`validation.Check`s, or Rules of another
+    report) a warning rule of this report, counted from zero."""
+    known = {r.name for r in self.rules}
+    for c in checks:
+      if c.name in known:
+        continue
+      self.family_rules.append(Rule(c.name, WARNING, c.description))
+      self.counts[c.name] = 0
+      self.examples[c.name] = []
+      self.ran.add(c.name)
+      known.add(c.name)
+
+  @property
+  def rules(self) -> tuple[Rule, ...]:
+    return RULES + tuple(self.family_rules)
 
   def hold_to_ceiling(self, population: str, n: int,
                       scores: dict[str, float], ceiling: float | None):
@@ -142,17 +166,17 @@ class LintReport:
 
   @property
   def errors(self) -> dict[str, int]:
-    return {r.name: self.counts[r.name] for r in RULES
+    return {r.name: self.counts[r.name] for r in self.rules
             if r.severity == ERROR and self.counts[r.name]}
 
   @property
   def warnings(self) -> dict[str, int]:
-    return {r.name: self.counts[r.name] for r in RULES
+    return {r.name: self.counts[r.name] for r in self.rules
             if r.severity == WARNING and self.counts[r.name]}
 
   @property
   def infos(self) -> dict[str, int]:
-    return {r.name: self.counts[r.name] for r in RULES
+    return {r.name: self.counts[r.name] for r in self.rules
             if r.severity == INFO and self.counts[r.name]}
 
   def ok(self, strict: bool = False) -> bool:
@@ -161,7 +185,7 @@ class LintReport:
   def format(self, title: str = "") -> str:
     lines = [f"{title}: {self.n_instances} instances" if title
              else f"{self.n_instances} instances"]
-    for r in RULES:
+    for r in self.rules:
       if r.name in self.not_run:
         lines.append(f"  {'-':7s} {r.name}: not run: {self.not_run[r.name]}")
       if r.name not in self.ran:
@@ -285,16 +309,21 @@ def population_key(x: BLMInstance) -> str:
 
 
 def lint(instances: Sequence[BLMInstance], answers_only: bool = False,
-         ceiling: float | None = None) -> LintReport:
+         ceiling: float | None = None,
+         checks: Sequence[validation.Check] = ()) -> LintReport:
   """Applies every rule in `RULES` (`answers_only_cue` only when asked;
   `context_free_ceiling` when a `ceiling` is given, for a
-  context-necessary config); counts instances, not occurrences."""
+  context-necessary config) and each of the family's `checks`; counts
+  instances, not occurrences."""
   report = LintReport(n_instances=len(instances))
+  report.add_checks(checks)
   for x in instances:
     for rule, check in _PER_INSTANCE.items():
       messages = list(check(x))
       if messages:
         report.add(Finding(rule, x.id, "; ".join(messages)))
+    for rule, messages in validation.findings(checks, x).items():
+      report.add(Finding(rule, x.id, "; ".join(messages)))
   groups: dict[tuple, list[BLMInstance]] = collections.defaultdict(list)
   for x in instances:
     groups[subset_key(x)].append(x)

@@ -39,12 +39,27 @@ def _kind(c):
   return "change-of-state" if c == "cos" else "object-drop"
 
 
+# The configs whose data 1.3.0 changed (RELEASE_NOTES) carry it as their own
+# version; the others keep the builder's VERSION, so their records stay
+# current. 1.3.0 changed every `_seq` config (restricted draws) and every
+# design of the lexicons whose texts changed (English CoS and OD); the
+# Italian lexicons gained declarations only.
+TEXTS_CHANGED_1_3 = (("cos", "en"), ("od", "en"))
+
+
+def _version(verb_class: str, language: str, design: str) -> str | None:
+  if design == "seq" or (verb_class, language) in TEXTS_CHANGED_1_3:
+    return "1.3.0"
+  return None
+
+
 def _configs():
   paper = [
       CosOdConfig(
           name=generate.config_name(c, lang, t),
           description=f"{_kind(c)} verbs, {lang}, lexical type {t}",
-          verb_class=c, language=lang, lexical_type=t)
+          verb_class=c, language=lang, lexical_type=t,
+          version=_version(c, lang, "paper"))
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
@@ -55,7 +70,7 @@ def _configs():
                        "context-necessary: the missing form of the "
                        "progression is drawn per instance"),
           verb_class=c, language=lang, lexical_type=t, design="ctx",
-          context_necessary=True)
+          context_necessary=True, version=_version(c, lang, "ctx"))
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
@@ -66,7 +81,8 @@ def _configs():
                        "sequence-necessary: the progression of form and "
                        "tail is drawn per instance"),
           verb_class=c, language=lang, lexical_type=t, design="seq",
-          context_necessary=True, sequence_necessary=True)
+          context_necessary=True, sequence_necessary=True,
+          version=_version(c, lang, "seq"))
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
@@ -81,7 +97,7 @@ def _configs():
                        "dev"),
           verb_class=c, language=lang, lexical_type=t, design="seq",
           context_necessary=True, sequence_necessary=True, regime="rules",
-          wide_rules=True)
+          wide_rules=True, version=_version(c, lang, "seq"))
       for c in templates.CLASSES for lang in templates.LANGUAGES
       for t in generate.LEXICAL_TYPES
   ]
@@ -119,6 +135,17 @@ class Builder(builder.GeneratedBLMBuilder):
                "sews by the curtains', 'La nonna legge dalla lettera'); "
                "themes replaced where a verb had no other: plow, sweep, "
                "close, open, widen, leggere, mungere, spazzare.",
+      "1.3.0": "Per config (`_version`): every _seq and _seq_rules config, "
+               "and every design of English CoS and OD. Lexicons declare "
+               "mass nouns and selectional restrictions (README 'Faithful "
+               "readings'); texts: 'the stubble' singular (plow), whiten's "
+               "'the dentist' by 'the laundress', brighten's 'the sky' by "
+               "'the hallway'. "
+               "The _seq designs draw within the restrictions, keep type "
+               "I's E-INT noun the instance's own, give Italian present and "
+               "imperfect passives venire and never repeat a type II/III "
+               "context sentence. The Italian paper and ctx configs are "
+               "byte-identical (1.2.0).",
   }
   BUILDER_CONFIGS = _configs()
 

@@ -52,13 +52,24 @@ def generate_ctx(verb_class: str, language: str, lexical_type: str,
 
 def realise_designed(name: str, family: str, language: str,
                      lexical_type: str, designs, lex: lexicon_lib.Lexicon,
-                     rng: random.Random, seed: int) -> list[BLMInstance]:
+                     rng: random.Random, seed: int,
+                     plausible: bool = False) -> list[BLMInstance]:
   """Instances from per-instance (context patterns, {label: answer
   pattern}) (compiled), words drawn as in `generate` by lexical type. A type
   I instance draws one frame for its context and another for all its
   answers; a type II/III candidate equal to a context sentence redraws its
-  material: no candidate repeats a context sentence."""
+  material: no candidate repeats a context sentence.
+
+  `plausible` (the `_seq` design): a type II/III context sentence equal to
+  an earlier one redraws its material; material honours the verbs' declared
+  selectional restrictions (`VerbEntry.compatible`); a type I instance's
+  argument that by/da follows in E-INT is no landmark, so E-INT keeps the
+  instance's own noun; Italian present and imperfect passives take
+  *venire*, since *essere* + participle there reads as a state ("Le
+  piastrelle sono incrinate")."""
   marks = {a.text: a.time_point for a in lex.adverbials}
+  by_role = ("Agent" if templates.intransitive_subject(lex.verb_class)
+             == "Theme" else "Theme")
 
   def say(shape, m, f):
     return realise.realise_compiled(shape, m, f, language)
@@ -67,31 +78,67 @@ def realise_designed(name: str, family: str, language: str,
     return realise.frames_for(language, marks[m.p_np] or marks[m.by_np])
 
   def frame(m):
-    return realise.Frame(rng.choice(allowed(m)), venire=rng.random() < 0.5)
+    tense = rng.choice(allowed(m))
+    venire = rng.random() < 0.5
+    return realise.Frame(tense, venire=venire or (
+        plausible and tense in realise.STATIVE_ESSERE_TENSES))
+
+  def fits(verb, agent, theme, p_np, by_np):
+    return verb.compatible(agent.text, theme.text, p_np, by_np,
+                           verb.not_landmark(agent, "Agent").text,
+                           verb.not_landmark(theme, "Theme").text)
 
   def material(verb):
-    return realise.Material(verb, rng.choice(verb.agents),
-                            rng.choice(verb.themes), rng.choice(verb.p_nps),
-                            rng.choice(verb.by_nps))
+    for _ in range(MAX_REDRAWS):
+      m = realise.Material(verb, rng.choice(verb.agents),
+                           rng.choice(verb.themes), rng.choice(verb.p_nps),
+                           rng.choice(verb.by_nps))
+      if not plausible or fits(verb, m.agent, m.theme, m.p_np, m.by_np):
+        return m
+    raise ValueError(f"{name}: verb {verb.lemma!r}: no material its "
+                     f"restrictions allow in {MAX_REDRAWS} draws")
+
+  def type_i_keep(verb):
+    if not plausible:
+      return None
+    return lambda a, t, p, b: (
+        fits(verb, a, t, p, b)
+        and (a if by_role == "Agent" else t).text not in verb.landmarks)
 
   verbs = lex.verbs
   per_verb = generate._spread(len(designs), len(verbs))
   type_i_combos = {}
+  used_frames: dict = {}
   out = []
   for i, (cpats, apats) in enumerate(designs):
     verb = verbs[per_verb[i]]
     if lexical_type == "I":
       if verb.lemma not in type_i_combos:
-        type_i_combos[verb.lemma] = generate._distinct_combos(
-            verb, per_verb.count(per_verb[i]), rng)
-      agent, theme, p_np, by_np = type_i_combos[verb.lemma].pop()
-      m = realise.Material(verb, agent, theme, p_np, by_np)
+        n = per_verb.count(per_verb[i])
+        type_i_combos[verb.lemma] = (
+            generate._cycled_combos(verb, n, rng, type_i_keep(verb))
+            if plausible else generate._distinct_combos(verb, n, rng))
+      combo = type_i_combos[verb.lemma].pop()
+      m = realise.Material(verb, *combo)
       f = frame(m)
+      if plausible:
+        # A combination drawn again takes a context frame it had not.
+        tenses = used_frames.setdefault((verb.lemma, combo), set())
+        for _ in range(MAX_REDRAWS):
+          if f.tense not in tenses:
+            break
+          f = frame(m)
+        else:
+          raise ValueError(f"{name}-{i:05d}: verb {verb.lemma!r} repeats "
+                           "an argument combination in every frame")
+        tenses.add(f.tense)
       context = [say(p, m, f) for p in cpats]
       seen = {s.text for s in context}
       others = [t for t in allowed(m) if t != f.tense]
       for _ in range(MAX_REDRAWS):
-        g = realise.Frame(rng.choice(others), venire=f.venire)
+        tense = rng.choice(others)
+        g = realise.Frame(tense, venire=f.venire or (
+            plausible and tense in realise.STATIVE_ESSERE_TENSES))
         cands = [(lab, say(p, m, g)) for lab, p in apats.items()]
         if not seen & {s.text for _, s in cands}:
           break
@@ -105,8 +152,15 @@ def realise_designed(name: str, family: str, language: str,
       else:
         ctx_verbs = generate._distinct_verbs(verbs, len(cpats), rng)
         ans_verbs = generate._distinct_verbs(verbs, len(apats), rng)
-      context = [say(p, *_with_frame(material(v), frame))
-                 for p, v in zip(cpats, ctx_verbs)]
+      context = []
+      for p, v in zip(cpats, ctx_verbs):
+        s = say(p, *_with_frame(material(v), frame))
+        # Types II and III vary the words: no context sentence twice.
+        for _ in range(MAX_REDRAWS if plausible else 0):
+          if s.text not in {c.text for c in context}:
+            break
+          s = say(p, *_with_frame(material(v), frame))
+        context.append(s)
       seen = {s.text for s in context}
       cands = []
       for (lab, p), v in zip(apats.items(), ans_verbs):

@@ -122,5 +122,22 @@ def _distinct_combos(verb, count, rng):
   return rng.sample(combos, count)
 
 
+def _cycled_combos(verb, count, rng, keep):
+  """`count` (agent, theme, p-NP, by-NP) of `verb` that `keep` allows, each
+  as often as the others (+-1), in shuffled rounds; a verb whose
+  restrictions leave fewer combinations than instances repeats them (the
+  caller then varies the frame)."""
+  combos = [c for c in itertools.product(verb.agents, verb.themes,
+                                         verb.p_nps, verb.by_nps)
+            if keep(*c)]
+  if not combos:
+    raise ValueError(f"verb {verb.lemma!r}: its restrictions allow no "
+                     "argument combination")
+  out = []
+  while len(out) < count:
+    out += rng.sample(combos, len(combos))
+  return out[:count]
+
+
 def _distinct_verbs(verbs, count, rng):
   return rng.sample(verbs, count)

@@ -46,6 +46,18 @@ sentences, so they take another NP of the same role instead
 (`VerbEntry.not_landmark`); every verb keeps one NP of each role that is not
 a landmark.
 
+`mass_nouns` (optional, top level) lists the agent and theme NPs that are
+mass nouns (the stubble, il burro): each must be singular, since the
+realiser agrees the verb with the NP's number ("*The stubble were plowed").
+
+`incompatible` (optional, per verb) declares the verb's selectional
+restrictions as pairs of its own slot items that make an implausible event
+in one sentence: an agent the verb does not combine with a theme ("the
+dentist" whitening "the shirt"), a theme with a p-NP or by-NP ("the freezer"
+defrosted "in the fridge", "the soup" eaten "with a fork"). The `_seq`
+design draws only compatible material (`VerbEntry.compatible`) and
+`validate.role_plausibility` holds its data to them.
+
 Every error names the file, the line and the entry; nothing is built from a
 bad file.
 """
@@ -95,6 +107,14 @@ class VerbEntry:
   by_nps: tuple[str, ...]
   anticausative: str = ""  # CoS only; see the module docstring.
   landmarks: frozenset[str] = frozenset()  # NP texts; module docstring.
+  # Pairs of slot item texts that must not share a sentence (docstring).
+  incompatible: frozenset[frozenset[str]] = frozenset()
+
+  def compatible(self, *items: str) -> bool:
+    """Whether no declared incompatible pair lies among `items` (NP texts,
+    p-NPs, by-NPs)."""
+    present = set(items)
+    return not any(pair <= present for pair in self.incompatible)
 
   def not_landmark(self, np: NP, role: str) -> NP:
     """`np` itself, or, when `by`/`da` would read it as a place or source,
@@ -124,6 +144,7 @@ class Lexicon:
   path: str
   excluded: tuple[VerbEntry, ...] = ()  # Anticausative class not the template's.
   adverbials: tuple[Adverbial, ...] = ()
+  mass_nouns: frozenset[str] = frozenset()  # NP texts; module docstring.
 
   def adverbial(self, text: str) -> Adverbial:
     return next(a for a in self.adverbials if a.text == text)
@@ -178,8 +199,10 @@ def load(verb_class: str, language: str, path: str | pathlib.Path | None = None,
                           else ""))
   _check_adverbials(path, source, verb_class, verbs, used, adverbials,
                     full_size)
+  mass = _mass_nouns(path, source, raw.get("mass_nouns", []), verbs,
+                     full_size)
   return Lexicon(verb_class, language, used, str(path), excluded,
-                 tuple(adverbials.values()))
+                 tuple(adverbials.values()), mass)
 
 
 def _line(source: str, needle: str, start: str = "") -> int:
@@ -245,6 +268,27 @@ def _landmarks(path, source, raw, verbs):
   return tuple(out)
 
 
+def _mass_nouns(path, source, raw, verbs, full_size) -> frozenset[str]:
+  """The `mass_nouns` list, checked: strings, each (in a full lexicon) an
+  agent or theme of some verb, and singular wherever it occurs."""
+  where = f"{path}:{_line(source, chr(34) + 'mass_nouns' + chr(34))}"
+  if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+    raise LexiconError(f"{where}: 'mass_nouns' must be a list of NP texts")
+  nps = {n.text: n for v in verbs for n in (*v.agents, *v.themes)}
+  unknown = sorted(set(raw) - set(nps))
+  if unknown and full_size:
+    raise LexiconError(f"{where}: mass noun(s) no verb has as agent or "
+                       f"theme: {unknown}")
+  for i, v in enumerate(verbs):
+    for n in (*v.agents, *v.themes):
+      if n.text in raw and n.number != "sg":
+        raise LexiconError(
+            f"{_verb_where(path, source, i, v.lemma)}: mass noun "
+            f"{n.text!r} is marked plural; the verb would agree in the "
+            "plural")
+  return frozenset(raw)
+
+
 def _check_adverbials(path, source, verb_class, verbs, used, adverbials,
                       full_size):
   """Every p-NP / by-NP is in the table; the used CoS verbs' are not
@@ -280,7 +324,8 @@ def _entry(path, source, i, e, language, verb_class) -> VerbEntry:
   if not isinstance(lemma, str) or not lemma.strip():
     raise LexiconError(f"{where}: missing slot 'verb'")
   where = _verb_where(path, source, i, lemma)
-  unknown = sorted(set(e) - {"verb", "forms", "anticausative", *SLOT_SIZES})
+  unknown = sorted(set(e) - {"verb", "forms", "anticausative", "incompatible",
+                             *SLOT_SIZES})
   if unknown:
     raise LexiconError(f"{where}: unknown field(s) {unknown}")
   anticausative = e.get("anticausative", "")
@@ -329,7 +374,43 @@ def _entry(path, source, i, e, language, verb_class) -> VerbEntry:
                          "preposition")
   return VerbEntry(lemma, tuple(forms), agents, themes,
                    tuple(slots["p_nps"]), tuple(slots["by_nps"]),
-                   anticausative)
+                   anticausative,
+                   incompatible=_incompatible(where, e.get("incompatible", []),
+                                              agents, themes, slots))
+
+
+def _incompatible(where, raw, agents, themes, slots) -> frozenset:
+  """The verb's `incompatible` pairs, checked: each two items of two
+  different slots of this verb, and no item left without a partner."""
+  by_slot = {"agents": {n.text for n in agents},
+             "themes": {n.text for n in themes},
+             "p_nps": set(slots["p_nps"]), "by_nps": set(slots["by_nps"])}
+  slot_of = {x: name for name, xs in by_slot.items() for x in xs}
+  out = set()
+  if not isinstance(raw, list):
+    raise LexiconError(f"{where}: 'incompatible' must be a list of pairs")
+  for pair in raw:
+    if (not isinstance(pair, list) or len(pair) != 2
+        or not all(isinstance(x, str) for x in pair)):
+      raise LexiconError(f"{where}: 'incompatible' item {pair!r} is not a "
+                         "pair of slot items")
+    for x in pair:
+      if x not in slot_of:
+        raise LexiconError(f"{where}: 'incompatible' item {x!r} is none of "
+                           "the verb's agents, themes, p-NPs or by-NPs")
+    if slot_of[pair[0]] == slot_of[pair[1]]:
+      raise LexiconError(f"{where}: 'incompatible' pair {pair!r} is two "
+                         f"{slot_of[pair[0]]}, which never share a sentence")
+    out.add(frozenset(pair))
+  for name, xs in by_slot.items():
+    for x in xs:
+      partners = {o for o, slot in slot_of.items()
+                  if slot in ("agents", "themes") and slot != name
+                  and frozenset((x, o)) not in out}
+      if name in ("agents", "themes") and not partners:
+        raise LexiconError(f"{where}: {name[:-1]} {x!r} is incompatible with "
+                           "every NP of the other role: replace it")
+  return frozenset(out)
 
 
 def _starts_with_by(text: str, language: str) -> bool:

@@ -42,6 +42,12 @@ def frames_for(language: str, time_point: bool) -> tuple[str, ...]:
   return tuple(f for f in FRAMES[language] if f not in bad)
 
 
+# Italian tenses whose *essere* passive also reads as a resulting state ("Il
+# vaso è rotto": the vase is broken); *venire* keeps the event ("Il vaso
+# viene rotto"). The `_seq` design takes venire there.
+STATIVE_ESSERE_TENSES = ("pres", "impf")
+
+
 @dataclasses.dataclass(frozen=True)
 class Frame:
   """A tense or modal; `venire` picks the Italian passive auxiliary."""

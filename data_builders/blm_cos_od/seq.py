@@ -8,7 +8,8 @@ equally often (`rule_order`: else a verb's block of consecutive rules would
 favour some cells, a cue for a reader of the answers alone), shuffled
 within each verb's block; the words are
 drawn as in `generate` (types I, II, III) by `ctx.realise_designed`,
-independently of the rule, and no candidate repeats a context sentence.
+independently of the rule, within the lexicon's selectional restrictions
+(`plausible`), and no candidate repeats a context sentence.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def generate_seq(verb_class: str, language: str, lexical_type: str,
 
   return ctx.realise_designed(name, templates.SEQ_FAMILY[verb_class],
                               language, lexical_type,
-                              [patterns(r) for r in drawn], lex, rng, seed)
+                              [patterns(r) for r in drawn], lex, rng, seed,
+                              plausible=True)
 
 
 def rule_order(wide: bool = False) -> tuple[tuple[int, ...], ...]:

@@ -37,6 +37,12 @@ class SprayLoadConfig(builder.GeneratedConfig):
   type_iii_size: int = generate.TYPE_III_SIZE
 
 
+# Types II and III of the `seq` design (and its regimes, which split the
+# same instances) changed in 1.4.0; the other configs keep VERSION.
+def _seq_version(lexical_type: str) -> str | None:
+  return "1.4.0" if lexical_type in ("II", "III") else None
+
+
 def _configs():
   paper = [SprayLoadConfig(
       name=f"{template}_type_{lexical_type}", template=template,
@@ -53,7 +59,7 @@ def _configs():
   seq = [SprayLoadConfig(
       name=f"{generate.SEQ}_type_{lexical_type}", template=generate.SEQ,
       lexical_type=lexical_type, seed=0, context_necessary=True,
-      sequence_necessary=True,
+      sequence_necessary=True, version=_seq_version(lexical_type),
       description=(f"spray/load, the alternant's, the form's and the "
                    f"polarity's progression drawn per instance, answers all "
                    f"16 cells and the paper's errors, lexical type "
@@ -64,6 +70,7 @@ def _configs():
       name=f"{generate.SEQ}_{regime}_type_{lexical_type}",
       template=generate.SEQ, lexical_type=lexical_type, seed=0,
       context_necessary=True, sequence_necessary=True, regime=regime,
+      version=_seq_version(lexical_type),
       description=(f"spray/load seq_type_{lexical_type}'s instances, {what}"))
              for regime, what in (
                  ("rules", "split by rule: no test rule (context pattern "
@@ -94,6 +101,11 @@ class Builder(builder.GeneratedBLMBuilder):
                "instance; 24 answers (the 16 cells and the paper's 8 errors "
                "on a base whose polarity is drawn too), 84 labels (the 42 of "
                "1.2.0 keep their ids). The other configs are byte-identical.",
+      "1.4.0": "seq_type_II/III and their regimes (per config): an "
+               "instance whose context holds a sentence twice is redrawn "
+               "(types II and III vary the words; README 'Faithful "
+               "readings'); the other instances and configs are "
+               "byte-identical.",
   }
   BUILDER_CONFIGS = _configs()
 

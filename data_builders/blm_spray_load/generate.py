@@ -108,12 +108,15 @@ def lexical_types(family: str, template: str, lexical_type: str,
                   lex: lexicon_lib.Lexicon, seed: int, n_sentences: int,
                   instance: Callable[[str, str, list], BLMInstance],
                   type_iii_size: int = TYPE_III_SIZE,
-                  redraw_copies: bool = False) -> list[BLMInstance]:
+                  redraw_copies: bool = False,
+                  distinct_context: bool = False) -> list[BLMInstance]:
   """Types I-III of one template over the seed set (shared with
   `blm_spray_load_v0`): `instance(id, lexical_type, fillers)` with one
   filler per sentence (context, then answers). Contexts never repeat; with
   `redraw_copies`, an instance is also redrawn when a candidate repeats a
-  context sentence or two candidates draw the same text."""
+  context sentence or two candidates draw the same text; with
+  `distinct_context` (types II and III vary the words), when its context
+  holds a sentence twice."""
   if lexical_type not in LEXICAL_TYPES:
     raise ValueError(f"unknown lexical type {lexical_type!r}; known: "
                      f"{LEXICAL_TYPES}")
@@ -141,7 +144,8 @@ def lexical_types(family: str, template: str, lexical_type: str,
         continue
       key = tuple(s.text for s in inst.context)
       if key in seen or (redraw_copies and set(key) & {
-          s.text for s in inst.answers}):
+          s.text for s in inst.answers}) or (
+              distinct_context and len(set(key)) < len(key)):
         continue
       seen.add(key)
       return inst
@@ -296,7 +300,8 @@ def generate_seq(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
   (the correct one too) would repeat a context sentence: type I keeps one
   material in the context and gives every answer another argument
   combination of the same verb; types II and III are redrawn until no
-  candidate repeats a context sentence."""
+  candidate repeats a context sentence and no context sentence another
+  (they vary the words; type I repeats one where its cells repeat)."""
   lex = lex or lexicon_lib.load_lexicon()
   # Any rule gives the sizes: 7 context sentences and 24 answers.
   ctx, answers = sequence.seq_patterns(*seq_draw(seed, "size"))
@@ -308,4 +313,5 @@ def generate_seq(lexical_type: str, lex: lexicon_lib.Lexicon | None = None,
       sequence.SEQ_FAMILY, SEQ, lexical_type,
       lex, seed, len(ctx) + len(answers),
       lambda id_, lt, fillers: _seq_instance(id_, lt, seed, fillers),
-      type_iii_size=type_iii_size, redraw_copies=True)
+      type_iii_size=type_iii_size, redraw_copies=True,
+      distinct_context=True)

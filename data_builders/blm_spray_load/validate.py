@@ -6,14 +6,22 @@ by both spray/load packages: they realise the same lexicon).
 - `emitter_with_variants`: spurt in the with-variant with a leaking pipe or
   valve as its agent ("The leaking valve has spurted the ceiling with
   water."): spurt's with-variant needs an agent that aims.
+- `repeated_context`: `common.repeats` (type I repeats a sentence exactly
+  when its progression repeats a pattern; types II and III never).
+
+`CHECKS` holds them for `lint` (`common.validation`); the `seq` configs scan
+to zero on each (tests/test_cos_od_validate.py).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
 from data_builders.blm_spray_load import lexicon as lexicon_lib
+from data_builders.common import repeats
+from data_builders.common.validation import Check
 
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 EMITTERS = ("pipe", "pipes", "valve", "valves", "boiler", "boilers",
@@ -56,3 +64,45 @@ def emitter_with_variants(texts: Iterable[str],
     if words & forms and " with " in text and words & set(EMITTERS):
       out.append(text)
   return out
+
+
+def _texts(x) -> list[str]:
+  return [s.text for s in (*x.context, *x.answers)]
+
+
+@functools.lru_cache(maxsize=None)
+def _lexicon() -> lexicon_lib.Lexicon:
+  return lexicon_lib.load_lexicon()
+
+
+CHECKS = (
+    Check("verb_form_stutters",
+          "no sentence uses a form of its own verb as a noun",
+          lambda x: [f"{t!r}" for t in verb_form_stutters(_texts(x),
+                                                          _lexicon())]),
+    Check("emitter_with_variants",
+          "spurt's with-variant has an agent that aims, not a leaking "
+          "emitter", lambda x: [f"{t!r}" for t in emitter_with_variants(
+              _texts(x), _lexicon())]),
+    Check("repeated_context",
+          "type I repeats a context sentence exactly where its pattern "
+          "repeats (000: the same lexical elements in every sentence); "
+          "types II and III never", repeats.repeated_context),
+)
+
+
+if __name__ == "__main__":
+  # python -m data_builders.blm_spray_load.validate: instances breaking each
+  # check per `seq` type at full size (seq_rules and seq_extrap split the
+  # same instances).
+  from data_builders.blm_spray_load import generate
+  from data_builders.common.validation import findings
+
+  for lexical_type in generate.LEXICAL_TYPES:
+    counts = {c.name: 0 for c in CHECKS}
+    xs = generate.generate_seq(lexical_type, _lexicon())
+    for x in xs:
+      for name in findings(CHECKS, x):
+        counts[name] += 1
+    print(f"seq_type_{lexical_type}: {len(xs)} instances, " + ", ".join(
+        f"{k} {v}" for k, v in counts.items()), flush=True)
