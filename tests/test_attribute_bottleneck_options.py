@@ -102,3 +102,10 @@ def test_detach_without_attribute_targets_names_the_keys():
       "detach_slots=False"]
   c.loss.aux_attribute = 1.0
   assert config_check.problems(c) == []
+
+
+def test_the_aux_variant_detaches_the_slots_and_the_default_does_not():
+  assert ab_config.get_config(None).model.detach_slots is False
+  aux = ab_config.get_config("dataset=agreement_en_seq,aux")
+  assert aux.model.detach_slots is True and aux.loss.aux_attribute == 1.0
+  assert config_check.problems(aux) == []
