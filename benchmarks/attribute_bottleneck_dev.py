@@ -147,7 +147,8 @@ def run(config, input_kind: str, log) -> dict:
     history.append(row)
     log(json.dumps(row))
   best = max(history, key=lambda r: r["dev_accuracy"])
-  return {"dev_accuracy_best": best["dev_accuracy"],
+  return {"attribute_names": list(names),
+          "dev_accuracy_best": best["dev_accuracy"],
           "best_epoch": best["epoch"],
           "dev_accuracy_last": history[-1]["dev_accuracy"],
           "slot_accuracy_last": history[-1].get("slot_accuracy"),
@@ -156,23 +157,24 @@ def run(config, input_kind: str, log) -> dict:
           "seconds": round(time.time() - t0, 1), "history": history}
 
 
-COLUMNS = ("setting", "input",
-           "changes from the library defaults with loss.aux_attribute=1",
-           "dev acc best (epoch)", "dev acc last", "slot accuracy at the last "
-           "epoch (embedding / subject / n1 / n2 / verb / second_noun)")
-
-
-def runs_table(runs: dict) -> dict:
-  """The record's table of runs (`records tables` renders it)."""
+def runs_table(runs: dict, names: tuple[str, ...]) -> dict:
+  """The record's table of runs (`records tables` renders it); `names`:
+  the attributes in the schema's order."""
+  columns = ["setting", "input",
+             "changes from the library defaults with loss.aux_attribute=1",
+             "train instances", "epochs", "dev acc best (epoch)",
+             "dev acc last",
+             f"slot accuracy at the last epoch ({' / '.join(names)})"]
   rows = []
   for name, r in runs.items():
     slots = r.get("slot_accuracy_last") or {}
     rows.append([
         name, r["input"], " ".join(r["overrides"]) or "-",
+        str(r["train_instances"]), str(r["epochs"]),
         f"{r['dev_accuracy_best']:.3f} ({r['best_epoch']})",
         f"{r['dev_accuracy_last']:.3f}",
-        " / ".join(f"{v:.2f}" for v in slots.values()) or "-"])
-  return {"columns": list(COLUMNS), "rows": rows}
+        " / ".join(f"{slots[n]:.2f}" for n in names if n in slots) or "-"])
+  return {"columns": columns, "rows": rows}
 
 
 def _read(path: str) -> dict:
@@ -222,7 +224,9 @@ def main(argv):
                "type I), with the slots' accuracy per attribute "
                "(benchmarks/attribute_bottleneck_dev.py)"),
         date=time.strftime("%Y-%m-%d", time.gmtime()),
-        tables={"runs": runs_table(record["runs"])})
+        attribute_names=list(result["attribute_names"]),
+        tables={"runs": runs_table(record["runs"],
+                                   tuple(result["attribute_names"]))})
     tmp = FLAGS.record + ".tmp"
     with open(tmp, "w") as f:
       json.dump(record, f, indent=1, sort_keys=True)
