@@ -45,17 +45,21 @@ from blm_jax.training.solver import (Solver, SplitIndex, eval_rows,  # noqa: E40
 from configs import attribute_bottleneck as config_file  # noqa: E402
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("name", None, "the setting's name in the record")
-flags.DEFINE_string("record", None, "the JSON record runs are added to")
-flags.DEFINE_string("dataset", "agreement_en_seq", "the design (short name)")
-flags.DEFINE_integer("num_train", 1500, "instances sampled (train + dev)")
-flags.DEFINE_integer("epochs", 40, "epochs")
-flags.DEFINE_integer("seed", 0, "the cell's seed (init and batch order)")
-flags.DEFINE_enum("input", "encoder", ["encoder", "gold"],
-                  "sentence vectors: the encoder's or one-hot attributes")
-flags.DEFINE_multi_string("set", [], "config overrides section.key=value")
-flags.DEFINE_bool("rerun", False, "train again a name the record has")
-flags.mark_flags_as_required(["name", "record"])
+
+
+def _define_flags():
+  """At run time only, so that tests can import the helpers."""
+  flags.DEFINE_string("name", None, "the setting's name in the record")
+  flags.DEFINE_string("record", None, "the JSON record runs are added to")
+  flags.DEFINE_string("dataset", "agreement_en_seq", "the design (short name)")
+  flags.DEFINE_integer("num_train", 1500, "instances sampled: 80% train, 20% dev")
+  flags.DEFINE_integer("epochs", 40, "epochs")
+  flags.DEFINE_integer("seed", 0, "the cell's seed (init and batch order)")
+  flags.DEFINE_enum("input", "encoder", ["encoder", "gold"],
+                    "sentence vectors: the encoder's or one-hot attributes")
+  flags.DEFINE_multi_string("set", [], "config overrides section.key=value")
+  flags.DEFINE_bool("rerun", False, "train again a name the record has")
+  flags.mark_flags_as_required(["name", "record"])
 
 
 def _override(config, item: str) -> None:
@@ -68,6 +72,8 @@ def _override(config, item: str) -> None:
   if isinstance(old, tuple):
     config[section][field] = tuple(int(v) for v in value.split(",") if v)
   elif isinstance(old, bool):
+    if value.lower() not in ("1", "true", "0", "false"):
+      raise SystemExit(f"--set={item!r}: {key} is a boolean (true/false)")
     config[section][field] = value.lower() in ("1", "true")
   else:
     config[section][field] = type(old)(value)
@@ -236,4 +242,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  _define_flags()
   app.run(main)
