@@ -45,8 +45,8 @@ def contrast(workdirs: list[str]) -> tuple[list[list[str]], dict]:
       raise SystemExit(f"--workdir={w}: no results.json (is the run "
                        "finished?)")
     results = records.read_json_object(path, "a grid's results.json")
-    model = results["config"]["model"]["name"]
-    dataset = results["config"]["data"]["name"]
+    model = results["config"]["model"]  # results.json's short config
+    dataset = results["config"]["dataset"]
     runs.setdefault(dataset, {})[model] = results
     preds.setdefault(dataset, {})[model] = predictions.load(w)
     seen[w] = {"model": model, "dataset": dataset}
