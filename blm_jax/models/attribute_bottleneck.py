@@ -17,7 +17,21 @@ to K slots of `slot_size` each:
                 a straight-through Gumbel-softmax while training (hard
                 forward, soft gradient) and the argmax at evaluation (so
                 evaluation is deterministic); two slots relate by equality
-                (their dot product: 1 when equal, else 0).
+                (their dot product: 1 when equal, else 0);
+  'softmax'     each slot is a distribution over `slot_size` values (the
+                softmax of its logits at `temperature`), at training and
+                evaluation alike; two slots relate by the probability that
+                they are equal (their dot product). With attribute targets
+                this reads the trained value distributions directly, where
+                'continuous' relates unit vectors whose unused dimensions
+                the targets leave free.
+
+Two options for the map's inputs and its training signal:
+`normalize_input` standardises each sentence vector (a layer norm without
+learned scale) before the map; `detach_slots` stops the answer signal's
+gradient at the slots, so with attribute targets the map learns only to
+read the attributes and the relation MLP only the rule from them (the
+slots-then-relations schedule, in one pass).
 
 On the toy task of tests/attribute_toy.py (4 attributes of 8 values, a
 period per attribute drawn per instance, answer signal alone, 400-600
@@ -61,7 +75,7 @@ import optax
 from blm_jax.models import registry
 from blm_jax.models.common import SolverOutput
 
-RELAXATIONS = ("continuous", "gumbel")
+RELAXATIONS = ("continuous", "gumbel", "softmax")
 
 DEFAULTS = {
     "slots": 8,  # K: slots per sentence
@@ -70,6 +84,8 @@ DEFAULTS = {
     "temperature": 1.0,  # of the Gumbel-softmax (its soft gradient)
     "encoder_hidden": (256,),  # the shared sentence -> slots map's layers
     "relation_hidden": (64, 64),  # the relation MLP shared by the slots
+  "normalize_input": False,  # standardise each sentence vector first
+  "detach_slots": False,  # no answer-signal gradient into the slot map
 }
 LOSS = {"aux_attribute": 0.0}  # weight of the attribute targets; 0 = off
 
@@ -82,6 +98,8 @@ class AttributeBottleneck(nn.Module):
   temperature: float = DEFAULTS["temperature"]
   encoder_hidden: Sequence[int] = DEFAULTS["encoder_hidden"]
   relation_hidden: Sequence[int] = DEFAULTS["relation_hidden"]
+  normalize_input: bool = DEFAULTS["normalize_input"]
+  detach_slots: bool = DEFAULTS["detach_slots"]
   # Whether the module returns the 'aux_attribute' term (the solver then
   # hands it each sentence's attributes).
   attribute_targets: bool = False
@@ -96,13 +114,18 @@ class AttributeBottleneck(nn.Module):
     """[..., D] -> slot logits [..., K, S], by one map shared by every
     sentence."""
     h = x
+    if self.normalize_input:
+      h = nn.LayerNorm(use_scale=False, use_bias=False, name="input_norm")(h)
     for k, width in enumerate(self.encoder_hidden):
       h = nn.relu(nn.Dense(width, name=f"encoder{k}")(h))
     out = nn.Dense(self.slots * self.slot_size, name="slots")(h)
     return out.reshape(*x.shape[:-1], self.slots, self.slot_size)
 
   def _values(self, logits, train: bool):
-    """Slot values [..., K, S]: unit vectors (continuous) or one-hots."""
+    """Slot values [..., K, S]: unit vectors (continuous), one-hots
+    (gumbel) or distributions (softmax)."""
+    if self.relaxation == "softmax":
+      return jax.nn.softmax(logits / self.temperature, -1)
     if self.relaxation == "continuous":
       return logits / jnp.sqrt(jnp.sum(logits**2, -1, keepdims=True) + 1e-6)
     hard = jax.nn.one_hot(jnp.argmax(logits, -1), self.slot_size,
@@ -118,7 +141,8 @@ class AttributeBottleneck(nn.Module):
 
   def _relate(self, x, y):
     """Per-slot relation of slot values x, y [..., K, S] -> [..., K]: the
-    cosine of unit vectors, the equality of one-hots."""
+    cosine of unit vectors, the equality of one-hots, the probability that
+    two distributions draw the same value."""
     return jnp.sum(x * y, -1)
 
   @nn.compact
@@ -132,6 +156,8 @@ class AttributeBottleneck(nn.Module):
     a = ans.shape[1]
     logits = self._logits(jnp.concatenate([ctx, ans], 1))  # [B, C+A, K, S]
     values = self._values(logits, train)
+    if self.detach_slots:
+      values = jax.lax.stop_gradient(values)
     vc, va = values[:, :c], values[:, c:]
     iu, ju = np.triu_indices(c, 1)
     ctx_pairs = self._relate(vc[:, iu], vc[:, ju])  # [B, P, K]
@@ -177,6 +203,8 @@ def _build(model_cfg, loss_cfg, *, embed_dim, num_context, score):
       temperature=model_cfg.temperature,
       encoder_hidden=tuple(model_cfg.encoder_hidden),
       relation_hidden=tuple(model_cfg.relation_hidden),
+      normalize_input=bool(model_cfg.normalize_input),
+      detach_slots=bool(model_cfg.detach_slots),
       attribute_targets=float(loss_cfg.aux_attribute) > 0)
 
 
@@ -197,6 +225,10 @@ def _check_config(config) -> list[str]:
   for key in ("encoder_hidden", "relation_hidden"):
     if tuple(m[key]) and min(m[key]) < 1:
       out.append(f"config.model.{key}={tuple(m[key])}: widths must be >= 1")
+  if m.detach_slots and not float(config.loss.aux_attribute) > 0:
+    out.append("config.model.detach_slots=True with "
+               "config.loss.aux_attribute=0: nothing would train the slot "
+               "map; set a positive weight or detach_slots=False")
   if config.train.predict_score:
     out.append(f"config.train.predict_score={config.train.predict_score!r}: "
                "attribute_bottleneck scores the candidates itself; leave it "

@@ -1,0 +1,69 @@
+"""The helpers of benchmarks/attribute_bottleneck_dev.py (slot accuracy,
+the runs table, overrides) and benchmarks/paired_contrast.py (its one
+line for a workdir without results)."""
+
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, "benchmarks")
+import attribute_bottleneck_dev as dev  # noqa: E402
+import paired_contrast  # noqa: E402
+
+from blm_jax.training.solver import SplitIndex  # noqa: E402
+from configs import attribute_bottleneck as ab_config  # noqa: E402
+
+
+def test_slot_accuracy_reads_slot_j_against_attribute_j():
+  # 2 instances, 3 context positions, 2 slots of 3 values; attribute 1 is
+  # absent (-1) at one position and left out.
+  targets = np.array([[[0, 2], [1, -1], [2, 0]],
+                      [[0, 1], [0, 1], [1, 1]]], np.int32)
+  values = np.zeros((2, 3, 2, 3), np.float32)
+  guess = targets.copy()
+  guess[0, 0, 0] = 1  # one miss of attribute 0 (of 6)
+  guess[1, 2, 1] = 2  # one miss of attribute 1 (of 5 present)
+  for idx in np.ndindex(2, 3, 2):
+    values[idx + (max(guess[idx], 0),)] = 1.0
+  split = SplitIndex(context=np.zeros((2, 3), np.int32),
+                     context_mask=np.ones((2, 3), bool),
+                     answers=np.zeros((2, 1), np.int32),
+                     answer_mask=np.ones((2, 1), bool),
+                     correct=np.zeros(2, np.int32),
+                     labels=np.zeros((2, 1), np.int32), size=np.int32(2),
+                     context_attributes=targets)
+  got = dev._slot_accuracy(values.reshape(2, -1), split, 2, 2, 3, ("a", "b"))
+  assert got == pytest.approx({"a": 5 / 6, "b": 4 / 5})
+
+
+def test_the_runs_table_follows_the_schemas_order():
+  run = {"input": "encoder", "overrides": ["model.detach_slots=True"],
+         "train_instances": 1200, "epochs": 40, "dev_accuracy_best": 0.27,
+         "best_epoch": 37, "dev_accuracy_last": 0.243,
+         "slot_accuracy_last": {"n1": 0.5, "embedding": 1.0}}
+  table = dev.runs_table({"detach": run}, ("embedding", "n1"))
+  assert table["columns"][-1] == (
+      "slot accuracy at the last epoch (embedding / n1)")
+  assert table["rows"] == [["detach", "encoder", "model.detach_slots=True",
+                            "1200", "40", "0.270 (37)", "0.243",
+                            "1.00 / 0.50"]]
+
+
+def test_overrides_are_typed_and_bad_ones_are_one_line():
+  c = ab_config.get_config(None)
+  dev._override(c, "model.detach_slots=true")
+  dev._override(c, "model.encoder_hidden=128,64")
+  dev._override(c, "train.learning_rate=3e-3")
+  assert c.model.detach_slots is True
+  assert c.model.encoder_hidden == (128, 64)
+  assert c.train.learning_rate == 3e-3
+  with pytest.raises(SystemExit, match="'model.slotz=4': expected section"):
+    dev._override(c, "model.slotz=4")
+  with pytest.raises(SystemExit, match="model.detach_slots is a boolean"):
+    dev._override(c, "model.detach_slots=maybe")
+
+
+def test_paired_contrast_names_an_unfinished_workdir(tmp_path):
+  with pytest.raises(SystemExit, match="no results.json"):
+    paired_contrast.contrast([str(tmp_path)])
