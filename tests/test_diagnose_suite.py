@@ -4,6 +4,7 @@ test BERT, every layer) writing each design's diagnose.json and the
 suite's record."""
 
 import json
+import os
 import types
 
 import pytest
@@ -17,6 +18,8 @@ from data_builders.common import attributes
 from tests import tiny_checkpoints
 from tests.test_gold_ceiling import _seq_instances
 
+CONFIGS = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "configs")
 REGISTRY = ("spray_load", "spray_load_ctx", "spray_load_seq",
             "spray_load_seq_rules", "spray_load_seq_extrap", "cos_en_seq",
             "agreement_ro_seq_rules", "sequence_of_tense",
@@ -41,8 +44,7 @@ def test_diagnose_runs_alone():
 def _opts(tmp_path, **kw):
   base = dict(suite="diagnose", encoder="", encoder_batch_size=None,
               shard="", grids=[], out=str(tmp_path / "out"), variant="cpu",
-              seeds=["0"], configs_dir=reproduce.load_config.__globals__[
-                  "_COMMITTED_RECORDS"].replace("docs/records", "configs"),
+              seeds=["0"], configs_dir=CONFIGS,
               seed_follows_grid=True, report_only=False, plan_only=True)
   base.update(kw)
   return types.SimpleNamespace(**base)
