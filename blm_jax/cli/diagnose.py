@@ -9,7 +9,12 @@ across both), every hidden state of the config's encoder (or --layers):
 linear and MLP probes from the sentence vectors to each attribute the
 design declares, trained and tested on disjoint lexical frames, the
 per-instance compounding, and probe-then-solve
-(`blm_jax.analysis.attribute_probes`). Writes DIR/diagnose.json,
+(`blm_jax.analysis.attribute_probes`); with them the design analyzer
+(`blm_jax.data.design`: chance, the strongest context-free scorer, the
+rules and the share of test rules unseen in training) and the gold
+ceiling on the config's own sample of its first seed
+(`results.gold_ceiling`),
+and the builder versions of the data. Writes DIR/diagnose.json,
 DIR/diagnose.md and DIR/diagnose.png (probe accuracy by layer; by layer
 probe-then-solve and compounding under the gold ceiling and chance) and
 prints the table. Data without attributes (own data,
@@ -44,16 +49,15 @@ def parse_layers(value: str, num_layers: int) -> tuple[int, ...]:
   return layers
 
 
-def diagnose(config, lexical_type: str | None, layers_flag: str,
-             out_dir: str, settings=None) -> dict:
-  """Loads the data, embeds every asked layer, probes; writes the files."""
+def load(config, lexical_type: str | None):
+  """(config narrowed to the probed type, its data with no embedding, its
+  train and test split instances): what the ladder reads. Builds the data
+  if it is not yet."""
   import numpy as np
 
-  from blm_jax.analysis import attribute_probes
   from blm_jax.data import input_pipeline
-  from blm_jax.embedding import embed
-  from blm_jax.encoders import encoder as encoders
-  from blm_jax.training import distributed, embedding_sources
+  from blm_jax.training import distributed
+  from data_builders.common import loading
 
   config_check.validate(config)
   t = lexical_type or tuple(config.data.train_types)[0]
@@ -67,7 +71,48 @@ def diagnose(config, lexical_type: str | None, layers_flag: str,
   distributed.build_data_once(config.data)
   data = input_pipeline.load(config.data, lambda s: np.zeros((len(s), 1),
                                                              np.float32),
-                             config.data.data_dir or None)
+                             config.data.data_dir or None,
+                             seeds=tuple(int(s) for s in config.grid.seeds))
+  name = input_pipeline.dataset_name(config.data.name, t)
+  splits = {s: loading.load_instances(name, s, config.data.data_dir or None)
+            for s in ("train", "test")}
+  return config, data, splits
+
+
+def design_rung(splits: dict, sample: int) -> dict:
+  """The design analyzer's rung: per population of (a seeded sample of
+  `sample`) training instances, chance, the strongest context-free scorer
+  and what decides the answer (`design.analyze`), and the rules of the
+  whole train and test splits (`design.rule_coverage`; None without
+  patterns)."""
+  from blm_jax.cli import lint
+  from blm_jax.data import design
+
+  reports = design.analyze(lint.sample(splits["train"], sample))
+  coverage = design.rule_coverage(splits["train"], splits["test"])
+  return {"populations": [r.as_dict() for r in reports],
+          "rules": coverage.as_dict() if coverage else None}
+
+
+def ladder(config, data, splits: dict, layers_flag: str, out_dir: str,
+           embed_layers=None, settings=None) -> dict:
+  """Every rung on the config's (single) lexical type: the design
+  analyzer, the gold ceiling (reference model on the config's own training
+  sample of its first seed, scored on its test split), the probes per layer with
+  compounding and probe-then-solve. `embed_layers(sentences, layers)` ->
+  {layer: [S, D]} (default: the config's encoder). Writes DIR/diagnose.json,
+  .md and .png; returns {'result', 'markdown'}."""
+  import numpy as np
+
+  from blm_jax.analysis import attribute_probes, probe_figures
+  from blm_jax.data import input_pipeline
+  from blm_jax.embedding import embed
+  from blm_jax.encoders import encoder as encoders
+  from blm_jax.results import gold_ceiling
+  from blm_jax.training import embedding_sources
+  from data_builders.common import loading
+
+  t = tuple(config.data.train_types)[0]
   table = data.table
   if not table.attribute_names:
     raise UsageError(f"{config.data.name!r}: no attributes to probe: "
@@ -75,29 +120,42 @@ def diagnose(config, lexical_type: str | None, layers_flag: str,
   spec = embedding_sources.encoder_spec(config.encoder)
   enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
   layers = parse_layers(layers_flag, enc.num_layers)
-  by_layer, _ = embed.embed_layers(
-      list(table.sentences), spec, layers,
-      batch_size=config.encoder.batch_size,
-      cache_dir=embedding_sources.embedding_cache_dir(config.encoder))
+  if embed_layers is None:
+    embed_layers = lambda sentences, ks: embed.embed_layers(
+        sentences, spec, ks, batch_size=config.encoder.batch_size,
+        cache_dir=embedding_sources.embedding_cache_dir(config.encoder))[0]
+  by_layer = embed_layers(list(table.sentences), layers)
   result = attribute_probes.diagnose_layers(
       {f"layer={k}": by_layer[k] for k in layers}, table,
       **({"settings": settings} if settings else {}))
   name = input_pipeline.dataset_name(config.data.name, t)
-  result.update(dataset=name, encoder=config.encoder.name,
-                pooling=config.encoder.pooling,
-                tables=attribute_probes.tables(result))
+  seeds = (int(tuple(config.grid.seeds)[0]),)  # A ceiling: one fit.
+  result.update(
+      dataset=name, encoder=config.encoder.name,
+      pooling=config.encoder.pooling,
+      design=design_rung(splits, int(config.data.num_train)),
+      gold_ceiling=gold_ceiling.gold_ceiling(data, seeds, (t,), (t,)),
+      data={"builder_versions": {name: loading.version(name)}},
+      tables=attribute_probes.tables(result))
   os.makedirs(out_dir, exist_ok=True)
   files.write_json(os.path.join(out_dir, "diagnose.json"), result)
   text = attribute_probes.markdown(result, title=f"{name}, "
                                    f"{config.encoder.name}")
   files.write_text(os.path.join(out_dir, "diagnose.md"), text)
-  from blm_jax.analysis import probe_figures
-
   chance = float(np.mean(1 / table.answer_mask.sum(1)))
   probe_figures.plot_attribute_ladder(
       result, os.path.join(out_dir, "diagnose.png"),
       f"where the signal is lost: {name}, {config.encoder.name}", chance)
   return {"result": result, "markdown": text}
+
+
+def diagnose(config, lexical_type: str | None, layers_flag: str,
+             out_dir: str, settings=None) -> dict:
+  """Loads the data, embeds every asked layer, runs the ladder; writes the
+  files."""
+  config, data, splits = load(config, lexical_type)
+  return ladder(config, data, splits, layers_flag, out_dir,
+                settings=settings)
 
 
 def main(argv: Sequence[str]) -> None:

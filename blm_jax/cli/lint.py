@@ -18,9 +18,11 @@ the embedding probe (an MLP on each candidate's frozen embedding alone,
 cross-fitted) to the scores. --design
 adds the design analysis (blm_jax.data.design: effective chance of the
 strongest context-free scorer, which context positions decide the answer,
-whether the whole context determines it); a config built to need its
-sequence (`sequence_necessary`) is analysed and held to the `_seq` bounds
-with --strict.
+whether the whole context determines it) and, for a TFDS name whose train
+and test splits are linted, its rules (context pattern sequences): how
+many, and the share of test rules no training instance shows; a config
+built to need its sequence (`sequence_necessary`) is analysed and held to
+the `_seq` bounds with --strict.
 A TFDS name of a builder package that declares linguistic checks
 (`data_builders/<package>/validate.py`) also runs each of them on every
 instance, as a warning rule of its own.
@@ -175,8 +177,10 @@ def _lint_target(target: str, args, total: LintReport) -> None:
   run_design = args.design or (sequence and args.strict)
   splits = args.split.split(",") if args.split else None
   checks = package_checks(target)
+  whole = {}  # split -> its instances, for the rule counts of --design
   for title, instances in _sources(target, args.data_dir,
                                    args.manual_dir, splits):
+    whole[title] = instances
     instances = sample(instances, args.sample)
     report = lint(instances, answers_only=args.answers_only,
                   ceiling=ceiling if held else None, checks=checks)
@@ -204,6 +208,11 @@ def _lint_target(target: str, args, total: LintReport) -> None:
     total.add_checks(report.family_rules)
     for rule, n in report.counts.items():
       total.counts[rule] += n
+  train, test = (whole.get(f"{target}[{s}]") for s in ("train", "test"))
+  if run_design and train and test:
+    coverage = design.rule_coverage(train, test)  # the whole splits
+    if coverage is not None:
+      print(f"{target} (train and test splits)\n{coverage.format()}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

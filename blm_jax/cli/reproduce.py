@@ -6,6 +6,10 @@
   python -m blm_jax.cli.reproduce --suite=paper000 --report_only ... # merge
   python -m blm_jax.cli.reproduce --datasets=cos_en --models=ffnn,vae2 ...
   python -m blm_jax.cli.reproduce ... --encoder=/ckpt/bert,layer=-2,pooling=first
+  python -m blm_jax.cli.reproduce --suite=diagnose --out=workdirs/diagnose
+
+`--suite=diagnose` (alone) runs no grid: the diagnosis ladder on every
+`_seq` design and regime (blm_jax/cli/diagnose_suite.py).
 
 Each grid (blm_jax/cli/suites.py) is `configs/<model>.py:<arg>` run into
 `<out>/<name>/<model>/`; a grid whose results.json exists is reused only if
@@ -40,7 +44,7 @@ from absl import flags
 import jax
 
 from blm_jax.base import compile_cache
-from blm_jax.cli import errors, grid_reuse, grid_timing, suites
+from blm_jax.cli import diagnose_suite, errors, grid_reuse, grid_timing, suites
 from blm_jax.results import claims_report, grid_records
 from blm_jax.results import report as grid_report
 from blm_jax.results.claims_report import report
@@ -444,6 +448,12 @@ def main(argv):
   compile_cache.enable()
   grid_reuse.code_commit()  # the code loaded now, for the kept records
   opts = flags.FLAGS
+  if opts.suite.strip() == diagnose_suite.SUITE:  # No grids: a ladder.
+    try:
+      diagnose_suite.main(opts, known_datasets()[0])
+    except (suites.SuiteError, FileNotFoundError, ValueError) as e:
+      sys.exit(f"error: {e}")
+    return
   try:
     grids, options, everything = select_all(opts)
     entries = entries_of(grids, options, opts.out, keep=opts.keep)

@@ -146,12 +146,15 @@ def solvers() -> list[Grid]:
 
 
 SUITES = ("paper000", "paper000_ctx", "paper000_seq", "paper004",
-          "paper001", "battery", "solvers")
+          "paper001", "battery", "solvers", "diagnose")
 
 
 def _suite(name: str, datasets, needs_manual_dir) -> list[Grid]:
   if name == "battery":
     return battery(datasets, needs_manual_dir)
+  if name == "diagnose":  # blm_jax/cli/diagnose_suite.py: no grids.
+    raise SuiteError("--suite=diagnose runs the diagnosis ladder, no grids: "
+                     "give it alone, without other suites or grids")
   return {"paper000": paper000, "paper000_ctx": paper000_ctx,
           "paper000_seq": paper000_seq, "paper004": paper004,
           "paper001": paper001, "solvers": solvers}[name]()

@@ -64,16 +64,43 @@ def scores(params: dict, features: jax.Array) -> jax.Array:
   return (h @ params["w2"]).sum(-1)
 
 
-def loss(params: dict, features: jax.Array, answer_mask: jax.Array,
-         correct: jax.Array) -> jax.Array:
+def compact(features) -> tuple[np.ndarray, np.ndarray]:
+  """([U, F] float32 distinct feature rows, [N, K, A] int32 row of each
+  candidate and attribute): the features are binary and repeat (a few
+  hundred distinct rows among hundreds of thousands), so `compact_scores`
+  runs the MLP on U rows instead of N * K * A, with the same scores."""
+  f = np.asarray(features).astype(np.uint8)
+  unique, inverse = np.unique(f.reshape(-1, f.shape[-1]), axis=0,
+                              return_inverse=True)
+  return (unique.astype(np.float32),
+          inverse.reshape(f.shape[:-1]).astype(np.int32))
+
+
+def compact_scores(params: dict, unique: jax.Array,
+                   inverse: jax.Array) -> jax.Array:
+  """`scores` from `compact`'s rows: [N, K]."""
+  h = jax.nn.relu(unique @ params["w1"] + params["b1"])
+  return (h @ params["w2"])[inverse].sum(-1)
+
+
+def loss_of_scores(s: jax.Array, answer_mask: jax.Array,
+                   correct: jax.Array) -> jax.Array:
   """Softmax cross-entropy over each instance's real candidates."""
-  s = jnp.where(answer_mask, scores(params, features), -1e9)
+  s = jnp.where(answer_mask, s, -1e9)
   logp = jax.nn.log_softmax(s, axis=-1)
   return -jnp.take_along_axis(logp, correct[:, None], axis=-1).mean()
 
 
+def loss(params: dict, features: jax.Array, answer_mask: jax.Array,
+         correct: jax.Array) -> jax.Array:
+  return loss_of_scores(scores(params, features), answer_mask, correct)
+
+
+def predict_of_scores(s: jax.Array, answer_mask: jax.Array) -> jax.Array:
+  """The chosen candidate per instance (padding never chosen)."""
+  return jnp.argmax(jnp.where(answer_mask, s, -jnp.inf), axis=-1)
+
+
 def predict(params: dict, features: jax.Array,
             answer_mask: jax.Array) -> jax.Array:
-  """The chosen candidate per instance (padding never chosen)."""
-  return jnp.argmax(jnp.where(answer_mask, scores(params, features), -jnp.inf),
-                    axis=-1)
+  return predict_of_scores(scores(params, features), answer_mask)

@@ -3,7 +3,10 @@
 Per dataset (family x language x design) whose FFNN grid finished: the
 mean F1 of the diagonal cells (train type = test type) and of the others,
 the best context-free score (mean over cells) and the context gain (F1
-minus it, mean over cells), the seeds and the encoder. Written as CSV,
+minus it, mean over cells), on data with attributes the gold ceiling (the
+reference model on gold attributes and the solver on one-hot gold
+attributes, `gold_ceiling.py`, each the mean over cells; '-' where the run
+has none), the seeds and the encoder. Written as CSV,
 LaTeX and Markdown (`write`); one table per encoder, as a suite runs one.
 """
 
@@ -17,7 +20,8 @@ from blm_jax.base import files
 from blm_jax.results import markdown_table
 
 COLUMNS = ("dataset", "encoder", "diagonal F1", "off-diagonal F1",
-           "best context-free", "context gain", "seeds")
+           "best context-free", "context gain", "gold reference",
+           "solver on gold", "seeds")
 
 
 def _mean(values):
@@ -41,10 +45,14 @@ def rows(runs: dict[str, dict[str, dict]], model: str = "ffnn"
                  if u in free.get(t, {}))
     gain = _mean(free[t][u]["context_gain"] for t, u in cells
                  if u in free.get(t, {}))
+    gold = r.get("gold_ceiling") or {}
+    ceiling = lambda part: _mean(
+        gold[part][t][u]["f1_mean"] for t, u in cells
+        if u in gold.get(part, {}).get(t, {}))
     fmt = lambda x: "-" if x != x else f"{x:.3f}"
     out.append([ds, r.get("config", {}).get("encoder", "?"), fmt(diag),
-                fmt(off), fmt(best), fmt(gain),
-                str(len(r["grid"]["seeds"]))])
+                fmt(off), fmt(best), fmt(gain), fmt(ceiling("reference")),
+                fmt(ceiling("solver")), str(len(r["grid"]["seeds"]))])
   return out
 
 

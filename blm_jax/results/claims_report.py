@@ -249,8 +249,10 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
   if len(models) > 1 and solvers:
     lines += ["## Every solver across the datasets", "",
               "Per dataset and solver: the mean F1 of the diagonal cells "
-              "and of the others, the best context-free score and the "
-              "context gain (F1 minus it), each the mean over cells.", "",
+              "and of the others, the best context-free score, the "
+              "context gain (F1 minus it) and the gold ceiling (the "
+              "reference model on gold attributes; the solver on one-hot "
+              "gold attributes where run), each the mean over cells.", "",
               battery.markdown(solvers, battery.SOLVER_COLUMNS)]
   contrasts = solver_contrasts.rows(runs, models, preds)
   if contrasts:

@@ -47,10 +47,13 @@ def codes(table: SentenceTable, sentence_codes: np.ndarray | None = None
   return ctx, ans
 
 
-def _features(table: SentenceTable, sentence_codes=None) -> jax.Array:
+def _features(table: SentenceTable, sentence_codes=None
+              ) -> tuple[jax.Array, jax.Array]:
+  """`ar.compact` of the table's relation features: (rows, index)."""
   ctx, ans = codes(table, sentence_codes)
-  return ar.relation_features(jnp.asarray(ctx), jnp.asarray(
-      table.context_mask), jnp.asarray(ans))
+  unique, inverse = ar.compact(ar.relation_features(
+      jnp.asarray(ctx), jnp.asarray(table.context_mask), jnp.asarray(ans)))
+  return jnp.asarray(unique), jnp.asarray(inverse)
 
 
 @functools.partial(jax.jit, static_argnames=("settings", "num_context"))
@@ -59,11 +62,13 @@ def _fit(key, features, answer_mask, correct, settings: ar.Settings,
   params = ar.init(key, num_context, settings.hidden)
   tx = optax.adamw(settings.learning_rate,
                    weight_decay=settings.weight_decay)
-  grad = jax.grad(ar.loss)
+  unique, inverse = features
+  grad = jax.grad(lambda p: ar.loss_of_scores(
+      ar.compact_scores(p, unique, inverse), answer_mask, correct))
 
   def step(carry, _):
     p, s = carry
-    updates, s = tx.update(grad(p, features, answer_mask, correct), s, p)
+    updates, s = tx.update(grad(p), s, p)
     return (optax.apply_updates(p, updates), s), None
 
   (params, _), _ = jax.lax.scan(step, (params, tx.init(params)), None,
@@ -83,8 +88,9 @@ def accuracy(params: dict, table: SentenceTable,
              sentence_codes: np.ndarray | None = None) -> float:
   """The share of `table`'s instances answered right, reading the gold
   attributes or `sentence_codes`."""
-  pred = ar.predict(params, _features(table, sentence_codes),
-                    jnp.asarray(table.answer_mask))
+  pred = ar.predict_of_scores(
+      ar.compact_scores(params, *_features(table, sentence_codes)),
+      jnp.asarray(table.answer_mask))
   return float(np.mean(np.asarray(pred) == table.correct))
 
 

@@ -33,6 +33,9 @@ def save(fig: Figure, path: str, formats=("png",), dpi: int = 120) -> list[str]:
 
 CF_NOTE = ("cf: the best context-free score (a scorer given the candidates "
            "alone); F1 means the context helped only where it exceeds cf")
+GOLD_NOTE = ("gold: the attribute-relations reference model on gold "
+             "attributes, the ceiling of perfect features; own: this solver "
+             "on one-hot gold attributes (the gold_attributes control)")
 
 
 _TYPE_PLACEHOLDER = re.compile(r"[_/-]?type_\{\}|\{\}")
@@ -108,18 +111,51 @@ def _best_context_free(context_free: dict | None, train_types, test_types
   return _matrix(context_free, train_types, test_types, "best")
 
 
+def _gold_lines(gold_ceiling: dict | None, train_types, test_types
+                ) -> list[list[str]] | None:
+  """Per cell 'gold 1.000' (the reference model), with '\nown 0.886' (the
+  solver on one-hot gold attributes) when the run has it, from
+  results.json's `gold_ceiling`; None without one (skipped, or data
+  without attributes)."""
+  ref = (gold_ceiling or {}).get("reference")
+  if not ref:
+    return None
+  solver = gold_ceiling.get("solver") or {}
+  out = []
+  for t in train_types:
+    row = []
+    for u in test_types:
+      c = ref.get(t, {}).get(u)
+      s = solver.get(t, {}).get(u)
+      row.append("" if c is None else f"gold {c['f1_mean']:.3f}"
+                 + ("" if s is None else f"\nown {s['f1_mean']:.3f}"))
+    out.append(row)
+  return out
+
+
+def _notes(cf, gold, width: int = 56) -> str:
+  """The x label under a heatmap: what 'cf' and 'gold' in its cells are."""
+  notes = [n for n, shown in ((CF_NOTE, cf is not None),
+                              (GOLD_NOTE, gold is not None)) if shown]
+  return "\n".join(textwrap.fill(n, width) for n in notes)
+
+
 def heatmap(summary: dict, train_types, test_types, path: str,
             title: str = "", *, encoder: str = "",
             num_answers: int = 0, context_free: dict | None = None,
             n_seeds: int = 0, formats=("png",),
-            test_sizes: dict | None = None) -> None:
+            test_sizes: dict | None = None,
+            gold_ceiling: dict | None = None) -> None:
   """Mean F1, train type (rows) x test type (columns), like 000 Fig. 15/24.
 
   With `num_answers`, chance (1/num_answers) is drawn on the colour bar;
   with `context_free` (results.json's section), each cell also shows the
-  best context-free score ('cf'), what the F1 has to beat.
+  best context-free score ('cf'), what the F1 has to beat; with
+  `gold_ceiling` (results.json's section), the gold-attribute ceiling
+  ('gold'), what perfect features allow.
   """
   cf = _best_context_free(context_free, train_types, test_types)
+  gold = _gold_lines(gold_ceiling, train_types, test_types)
   m = _matrix(summary, train_types, test_types, "f1_mean")
   s = _matrix(summary, train_types, test_types, "f1_std")
   fig = _one_panel_figure(train_types, test_types)
@@ -130,14 +166,16 @@ def heatmap(summary: dict, train_types, test_types, path: str,
       text = f"{m[i, j]:.3f}\n±{s[i, j]:.3f}"
       if cf is not None:
         text += f"\ncf {cf[i, j]:.3f}"
+      if gold is not None and gold[i][j]:
+        text += f"\n{gold[i][j]}"
       ax.text(j, i, text, ha="center", va="center",
               color="white" if m[i, j] < 0.6 else "black", fontsize=9)
   ax.set_xticks(range(len(test_types)), _test_ticks(test_types, test_sizes))
   ax.set_yticks(range(len(train_types)), [f"train {t}" for t in train_types])
   ax.set_title(_title(title or "F1 (mean over seeds)", encoder, num_answers,
                       width=40, n_seeds=n_seeds), fontsize=10)
-  if cf is not None:
-    ax.set_xlabel(textwrap.fill(CF_NOTE, 48), fontsize=7)
+  if cf is not None or gold is not None:
+    ax.set_xlabel(_notes(cf, gold), fontsize=7)
   bar = fig.colorbar(im, ax=ax, fraction=0.046)
   if num_answers:
     bar.ax.axhline(1 / num_answers, color="red", linewidth=2)
@@ -148,10 +186,11 @@ def heatmap(summary: dict, train_types, test_types, path: str,
 
 def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
            diverging: bool, fig, cf: np.ndarray | None = None,
-           test_sizes: dict | None = None):
+           test_sizes: dict | None = None,
+           gold: list[list[str]] | None = None):
   """One annotated train x test matrix; F1 on [0, 1] or a difference on
   [-1, 1] (red: the control is better, blue: the real run is); `cf` adds
-  the best context-free score to each cell."""
+  the best context-free score to each cell, `gold` its gold line."""
   if diverging:
     im = ax.imshow(m, vmin=-1.0, vmax=1.0, cmap="RdBu")
     dark = lambda v: abs(v) > 0.5
@@ -164,6 +203,8 @@ def _panel(ax, m: np.ndarray, train_types, test_types, title: str, *,
     for j in range(m.shape[1]):
       text = fmt(m[i, j]) + (f"\ncf {cf[i, j]:.3f}" if cf is not None
                              else "")
+      if gold is not None and gold[i][j]:
+        text += f"\n{gold[i][j]}"
       ax.text(j, i, text, ha="center", va="center", fontsize=8,
               color="white" if dark(m[i, j]) else "black")
   ax.set_xticks(range(len(test_types)), _test_ticks(test_types, test_sizes),
@@ -179,9 +220,12 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
                           encoder: str = "", num_answers: int = 0,
                           context_free: dict | None = None,
                           n_seeds: int = 0, formats=("png",),
-                          test_sizes: dict | None = None) -> None:
+                          test_sizes: dict | None = None,
+                          gold_ceiling: dict | None = None) -> None:
   """The real F1 heatmap beside, per control, its F1 and the selectivity
-  (real minus control F1): one row per control, the real heatmap first.
+  (real minus control F1): one row per control, the real heatmap first
+  (its cells with the best context-free score and the gold ceiling, as
+  `heatmap`'s).
 
   `controls`: {name: {'summary': ..., 'selectivity': {t: {u: float}}}}
   (the `controls` section of results.json).
@@ -194,6 +238,7 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
   fig = Figure(figsize=(3 * w, rows * h + 1.2), layout="constrained")
   axes = fig.subplots(rows, 3, squeeze=False)
   real = mat(lambda t, u: summary[t][u]["f1_mean"])
+  gold = _gold_lines(gold_ceiling, train_types, test_types)
   for r, (name, c) in enumerate(controls.items()):
     if r:  # The real heatmap once, top left.
       axes[r, 0].axis("off")
@@ -201,7 +246,7 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
       bar = _panel(axes[r, 0], real, train_types, test_types, "real F1",
                    diverging=False, fig=fig, cf=_best_context_free(
                        context_free, train_types, test_types),
-                   test_sizes=test_sizes)
+                   test_sizes=test_sizes, gold=gold)
       if num_answers:
         bar.ax.axhline(1 / num_answers, color="red", linewidth=2)
     _panel(axes[r, 1], mat(lambda t, u: c["summary"][t][u]["f1_mean"]),
@@ -212,8 +257,9 @@ def heatmap_with_controls(summary: dict, controls: dict, train_types,
            "control F1)", diverging=True, fig=fig, test_sizes=test_sizes)
   fig.suptitle(_title(title or "F1 (mean over seeds)", encoder, num_answers,
                       width=90, n_seeds=n_seeds), fontsize=10)
-  if context_free:
-    fig.supxlabel(CF_NOTE, fontsize=7)
+  if context_free or gold is not None:
+    fig.supxlabel(_notes(context_free or None, gold, width=120),
+                  fontsize=7)
   save(fig, path, formats)
 
 

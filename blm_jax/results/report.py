@@ -197,7 +197,7 @@ def _results(config: ml_collections.ConfigDict,
 
 def write_plots(results: dict, workdir: str) -> None:
   """heatmap.png (the controls beside it, if any; each cell with its best
-  context-free score, or the context gain instead with
+  context-free score and the gold ceiling, or the context gain instead with
   `config.results.heatmap='context_gain'`), layers.png (with a layer
   sweep) and errors.png, drawn from `results` alone (a results.json or a
   kept record of one), so a grid whose workdir is gone is drawn again."""
@@ -216,6 +216,7 @@ def write_plots(results: dict, workdir: str) -> None:
                  n_seeds=len(grid["seeds"]), formats=formats)
   heatmap = os.path.join(workdir, "heatmap.png")
   free = results.get("context_free")
+  gold = results.get("gold_ceiling")
   if run.get("results.heatmap") == "context_gain":
     plots.context_gain(free, train_types, test_types, heatmap,
                        title=f"Context gain (F1 - best context-free): "
@@ -223,11 +224,12 @@ def write_plots(results: dict, workdir: str) -> None:
   elif "controls" in results:
     plots.heatmap_with_controls(summary, results["controls"], train_types,
                                 test_types, heatmap, title=f"F1: {title}",
-                                context_free=free, **plot_kw, **sizes)
+                                context_free=free, gold_ceiling=gold,
+                                **plot_kw, **sizes)
   else:
     plots.heatmap(summary, train_types, test_types, heatmap,
-                  title=f"F1: {title}", context_free=free, **plot_kw,
-                  **sizes)
+                  title=f"F1: {title}", context_free=free,
+                  gold_ceiling=gold, **plot_kw, **sizes)
   if "layer_sweep" in results:
     plots.layer_sweep(results["layer_sweep"], train_types, test_types,
                       os.path.join(workdir, "layers.png"),

@@ -1,0 +1,35 @@
+"""The reference model's compact form: the MLP on the distinct feature rows
+gives the scores, the loss gradient and the choices of the full form."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from blm_jax.models import attribute_relations as ar
+
+
+def test_compact_scores_are_the_full_scores():
+  rng = np.random.default_rng(0)
+  ctx = jnp.asarray(rng.integers(-1, 3, size=(30, 4, 3)))
+  ans = jnp.asarray(rng.integers(0, 3, size=(30, 5, 3)))
+  mask = jnp.asarray(rng.random((30, 4)) > 0.1)
+  features = ar.relation_features(ctx, mask, ans)
+  unique, inverse = ar.compact(features)
+  assert inverse.shape == (30, 5, 3)
+  assert len(unique) < 30 * 5 * 3  # rows repeat
+  np.testing.assert_array_equal(unique[inverse], np.asarray(features))
+  params = ar.init(jax.random.key(0), 4, 8)
+  np.testing.assert_allclose(ar.compact_scores(params, unique, inverse),
+                             ar.scores(params, features), rtol=1e-5,
+                             atol=1e-5)
+  answer_mask = jnp.ones((30, 5), bool)
+  correct = jnp.asarray(rng.integers(0, 5, size=30))
+  full = jax.grad(ar.loss)(params, features, answer_mask, correct)
+  small = jax.grad(lambda p: ar.loss_of_scores(
+      ar.compact_scores(p, unique, inverse), answer_mask, correct))(params)
+  for k in full:
+    np.testing.assert_allclose(small[k], full[k], rtol=1e-4, atol=1e-6)
+  np.testing.assert_array_equal(
+      ar.predict_of_scores(ar.compact_scores(params, unique, inverse),
+                           answer_mask),
+      ar.predict(params, features, answer_mask))
