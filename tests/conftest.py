@@ -5,8 +5,8 @@ this session; a test run that creates ~/tensorflow_datasets or
 
 Many tests compile the same programs (a grid's epoch, a solver's forward):
 JAX's persistent compilation cache, in a temporary folder of this session,
-compiles each once (tests/test_train.py: 282 s -> 113 s, measured in one
-run). The suite runs on every core (pytest-xdist, pyproject's addopts);
+compiles each once (tests/training/test_train.py: 282 s -> 113 s, measured
+in one run). The suite runs on every core (pytest-xdist, pyproject's addopts);
 each worker has its own scratch and cache folders."""
 
 import os
