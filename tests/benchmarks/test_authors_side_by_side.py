@@ -4,6 +4,7 @@ without the authors' checkout (or torch), before anything heavy loads."""
 import os
 import subprocess
 import sys
+
 from tests import ROOT
 
 SCRIPT = os.path.join("benchmarks", "authors_side_by_side.py")

@@ -12,7 +12,6 @@ from blm_jax.cli import blm, train
 from tests import ROOT
 
 
-
 def _blm(*args, cwd=ROOT):
   env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
   return subprocess.run([sys.executable, "-m", "blm_jax.cli.blm", *args],

@@ -18,7 +18,6 @@ from data_builders.common import builder, instances, schema
 from tests import ROOT
 
 
-
 class ShortNameToyBlm(builder.GeneratedBLMBuilder):
   """Agreement-labelled instances in two lexical types."""
 

@@ -9,7 +9,6 @@ from blm_jax.cli import doctor
 from tests import ROOT
 
 
-
 def _doctor(*args, **env):
   return subprocess.run([sys.executable, "-m", "blm_jax.cli.doctor", *args],
                         cwd=ROOT, env=dict(os.environ, JAX_PLATFORMS="cpu",

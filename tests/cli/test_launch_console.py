@@ -14,7 +14,6 @@ import pytest
 from tests import ROOT, release_fixtures, synthetic, tiny_checkpoints
 
 
-
 def _launch(*args, timeout=300):
   env = dict(os.environ, JAX_PLATFORMS="cpu")
   return subprocess.run([sys.executable, "launch.py", *args], cwd=ROOT,

@@ -11,7 +11,6 @@ from blm_jax.cli import usage
 from tests import ROOT
 
 
-
 def test_datasets_text_lists_short_names_and_config_files():
   text = usage.datasets_text()
   assert "configs/ffnn.py" in text and "configs/vae2.py" in text

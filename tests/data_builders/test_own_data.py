@@ -14,7 +14,6 @@ from data_builders.common import loading
 from tests import ROOT, release_fixtures, tiny_checkpoints
 
 
-
 def _record(i: int) -> dict:
   n = "dog" if i % 2 else "dogs"
   verb = "barks" if i % 2 else "bark"

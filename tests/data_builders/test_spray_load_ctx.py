@@ -14,7 +14,6 @@ from tests.builder_checks import repr_digest
 from tests.data_builders.test_blm_spray_load import _expected_diff
 
 
-
 @pytest.fixture(scope="module")
 def lex():
   return lexicon.load_lexicon()

@@ -8,7 +8,6 @@ import sys
 from tests import ROOT, release_fixtures, tiny_checkpoints
 
 
-
 def _launch(*args, timeout=600):
   env = dict(os.environ, JAX_PLATFORMS="cpu")
   return subprocess.run([sys.executable, "launch.py", *args], cwd=ROOT,

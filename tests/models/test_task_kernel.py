@@ -17,7 +17,6 @@ from configs import two_level_vae_subnets, vae2, vae_1d_2level
 from tests import ROOT
 
 
-
 def _configs():
   conv_vae2 = vae2.get_config(None)
   conv_vae2.model.task_level = "conv"

@@ -30,6 +30,7 @@ import sys
 import textwrap
 
 import pytest
+
 from tests import ROOT
 
 README = os.environ.get("BLM_README", os.path.join(ROOT, "README.md"))

@@ -14,7 +14,6 @@ from blm_jax.results import markdown_table, records
 from tests import ROOT
 
 
-
 def _summary():
   return {"I": {"I": {"f1_mean": 0.9481, "f1_std": 0.0104},
                 "II": {"f1_mean": 0.37, "f1_std": 0.0}},

@@ -8,7 +8,6 @@ from blm_jax.results import tables
 from tests import ROOT
 
 
-
 def _results(gain=-0.1):
   cell = lambda f: {"f1_mean": f, "f1_std": 0.01}
   free = lambda b: {"best": b, "best_baseline": "word_logit",

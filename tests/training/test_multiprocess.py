@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pytest
+
 from tests import ROOT
 
 EPOCHS = 3

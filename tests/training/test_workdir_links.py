@@ -14,7 +14,6 @@ from blm_jax.training import workdir_lock
 from tests import ROOT, synthetic
 
 
-
 @pytest.fixture
 def no_data_work(monkeypatch):
   def fails(data_cfg):
