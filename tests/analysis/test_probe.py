@@ -10,6 +10,7 @@ from data_builders.common import loading as data_lib
 from tests import synthetic
 
 
+@pytest.mark.slow
 def test_probe_reproduces_results(tmp_path, monkeypatch):
   d = synthetic.data(n_train=60, n_dev=20, n_test=30)
   cfg = synthetic.config("vae2", epochs=2, seeds=(0, 1))
@@ -75,6 +76,7 @@ def _short_answer_sets(d_fn):
   return d_fn(parts, lambda s: np.stack([vectors[x] for x in s]))
 
 
+@pytest.mark.slow
 def test_probe_scores_with_the_candidate_mask(tmp_path):
   """Probing scores candidates as evaluation does: with the 'normalized'
   score, padded candidates are left out of the normalization."""

@@ -109,6 +109,7 @@ def test_pca_separates_planted_clusters():
 
 # ---- Restored runs ---------------------------------------------------------
 
+@pytest.mark.slow
 def test_vae2_sentence_latents_and_traversal_range(vae2_run):
   workdir, d = vae2_run
   run = probe.restore(workdir, d)
@@ -152,6 +153,7 @@ def test_vae2_sentence_latents_and_traversal_range(vae2_run):
             "mean_latent_accuracy"] == pytest.approx(expect)
 
 
+@pytest.mark.slow
 def test_probing_never_mutates_the_workdir(vae2_run):
   workdir, d = vae2_run
   # A killed save's leftover: a writing checkpoint manager would delete it.
@@ -167,6 +169,7 @@ def test_probing_never_mutates_the_workdir(vae2_run):
   assert os.path.exists(os.path.join(workdir, "probe", "probe.json"))
 
 
+@pytest.mark.slow
 def test_cli_writes_three_figures_and_json(sent_vae_run, monkeypatch):
   workdir, d, res = sent_vae_run
   monkeypatch.setattr(probing.input_pipeline, "load", lambda *a, **k: d)
@@ -214,6 +217,7 @@ def test_traversal_refuses_models_without_a_decoder(tmp_path):
     probing.analyze(str(tmp_path), ("umap",))
 
 
+@pytest.mark.slow
 def test_tsne_projection(sent_vae_run, monkeypatch):
   workdir, d, _ = sent_vae_run
   result = probing.analyze(workdir, ("tsne",), data=d)
@@ -234,6 +238,7 @@ def test_tsne_projection(sent_vae_run, monkeypatch):
     probing.tsne_2d(np.zeros((5, 2)))
 
 
+@pytest.mark.slow
 def test_table5_from_chunk_runs(sent_vae_run, vae2_run, tmp_path):
   workdir, _, res = sent_vae_run
   report = table5.write_table5([workdir], str(tmp_path))

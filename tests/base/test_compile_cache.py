@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from blm_jax.base import compile_cache
 from tests import ROOT
 
@@ -42,6 +44,7 @@ def test_where_the_cache_goes(monkeypatch, tmp_path):
   assert compile_cache.cache_dir() == str(tmp_path / "jax")
 
 
+@pytest.mark.slow
 def test_a_second_process_compiles_nothing_the_first_compiled(tmp_path):
   from tests import tiny_checkpoints
   encoder = tiny_checkpoints.write_bert(str(tmp_path / "tiny_bert"))

@@ -5,7 +5,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests import ROOT
+
+pytestmark = pytest.mark.slow
 
 SCRIPT = os.path.join("benchmarks", "authors_side_by_side.py")
 

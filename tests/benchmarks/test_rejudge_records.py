@@ -7,8 +7,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from blm_jax.results import judge
 from tests import ROOT
+
+pytestmark = pytest.mark.slow
 
 TYPES = ("I", "II", "III")
 LOWEST = "I→III is the lowest FFNN cell on spray/load"

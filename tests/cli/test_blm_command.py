@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
+
 from blm_jax.cli import blm, train
 from tests import ROOT
 
@@ -19,6 +21,7 @@ def _blm(*args, cwd=ROOT):
                         timeout=300)
 
 
+@pytest.mark.slow
 def test_blm_help_lists_every_command():
   proc = _blm("--help")
   assert proc.returncode == 0, proc.stderr
@@ -39,6 +42,7 @@ def test_the_console_script_is_installed_by_pyproject():
                                        f"{module}.py")), module
 
 
+@pytest.mark.slow
 def test_an_unknown_command_names_the_near_miss():
   proc = _blm("tran")
   assert proc.returncode == 2
@@ -46,6 +50,7 @@ def test_an_unknown_command_names_the_near_miss():
                                 "mean train?); the commands are: train, ")
 
 
+@pytest.mark.slow
 def test_a_config_file_typo_names_the_near_misses(tmp_path):
   proc = _blm("train", "--config=configs/fnn.py", f"--workdir={tmp_path}")
   assert proc.returncode == 1
@@ -56,6 +61,7 @@ def test_a_config_file_typo_names_the_near_misses(tmp_path):
   assert not os.listdir(tmp_path)
 
 
+@pytest.mark.slow
 def test_configs_are_found_from_any_folder(tmp_path):
   """From a folder without configs/, the package's configs are read: a
   misspelled key is reported against the loaded config's keys."""
@@ -71,6 +77,7 @@ def test_configs_are_found_from_any_folder(tmp_path):
       ROOT, "configs")) == "configs/vae2.py:cpu"
 
 
+@pytest.mark.slow
 def test_commands_keep_their_exit_status(tmp_path):
   own = tmp_path / "own"
   own.mkdir()

@@ -56,6 +56,7 @@ def toy(monkeypatch):
                       {**registry._registry(), "toy": TOY})
 
 
+@pytest.mark.slow
 def test_lint_takes_a_short_name_for_every_type_or_one(data_dir, toy,
                                                        capsys):
   assert lint_cli.main(["toy", f"--data_dir={data_dir}"]) == 0
@@ -77,6 +78,7 @@ def test_lint_of_a_misspelled_name_is_one_line(capsys):
   assert "did you mean 'blm_spray_load'?" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_lint_spray_load_from_the_shell_is_not_the_catalogue(tmp_path):
   """The short name launch.py takes: the three types of spray/load (here
   one, misspelled type: one line, not TFDS's catalogue)."""
@@ -96,6 +98,7 @@ def _flags(define, argv):
   return fv
 
 
+@pytest.mark.slow
 def test_export_writes_each_type_of_a_short_name(data_dir, toy, tmp_path):
   out = tmp_path / "all"
   written = export_cli.run(_flags(export_cli.define_flags, [
@@ -150,6 +153,7 @@ def test_reproduce_takes_short_and_tfds_names():
     reproduce.short_names(["blm_cos_od/cos_en_type_IV"])
 
 
+@pytest.mark.slow
 def test_launch_with_a_misspelled_dataset_is_one_line(tmp_path):
   proc = subprocess.run(
       [sys.executable, "launch.py",

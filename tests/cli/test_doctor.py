@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from blm_jax.cli import doctor
 from tests import ROOT
 
@@ -16,6 +18,7 @@ def _doctor(*args, **env):
                         capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_quick_checks_pass_and_name_the_devices(tmp_path):
   proc = _doctor("--quick", BLM_DATA_DIR=str(tmp_path / "tfds"),
                  BLM_EMBED_CACHE=str(tmp_path / "cache"))
@@ -26,6 +29,7 @@ def test_quick_checks_pass_and_name_the_devices(tmp_path):
   assert f"ok   data dir: {tmp_path / 'tfds'} ($BLM_DATA_DIR)" in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_cache_under_a_file_fails_naming_the_variable(tmp_path):
   blocker = tmp_path / "file"
   blocker.write_text("")

@@ -5,7 +5,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests import ROOT, release_fixtures, tiny_checkpoints
+
+pytestmark = pytest.mark.slow
 
 ENV = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
 

@@ -4,6 +4,8 @@ import os
 import re
 import types
 
+import pytest
+
 from blm_jax.training import trainer as train
 from tests import ROOT
 
@@ -122,6 +124,7 @@ def test_a_failed_dataset_build_leaves_nothing_behind(tmp_path):
       ".blm_published--folder.build-lock"]
 
 
+@pytest.mark.slow
 def test_two_builds_of_one_dataset_at_once_build_it_once(tmp_path):
   import subprocess
   import sys
@@ -145,6 +148,7 @@ def test_two_builds_of_one_dataset_at_once_build_it_once(tmp_path):
       lines
 
 
+@pytest.mark.slow
 def test_a_full_disk_during_a_build_is_one_oserror_and_nothing_kept(
     tmp_path):
   import subprocess

@@ -12,6 +12,8 @@ from blm_jax.cli import grid_reuse, reproduce, suites
 from tests.cli.test_reproduce_suites import (
     _configs, _opts, _synthetic_run, chunk_grid, rebuild_since)
 
+pytestmark = pytest.mark.slow
+
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
 

@@ -21,6 +21,7 @@ def _launch(*args, timeout=300):
                         timeout=timeout)
 
 
+@pytest.mark.slow
 def test_variant_typos_are_one_error_line(tmp_path):
   work = tmp_path / "work"
   proc = _launch("--config=configs/ffnn.py:cpux", f"--workdir={work}")
@@ -39,6 +40,7 @@ def test_variant_typos_are_one_error_line(tmp_path):
   assert not work.exists()
 
 
+@pytest.mark.slow
 def test_bad_config_and_dataset_name_fail_before_the_workdir(tmp_path):
   work = tmp_path / "work"
   proc = _launch("--config=configs/vae2.py", f"--workdir={work}",
@@ -56,6 +58,7 @@ def test_bad_config_and_dataset_name_fail_before_the_workdir(tmp_path):
   assert not work.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum,status,what", [
     (signal.SIGINT, 130, "interrupted"),
     # What batch schedulers send before they kill (preemption).
@@ -146,6 +149,7 @@ def test_launch_never_reads_the_log():
     assert "log.txt" not in f.read()
 
 
+@pytest.mark.slow
 def test_resume_news_is_printed_from_the_trainer_events(tmp_path, capsys):
   import launch  # Defines absl flags: imported once, here only.
   from blm_jax.results.experiment import run_experiment

@@ -74,6 +74,7 @@ def _suite(opts, report_only=False, run=None):
                              write_report=not reproduce.part_of_suite(opts))
 
 
+@pytest.mark.slow
 def test_two_shards_merged_equal_the_unsharded_report(tmp_path):
   configs = _configs(tmp_path)
   whole = _suite(_opts(configs, tmp_path / "whole"))
@@ -102,6 +103,7 @@ def test_two_shards_merged_equal_the_unsharded_report(tmp_path):
   assert "cos\\_en &" in tex and tex.rstrip().endswith("\\end{tabular}")
 
 
+@pytest.mark.slow
 def test_grids_runs_those_grids_of_the_suite_with_its_settings(tmp_path):
   # 000 Table 5's chunk grids: their source argument and probe come from
   # the suite, which a bare dataset/model item would not know.
@@ -134,6 +136,7 @@ def test_each_dataset_says_what_each_of_its_grids_stands_for():
   assert shows["chunks_od_it"] == "000 Table 5, Fig. 20-22 (sent_vae)"
 
 
+@pytest.mark.slow
 def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   configs = _configs(tmp_path)
   _suite(_opts(configs, tmp_path / "o", shard="0/2"))
@@ -187,6 +190,7 @@ def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
       assert "(this dataset)" in plan[1] and "median of 1" in plan[2]
 
 
+@pytest.mark.slow
 def test_encoder_folder_checkpoint(tmp_path):
   from tests import tiny_checkpoints
 
@@ -232,6 +236,7 @@ def test_bad_input_is_one_error(tmp_path, flag, message):
     reproduce.select(_opts(_configs(tmp_path), tmp_path / "o", **flag))
 
 
+@pytest.mark.slow
 def test_the_encoder_batch_size_reaches_every_grid_and_not_its_identity(
     tmp_path):
   """--encoder_batch_size (a GPU embeds far more than the configs' 128 at
@@ -249,6 +254,7 @@ def test_the_encoder_batch_size_reaches_every_grid_and_not_its_identity(
              for g in grids)
 
 
+@pytest.mark.slow
 def test_shards_run_with_other_flags_do_not_merge(tmp_path):
   """A shard trained with other seeds: the merge names the key, writes
   nothing."""
@@ -260,6 +266,7 @@ def test_shards_run_with_other_flags_do_not_merge(tmp_path):
   assert not (tmp_path / "o" / "report.md").exists()
 
 
+@pytest.mark.slow
 def test_cli_error_line(tmp_path):
   out = tmp_path / "o"
   r = subprocess.run(
@@ -273,6 +280,7 @@ def test_cli_error_line(tmp_path):
   assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_grid_that_fails_leaves_no_empty_folder_it_made(tmp_path):
   """A bad encoder (or layer) fails inside the grid's run: the folders the
   suite made for it are removed, an --out that was there is kept."""
@@ -293,6 +301,7 @@ def test_a_grid_that_fails_leaves_no_empty_folder_it_made(tmp_path):
   assert os.listdir(tmp_path / "kept") == []
 
 
+@pytest.mark.slow
 def test_cli_report_only_on_an_out_without_grids_is_refused(tmp_path):
   out = tmp_path / "o"
   out.mkdir()
@@ -421,6 +430,7 @@ def test_the_battery_runs_every_dataset_a_suite_can_build():
   assert {g.model for g in battery} == {"ffnn"}
 
 
+@pytest.mark.slow
 def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
     tmp_path):
   """000 Figures 20-22: the suite probes a trained chunk grid, the report
@@ -502,6 +512,7 @@ def rebuild_since(path, monkeypatch) -> dict:
   return results
 
 
+@pytest.mark.slow
 def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
   """A finished grid records its datasets' builder versions; after a
   builder's version changes (its data would differ) the suite refuses to
@@ -538,6 +549,7 @@ def test_builder_versions_are_the_builders_of_each_type():
   assert input_pipeline.builder_versions(config.data) == {}
 
 
+@pytest.mark.slow
 def test_a_suite_of_several_models_reports_every_solver_across_the_datasets(
     tmp_path):
   # Two models on two datasets: one row per dataset and model, in the

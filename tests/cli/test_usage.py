@@ -19,6 +19,7 @@ def test_datasets_text_lists_short_names_and_config_files():
   assert "config files" not in elsewhere and "spray_load_ctx" in elsewhere
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["launch.py", "--help"],
                                      ["-m", "blm_jax.cli.probe", "-h"],
                                      ["-m", "blm_jax.cli.diagnose", "-h"]])

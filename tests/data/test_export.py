@@ -47,6 +47,7 @@ def data_dir(tmp_path_factory):
   return d
 
 
+@pytest.mark.slow
 def test_jsonl_round_trips_every_split(data_dir, tmp_path):
   written = export.export("export_toy_blm/only", "jsonl", str(tmp_path),
                           data_dir=data_dir)
@@ -71,6 +72,7 @@ def test_jsonl_round_trips_every_split(data_dir, tmp_path):
   assert len(targets) > 1
 
 
+@pytest.mark.slow
 def test_lm_eval_task_yaml(data_dir, tmp_path):
   written = export.export("export_toy_blm/only", "lm_eval", str(tmp_path),
                           splits=["train", "test"], data_dir=data_dir)
@@ -105,6 +107,7 @@ def test_lm_eval_task_yaml(data_dir, tmp_path):
   assert set(task) <= documented, set(task) - documented
 
 
+@pytest.mark.slow
 def test_bad_records_name_file_line_and_field(tmp_path, data_dir):
   path = export.export("export_toy_blm/only", "jsonl", str(tmp_path),
                        splits=["test"], data_dir=data_dir)["test"]

@@ -6,6 +6,7 @@ import random
 import subprocess
 import sys
 
+import pytest
 import tensorflow_datasets as tfds
 
 from blm_jax.data import answers_only, lint
@@ -245,6 +246,7 @@ def test_cli_on_a_tfds_name(tmp_path, capsys):
                       data_dir=str(tmp_path / "data")).is_prepared()
 
 
+@pytest.mark.slow
 def test_cli_module_entry_point(tmp_path):
   dup = _release(tmp_path, "dup.tsv", _duplicate)
   result = subprocess.run([sys.executable, "-m", "blm_jax.cli.lint", dup],

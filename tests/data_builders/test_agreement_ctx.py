@@ -91,6 +91,7 @@ def test_labels():
       t.label for t in templates.ANSWERS_AGRF]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("t", TYPES)
 def test_shape_lint_and_ceilings(ctx, lang, t):
@@ -117,6 +118,7 @@ def _n1_phase(x) -> str:
   return templates.parse_pattern(x.context[0].pattern)["PP1"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", TYPES)
 def test_phase_balanced_and_independent_of_the_words(t):
   """Each phase is shown in half of the instances overall and per clause;
@@ -157,6 +159,7 @@ EXPECTED_ROLES = {"Coord": {"PP2", "Coord2"}, "WNA": {"PP2"}, "WN1": {"PP1"},
                   "WN2": {"PP2"}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("t", TYPES)
 def test_each_label_breaks_its_rule_on_its_base(ctx, lang, t):
@@ -200,6 +203,7 @@ def test_each_label_breaks_its_rule_on_its_base(ctx, lang, t):
           x.id, label, sent[label].text, sent[base].text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", TYPES)
 def test_agrf6_ctx(t):
   """The 6-candidate labels' design: the full design's candidates less AEN1

@@ -184,6 +184,7 @@ class SmallAgreement(bab.Builder):
       bab.AgreementConfig.from_name("fr_mixed_type_III", per_clause=200)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", ["en_mixed_type_I", "fr_mixed_type_III"])
 def test_splits_leak_free_and_rebuild_byte_identical(tmp_path, config):
   builder_checks.build_twice_identical(SmallAgreement, config, tmp_path)

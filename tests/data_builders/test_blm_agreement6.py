@@ -85,6 +85,7 @@ class SmallAgrf6(bab.Builder):
       split_fractions=bab.agrf6_fractions("fr", "I"))]
 
 
+@pytest.mark.slow
 def test_built_split_fractions_and_no_leak(tmp_path):
   b = SmallAgrf6(config="fr_agrf6_type_I", data_dir=str(tmp_path),
                  file_format="array_record")

@@ -103,6 +103,7 @@ def _form_index():
   return index
 
 
+@pytest.mark.slow
 def test_synthetic_size_labels_lint_and_figure_11(synthetic):
   xs = synthetic
   assert len(xs) == 8000 and len({x.id for x in xs}) == 8000
@@ -155,6 +156,7 @@ def _splits(b):
   return out
 
 
+@pytest.mark.slow
 def test_synthetic_build_splits_and_no_leak(tmp_path):
   config = caus_he.CausHeConfig(name="synthetic_small", variant="synthetic",
                                 num_train=900, num_test=100)
@@ -264,6 +266,7 @@ def _natural_config():
                               num_train=200, num_test=40)
 
 
+@pytest.mark.slow
 def test_natural_build_is_sentence_disjoint(tmp_path):
   manual = tmp_path / "ud"
   write_treebank(manual)
@@ -282,6 +285,7 @@ def test_natural_build_is_sentence_disjoint(tmp_path):
     assert binyan(x.answers[x.correct]) == x.subset
 
 
+@pytest.mark.slow
 def test_natural_without_treebank_says_what_to_do(tmp_path):
   empty = tmp_path / "empty"
   empty.mkdir()
@@ -296,6 +300,7 @@ def test_natural_without_treebank_says_what_to_do(tmp_path):
   assert not list(tmp_path.rglob("*array_record*"))
 
 
+@pytest.mark.slow
 def test_natural_pool_without_enough_lemmas_fails_clearly(tmp_path):
   manual = tmp_path / "ud"
   path = write_treebank(manual)
@@ -308,6 +313,7 @@ def test_natural_pool_without_enough_lemmas_fails_clearly(tmp_path):
   assert not list(tmp_path.rglob("*array_record*"))
 
 
+@pytest.mark.slow
 def test_natural_pool_too_small_names_the_binyan(tmp_path):
   manual = tmp_path / "ud"
   write_treebank(manual, per_binyan=5)

@@ -131,6 +131,7 @@ def _check_instances(splits, n_negatives=7, negatives="minimal",
   assert len(positions) == n_negatives + 1  # The positive is not always first.
 
 
+@pytest.mark.slow
 def test_paper_sizes_pattern_balance_and_structure(tmp_path):
   b, splits = _build(tmp_path, "toy_chunk_source/many", seed=5,
                      view="agreement")
@@ -153,6 +154,7 @@ def test_paper_sizes_pattern_balance_and_structure(tmp_path):
   assert len(set(anchors)) == len(anchors) == 4004
 
 
+@pytest.mark.slow
 def test_scaled_down_when_the_source_is_small(tmp_path, caplog):
   caplog.set_level("INFO")
   _, splits = _build(tmp_path, "toy_chunk_source/small")
@@ -165,6 +167,7 @@ def test_scaled_down_when_the_source_is_small(tmp_path, caplog):
   _check_instances(splits)
 
 
+@pytest.mark.slow
 def test_rebuild_is_byte_identical_and_seed_matters(tmp_path):
   def record_bytes(d, seed):
     b, _ = _build(tmp_path / d, "toy_chunk_source/small", seed=seed,
@@ -178,6 +181,7 @@ def test_rebuild_is_byte_identical_and_seed_matters(tmp_path):
   assert record_bytes("c", 1) != first
 
 
+@pytest.mark.slow
 def test_seven_patterns_minimal_and_uniform_negatives(tmp_path):
   # Minimal negatives may repeat a pattern: 7 of them from 7 patterns.
   _, splits = _build(tmp_path / "a", "toy_chunk_source/seven")
@@ -187,6 +191,7 @@ def test_seven_patterns_minimal_and_uniform_negatives(tmp_path):
   _check_instances(splits, n_negatives=6, negatives="uniform")
 
 
+@pytest.mark.slow
 def test_too_few_patterns_is_an_error(tmp_path):
   with pytest.raises(ValueError, match=(
       r"source 'toy_chunk_source/seven' has 7 usable sentence pattern\(s\) "
@@ -199,6 +204,7 @@ def test_too_few_patterns_is_an_error(tmp_path):
       data_dir=str(tmp_path)).is_prepared()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source,message", [
     ("no_such_builder/x",
      r"blm_chunks/toy: unknown source dataset 'no_such_builder/x' \(project "
@@ -212,6 +218,7 @@ def test_unknown_source_is_an_error(tmp_path, source, message):
     _build(tmp_path, source)
 
 
+@pytest.mark.slow
 def test_manual_dir_reaches_the_source(tmp_path):
   with pytest.raises(ValueError, match=(
       r"toy_manual_source/only: Manual directory .* does not exist or is "
@@ -233,6 +240,7 @@ def test_manual_dir_reaches_the_source(tmp_path):
   assert b.info.splits["train"].num_examples == len(splits["train"])
 
 
+@pytest.mark.slow
 def test_sentence_with_two_patterns_is_an_error(tmp_path):
   with pytest.raises(ValueError, match=(
       r"source 'toy_chunk_source/conflict': sentence 'toy 2 2 \.' has pattern "
@@ -242,6 +250,7 @@ def test_sentence_with_two_patterns_is_an_error(tmp_path):
     _build(tmp_path, "toy_chunk_source/conflict")
 
 
+@pytest.mark.slow
 def test_config_for_source_names_and_reads_back(tmp_path):
   cfg = config_for_source("toy_chunk_source/small", seed=2)
   assert cfg.name == "from_toy_chunk_source__small_seed2"
@@ -270,6 +279,7 @@ def test_allocate_keeps_every_pattern_in_every_split():
     assert sum(counts[s][p] for s in sizes) == quota[p]
 
 
+@pytest.mark.slow
 def test_published_french_agreement_sample(tmp_path, capsys):
   import data_builders
   if not PUBLISHED.is_dir():
@@ -332,6 +342,7 @@ PAPER_14 = {" ".join(f"{r}-{n}" for r, n in zip(roles, nums)) + f" VP-{nums[0]}"
                                                         repeat=k)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ("en", "fr", "it", "ro"))
 def test_agreement_chunks_are_the_papers_14_patterns(agreement_sources, lang):
   insts = agreement_sources[lang]
@@ -418,6 +429,7 @@ print(hashlib.sha256(data).hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_records_serialize_identically_in_every_process():
   # upb writes a tf.Example's feature map in a per-process order: without
   # `deterministic_serialization` two builds hold the same records in

@@ -113,6 +113,7 @@ def _expected_changes(label: str, cls: str, language: str) -> set[str]:
   return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda cfg: generate.config_name(*cfg))
 def test_size_shape_labels_and_strict_lint(generated, cfg):
   cls, language, _ = cfg
@@ -132,6 +133,7 @@ def test_size_shape_labels_and_strict_lint(generated, cfg):
   assert max(positions.count(i) for i in set(positions)) < 0.2 * len(xs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda cfg: generate.config_name(*cfg))
 def test_patterns_follow_the_papers_and_break_exactly_the_named_rules(
     generated, cfg):
@@ -170,6 +172,7 @@ def _lemma_index(cls, language):
   return index
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda cfg: generate.config_name(*cfg))
 def test_lexical_types(generated, cfg):
   cls, language, lexical_type = cfg
@@ -207,6 +210,7 @@ def _build(data_dir, name=None, config=None):
   return b
 
 
+@pytest.mark.slow
 def test_build_splits_90_10_with_dev_slice_and_no_leak(tmp_path, generated):
   name = "od_it_type_II"
   _build(tmp_path, name)
@@ -227,6 +231,7 @@ def test_build_splits_90_10_with_dev_slice_and_no_leak(tmp_path, generated):
       assert x == everything[x.id]  # Round trip, patterns and chunks kept.
 
 
+@pytest.mark.slow
 def test_rebuild_is_byte_identical(tmp_path):
   # A reduced copy of a config: the same code path, a tenth of the records.
   config = cos_od.CosOdConfig(name="cos_it_type_III_small", verb_class="cos",
@@ -266,6 +271,7 @@ PAPER_DIGESTS = {
 }
 
 
+@pytest.mark.slow
 def test_paper_configs_are_unchanged(generated):
   assert str(cos_od.Builder.VERSION) == "1.2.0"
   got = {generate.config_name(*cfg): fields_digest(xs)
@@ -273,6 +279,7 @@ def test_paper_configs_are_unchanged(generated):
   assert got == PAPER_DIGESTS
 
 
+@pytest.mark.slow
 def test_bad_lexicon_fails_the_build_and_leaves_nothing(tmp_path, monkeypatch):
   lex_dir = tmp_path / "lexicon"
   shutil.copytree(lexicon.LEXICON_DIR, lex_dir)
@@ -307,6 +314,7 @@ def _verb_words(entry) -> set[str]:
           | {entry.lemma, entry.lemma[:-1] + "si"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_italian_cos_uses_only_obligatory_si_verbs(generated, t):
   # With migliorare, cuocere, friggere (no si or optional si) the "CORRECT"
@@ -324,6 +332,7 @@ AGENT_IMPLYING = {"en": {"by hand", "by design", "by ear", "by default"},
                   "it": {"da manuale"}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", templates.LANGUAGES)
 def test_cos_anticausatives_have_no_agent_implying_adverbial(generated,
                                                              language):
@@ -338,6 +347,7 @@ def test_cos_anticausatives_have_no_agent_implying_adverbial(generated,
             inst.id, s.text)
 
 
+@pytest.mark.slow
 def test_no_english_present_perfect_with_a_time_point(generated):
   # "The gate has closed at midnight." / "The peas have defrosted by morning."
   points = {"at midnight", "by morning", "by noon", "at dawn"} | {
@@ -359,6 +369,7 @@ def test_no_english_present_perfect_with_a_time_point(generated):
 # --- issue 34: by habit, an oath breaking with a crash, by/da + an argument
 # read as a place or source ("The tailor sews by the curtains") ------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda cfg: generate.config_name(*cfg))
 def test_issue34_classes_scan_to_zero(generated, cfg):
   # Every split of every type: the full config (3000 instances).

@@ -336,6 +336,7 @@ def _build(data_dir, config=None, name=None):
   return b
 
 
+@pytest.mark.slow
 def test_build_round_trip_and_byte_identical_rebuild(tmp_path):
   config = cos_plus.CosPlusConfig(name="de_mix_I2T_MaxLex_small",
                                   variant="de_mix", direction="I2T",
@@ -392,6 +393,7 @@ def test_bad_lexicon_entry_names_file_line_field(tmp_path, language, fname,
   assert f"{path}:{line}: {field}" in str(e.value)
 
 
+@pytest.mark.slow
 def test_bad_lexicon_fails_the_build_and_leaves_nothing(tmp_path,
                                                          monkeypatch):
   lex_dir = tmp_path / "lexicon"

@@ -180,6 +180,7 @@ def expected_table(x):
   return ctx, ans
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ltype", ["I", "II", "III"])
 def test_instances_are_rotations_of_the_appendix_and_read_back(
     samples, lex, ltype):
@@ -213,6 +214,7 @@ def _grammatical_with_incidental(x, incidental: bool = True) -> float:
   return (x.correct in keep) / len(keep) if keep else 1 / len(x.answers)
 
 
+@pytest.mark.slow
 def test_answers_only_scores(samples, lex, monkeypatch):
   for ltype in ("I", "II", "III"):
     cue = answers_only.score(samples[ltype])
@@ -230,6 +232,7 @@ def test_answers_only_scores(samples, lex, monkeypatch):
   assert sum(map(_grammatical_with_incidental, fixed)) == 200
 
 
+@pytest.mark.slow
 def test_lexical_types(samples, lex):
   lemma = {a.form(g, n): a.ms for a in lex.premise + lex.consequent
            for g in ("m", "f") for n in ("sg", "pl")}
@@ -260,6 +263,7 @@ class SmallMixture(bmix.Builder):
     return generate.generate(config.lexical_type, lexicon.load(), size=600)
 
 
+@pytest.mark.slow
 def test_splits_leak_free_and_rebuild_byte_identical(tmp_path):
   data_dir = build_twice_identical(SmallMixture, "type_I", tmp_path)
   # Type I is split by adjective pair, which every sentence holds.

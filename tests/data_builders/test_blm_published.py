@@ -27,6 +27,7 @@ def _read(name, data_dir):
   return out
 
 
+@pytest.mark.slow
 def test_folder_with_a_single_file_is_split_90_10(tmp_path):
   folder = tmp_path / "release" / "agreement_it" / "type_III"
   write_release(folder / "blm.tsv", release_rows(60))
@@ -49,6 +50,7 @@ def test_folder_with_a_single_file_is_split_90_10(tmp_path):
   assert {x.id for x in again["test"]} == ids["test"]
 
 
+@pytest.mark.slow
 def test_published_train_test_files_are_the_splits(tmp_path):
   rows = release_rows(12)
   folder = tmp_path / "release" / "agreement_fr" / "type_I"
@@ -71,6 +73,7 @@ def test_published_train_test_files_are_the_splits(tmp_path):
   assert [y.id for y in loaded] == sorted(y.id for y in splits["full"])
 
 
+@pytest.mark.slow
 def test_bad_file_fails_with_a_located_error_and_writes_nothing(tmp_path):
   rows = release_rows(10)
   rows[6]["Answer_value_2"] = "yes"
@@ -91,6 +94,7 @@ def test_bad_file_fails_with_a_located_error_and_writes_nothing(tmp_path):
   assert b.is_prepared() and b.info.splits["full"].num_examples == 10
 
 
+@pytest.mark.slow
 def test_skip_bad_rows_builds_the_rest_and_records_the_skipped(tmp_path):
   rows = release_rows(10)
   rows[2]["Answer_value_1"] = "False"
@@ -108,6 +112,7 @@ def test_skip_bad_rows_builds_the_rest_and_records_the_skipped(tmp_path):
   assert "line 7, column 30 ('Answer_chunks_4')" in skipped[1]
 
 
+@pytest.mark.slow
 def test_missing_release_folder_names_the_expected_path(tmp_path):
   (tmp_path / "release").mkdir()
   (tmp_path / "release" / "unrelated.txt").write_text("x")

@@ -59,6 +59,7 @@ def _folder(config: str) -> pathlib.Path:
   return SAMPLES / cfg.folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", AGREEMENT + SPRAY_LOAD)
 def test_every_subset_builds_with_the_published_counts(built, config):
   splits = built[config]
@@ -72,6 +73,7 @@ def test_every_subset_builds_with_the_published_counts(built, config):
   assert not ids["train"] & ids["test"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", AGREEMENT + SPRAY_LOAD)
 def test_answers_labels_and_one_correct(built, config):
   family = "agreement" if config in AGREEMENT else "spray_load"
@@ -92,6 +94,7 @@ def test_answers_labels_and_one_correct(built, config):
   assert len({x.correct for x in instances}) == ANSWERS[family]
 
 
+@pytest.mark.slow
 def test_linter_reports_the_published_defects(built):
   for config in AGREEMENT:
     report = lint.lint(built[config]["full"])

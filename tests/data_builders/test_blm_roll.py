@@ -238,6 +238,7 @@ def _build(data_dir, name=None, config=None):
   return b
 
 
+@pytest.mark.slow
 def test_build_splits_90_10_with_dev_slice_and_no_leak(tmp_path, generated):
   _build(tmp_path, "type_III")
   splits = {s: data.load_instances("blm_roll/type_III", s, str(tmp_path))
@@ -255,6 +256,7 @@ def test_build_splits_90_10_with_dev_slice_and_no_leak(tmp_path, generated):
       assert x == everything[x.id]
 
 
+@pytest.mark.slow
 def test_rebuild_is_byte_identical(tmp_path):
   config = roll.RollConfig(name="type_II_small", lexical_type="II",
                            num_instances=300)
@@ -265,6 +267,7 @@ def test_rebuild_is_byte_identical(tmp_path):
       p.read_bytes() for p in files[1]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit,where", [
     # (line to change -> replacement, expected fragment of the error)
     (("the ball\tsg", "the ball\tdual"), ("scenes.tsv:", "field 'number'")),

@@ -216,6 +216,7 @@ class SmallSoT(bsot.Builder):
     return generate.generate(config.lexical_type, lexicon.load(), size=600)
 
 
+@pytest.mark.slow
 def test_splits_leak_free_and_rebuild_byte_identical(tmp_path):
   data_dir = build_twice_identical(SmallSoT, "type_I", tmp_path)
   assert_disjoint(split_items(

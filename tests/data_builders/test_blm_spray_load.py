@@ -325,6 +325,7 @@ def test_morphology(generated, lex, cfg):
   assert irregular <= set(blob.split())
 
 
+@pytest.mark.slow
 def test_splits_rebuild_and_data_source(tmp_path, generated):
   name = "blm_spray_load/ATL-ALT_type_I"
   digests = []

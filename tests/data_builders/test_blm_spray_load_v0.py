@@ -151,6 +151,7 @@ class SmallV0(bv0.Builder):
   name = "small_spray_load_v0"
 
 
+@pytest.mark.slow
 def test_splits_leak_free_and_rebuild_byte_identical(tmp_path):
   digests = []
   for d in ("a", "b"):

@@ -180,6 +180,7 @@ def test_ctx_configs_are_registered_and_context_necessary():
     assert not by_name[generate.config_name(*cfg)].context_necessary
 
 
+@pytest.mark.slow
 def test_small_ctx_build_loads_with_its_labels(tmp_path):
   config = cos_od.CosOdConfig(name="cos_en_ctx_type_II_small",
                               verb_class="cos", language="en",

@@ -150,6 +150,7 @@ def test_de_mix_transitive_answers_show_their_subject(ctx, lexicality):
   assert seen == 4000 and not bad, bad[:3]
 
 
+@pytest.mark.slow
 def test_configs_short_names_and_a_small_build(tmp_path):
   registered = {c.name: c for c in cos_plus.Builder.BUILDER_CONFIGS}
   for v, lex in CTX:

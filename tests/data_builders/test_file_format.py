@@ -31,6 +31,7 @@ def test_an_explicit_file_format_wins(tmp_path):
   assert b.info.file_format == tfds.core.FileFormat.TFRECORD
 
 
+@pytest.mark.slow
 def test_plain_tfds_calls_build_and_read_without_tensorflow(tmp_path):
   release = tmp_path / "release"
   write_release(release / "blm.tsv", release_rows(20))

@@ -2,10 +2,13 @@
 
 import pathlib
 
+import pytest
 import tensorflow_datasets as tfds
 
 from blm_jax.data.sentence_table import build_sentence_table
 from data_builders.common import builder, instances, loading as data, schema
+
+pytestmark = pytest.mark.slow
 
 
 def _toy(config):

@@ -291,6 +291,7 @@ class SmallMixture(bmix.Builder):
                              ctx=config.context_necessary)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_small_build_splits_leak_free_and_balanced(tmp_path, lt):
   name = f"small_mixture_ctx/ctx_type_{lt}"

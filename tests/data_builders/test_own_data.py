@@ -132,6 +132,7 @@ def test_one_dataset_is_never_trained_as_three_types():
   config_check.check_dataset_names(config)
 
 
+@pytest.mark.slow
 def test_own_jsonl_grid_trains_and_reports_one_type(tmp_path):
   _write_jsonl(tmp_path / "own" / "train.jsonl",
                [_record(i) for i in range(48)])
@@ -163,6 +164,7 @@ def test_own_jsonl_grid_trains_and_reports_one_type(tmp_path):
   assert proc.stdout.count(skipped) == 1
 
 
+@pytest.mark.slow
 def test_lint_refuses_a_jsonl_without_newlines_in_one_line(tmp_path):
   folder = tmp_path / "own"
   folder.mkdir()

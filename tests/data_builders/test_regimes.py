@@ -64,6 +64,7 @@ def rules_of(xs):
   return {splits.rule_key(x) for x in xs}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("short", sorted(SMALL))
 def test_held_out_rules_test_split_shares_no_rule(short, tmp_path):
   module, name, neutral_name, size = SMALL[short]
@@ -133,6 +134,7 @@ def test_every_seq_family_has_its_held_out_rules_regime():
   assert registry.pairs("seq")["cos_en"] == "cos_en_seq"
 
 
+@pytest.mark.slow
 def test_extrapolation_test_alone_shows_the_held_out_period(tmp_path):
   built = build_small(sl, "seq_extrap_type_III", tmp_path,
                       type_iii_size=300)
@@ -227,6 +229,7 @@ def test_design_analysis_records_the_rule_counts(tmp_path, monkeypatch,
   assert key in json.loads(out.read_text())["rules"]  # kept from before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("regime, message", [
     ("shuffled", "blm_cos_od/cos_en_seq_type_I_bad: unknown regime "
      "'shuffled'; known: '', 'rules', 'extrap'"),

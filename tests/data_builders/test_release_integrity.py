@@ -55,6 +55,7 @@ def test_stray_leading_quote_is_an_unbalanced_quote(tmp_path, rows):
 # -- A build remembers which release files it was made from ------------------
 
 
+@pytest.mark.slow
 def test_a_second_release_in_the_same_data_dir_is_not_silently_ignored(
     tmp_path):
   import tensorflow_datasets as tfds

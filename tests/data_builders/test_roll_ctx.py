@@ -192,6 +192,7 @@ def test_well_formed_candidates_take_their_paths(ctx):
   assert not bad, bad[:5]
 
 
+@pytest.mark.slow
 def test_ctx_config_builds_with_its_flag(tmp_path, ctx):
   config = roll.RollConfig(name="ctx_type_III_small", lexical_type="III",
                            num_instances=200, context_necessary=True)

@@ -141,6 +141,7 @@ def test_invalid_json_names_the_line(tmp_path):
     lexicon.load_lexicon(folder)
 
 
+@pytest.mark.slow
 def test_bad_lexicon_fails_the_build_and_leaves_nothing(tmp_path, monkeypatch):
   folder, path = _corrupt(tmp_path, "wrap", lambda r: r.update(prepositions=[]))
   monkeypatch.setattr(lexicon, "LEXICON_DIR", folder)

@@ -5,7 +5,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests import ROOT, release_fixtures, tiny_checkpoints
+
+pytestmark = pytest.mark.slow
 
 
 def _launch(*args, timeout=600):

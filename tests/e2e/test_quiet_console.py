@@ -13,6 +13,8 @@ import pytest
 
 from tests import ROOT, release_fixtures, tiny_checkpoints
 
+pytestmark = pytest.mark.slow
+
 
 # absl's line prefix (I/W/E/F, month and day), Python's warnings, TFDS's
 # own lines.

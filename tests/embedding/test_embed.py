@@ -121,6 +121,7 @@ def test_spec_parsing_and_conflicts(bert):
   assert embed.embed_sentences([], bert).shape == (0, 32)
 
 
+@pytest.mark.slow
 def test_four_devices_equal_one(bert, tmp_path):
   script = textwrap.dedent(f"""
       import os
@@ -170,6 +171,7 @@ class EmbedToyBlm(builder.GeneratedBLMBuilder):
     return out
 
 
+@pytest.mark.slow
 def test_command_line_fills_the_cache(bert, tmp_path, capsys):
   from absl import flags
 

@@ -163,6 +163,7 @@ def _flags(argv):
   return fv
 
 
+@pytest.mark.slow
 def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
                                                             capsys):
   data_dir, cache = tmp_path / "data", tmp_path / "cache"

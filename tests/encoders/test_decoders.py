@@ -138,6 +138,7 @@ np.savez(out, **{f"{s}_{k}": v for s in res for k, v in res[s].items()})
 """
 
 
+@pytest.mark.slow
 def test_sharded_checkpoint_embeds_sharded_over_four_devices(tmp_path):
   folder, _ = _write(tmp_path, "llama", shards=2)
   files = sorted(os.listdir(folder))

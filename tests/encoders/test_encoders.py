@@ -386,6 +386,7 @@ def test_minilm_equals_transformers_flax_on_real_sentences():
         encoders.pool(jnp.asarray(want[-1]), mask, pooling), atol=1e-5)
 
 
+@pytest.mark.slow
 def test_runs_without_transformers(tmp_path):
   """Loading and embedding never import transformers (nor torch)."""
   folder = _write("roberta", str(tmp_path / "r"))

@@ -152,6 +152,7 @@ def _categorical(cfg, kind="categorical", task=True):
   return cfg
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["sent_vae", "vae", "vae_1d_2level"])
 def test_a_tiny_grid_with_categorical_latents_trains(model, tmp_path):
   types = ("chunks",) if model == "sent_vae" else ("I",)
@@ -191,6 +192,7 @@ def vae2_joint_run(tmp_path_factory):
   return workdir, d, res
 
 
+@pytest.mark.slow
 def test_vae2_joint_run_probes(vae2_joint_run):
   workdir, d, res = vae2_joint_run
   assert set(res["cells"][0]["history"]["train"]) >= {

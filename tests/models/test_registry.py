@@ -75,6 +75,7 @@ def test_loss_weights_keep_their_names_and_kl_scaling():
       "answer_margin": 1.0}
 
 
+@pytest.mark.slow
 def test_a_toy_solver_trains_end_to_end(tmp_path):
   cfg = toy_config.get_config()
   assert sorted(cfg.model) == ["context_used", "hidden", "name"]

@@ -78,6 +78,7 @@ def test_a_padded_context_sentence_changes_nothing():
   np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_a_tiny_grid_trains_and_learns(tmp_path):
   cfg = synthetic.config("relnet", epochs=8, seeds=(0,), types=("I",))
   cfg.model.panel_dim, cfg.model.g_hidden, cfg.model.f_hidden = 16, (32, 32), (32,)

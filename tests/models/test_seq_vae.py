@@ -64,6 +64,7 @@ def test_forward_and_loss_match_the_authors_module(dim, x_dim, kernel,
         atol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_tiny_grid_trains(tmp_path):
   from blm_jax.results.experiment import run_experiment
   cfg = synthetic.config("vae", epochs=2, seeds=(0, 1), types=("I",))

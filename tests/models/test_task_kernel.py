@@ -67,6 +67,7 @@ def test_the_module_itself_refuses_rather_than_shrinks():
   assert params["params"]["kernel"].shape == (16, 32)
 
 
+@pytest.mark.slow
 def test_the_command_line_gives_one_error_line(tmp_path):
   proc = subprocess.run(
       [sys.executable, "launch.py", "--config=configs/vae_1d_2level.py",

@@ -29,6 +29,7 @@ def test_forward_and_loss_match_the_authors_module(dim, x_dim, ans_k):
   ref.assert_two_level_parity(solver, params, batch, tm, ctx, ans, correct)
 
 
+@pytest.mark.slow
 def test_a_tiny_grid_trains(tmp_path):
   from blm_jax.results.experiment import run_experiment
   cfg = synthetic.config("vae_1d_2level", epochs=2, seeds=(0, 1),

@@ -88,6 +88,7 @@ def _tiny(epochs=2, seeds=(0, 1)):
   return cfg
 
 
+@pytest.mark.slow
 def test_a_tiny_grid_trains_and_probe_maps_its_regions(tmp_path):
   import json
   import os

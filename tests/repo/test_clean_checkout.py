@@ -45,6 +45,7 @@ def _outputs():
         yield where, flag, value
 
 
+@pytest.mark.slow
 def test_every_documented_output_is_git_ignored():
   outputs = list(_outputs())
   assert outputs, "no command names an output"
@@ -54,6 +55,7 @@ def test_every_documented_output_is_git_ignored():
                        + "\n".join(tracked))
 
 
+@pytest.mark.slow
 def test_a_benchmark_without_record_leaves_the_checkout_as_it_was(tmp_path):
   before = _git("status", "--porcelain").stdout
   proc = subprocess.run(

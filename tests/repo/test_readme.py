@@ -137,6 +137,7 @@ def _imports_resolve(body: str) -> None:
             f"{node.module}.{a.name}"), f"{node.module} has no {a.name}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", _all_blocks("python"), ids=_id)
 def test_python_block_runs_as_written(block, tmp_path):
   where, body = block
@@ -215,6 +216,7 @@ def _help(module: str) -> str:
   return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", _commands(), ids=_id)
 def test_command_is_valid(command):
   line, text = command

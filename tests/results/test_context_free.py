@@ -162,6 +162,7 @@ def outcome(tmp_path_factory):
       cfg, str(tmp_path_factory.mktemp("run")), data=_data(cue=True))
 
 
+@pytest.mark.slow
 def test_results_json_and_heatmap_carry_the_baselines(outcome, tmp_path,
                                                      monkeypatch):
   import json
@@ -188,6 +189,7 @@ def test_results_json_and_heatmap_carry_the_baselines(outcome, tmp_path,
   assert (tmp_path / "heatmap.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_context_gain_heatmap_is_drawn(outcome, tmp_path, monkeypatch):
   from blm_jax.results import plots, report
 
@@ -204,6 +206,7 @@ def test_the_context_gain_heatmap_is_drawn(outcome, tmp_path, monkeypatch):
   assert (tmp_path / "heatmap.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_baselines_can_be_switched_off(outcome, tmp_path):
   from blm_jax.results import report
 
@@ -219,6 +222,7 @@ def test_the_baselines_can_be_switched_off(outcome, tmp_path):
   assert not list((tmp_path / "gain").iterdir())  # Nothing half-written.
 
 
+@pytest.mark.slow
 def test_a_second_report_reads_the_baselines_from_the_cache(
     outcome, tmp_path, monkeypatch):
   from blm_jax.results import report

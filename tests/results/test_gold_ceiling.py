@@ -141,6 +141,7 @@ def test_report_skips_the_ceiling_in_one_line_without_attributes():
   assert report._gold_ceiling(config, outcome, {}, None) is None
 
 
+@pytest.mark.slow
 def test_grid_with_gold_attributes_control_reports_the_ceiling(tmp_path):
   import json
 

@@ -297,6 +297,7 @@ def test_make_names_a_missing_workdir_or_a_damaged_results_json(tmp_path):
     records.record_from_workdir(str(tmp_path / "w"), "cmd", "abc")
 
 
+@pytest.mark.slow
 def test_the_make_command_says_it_in_one_line(tmp_path):
   import subprocess
   import sys

@@ -290,6 +290,7 @@ def test_report_files(tmp_path):
   assert "| after Holm |" in md
 
 
+@pytest.mark.slow
 def test_a_finished_run_writes_its_predictions(tmp_path):
   from blm_jax.results.experiment import run_experiment
   from tests import synthetic
@@ -325,6 +326,7 @@ def _write_grid(workdir, hits):
   (workdir / "results.json").write_text(json.dumps(results))
 
 
+@pytest.mark.slow
 def test_cli_writes_verdicts_with_intervals(tmp_path):
   import subprocess
   import sys

@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from blm_jax.results import tables
 from tests import ROOT
 
@@ -65,6 +67,7 @@ def test_latex_escapes_and_brackets_the_baseline():
   assert r"ffnn $\rightarrow$I" in rows and r"0.9$\pm$0.1" in rows
 
 
+@pytest.mark.slow
 def test_records_latex_command(tmp_path):
   record = tmp_path / "r.json"
   record.write_text(json.dumps({**_results(), "study": "toy"}))

@@ -10,6 +10,8 @@ import pytest
 from blm_jax.results.experiment import run_experiment
 from tests import synthetic
 
+pytestmark = pytest.mark.slow
+
 event_pb2 = pytest.importorskip("tensorboardX.proto.event_pb2")
 
 

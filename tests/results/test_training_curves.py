@@ -16,6 +16,8 @@ from blm_jax.results.experiment import run_experiment
 from tests import synthetic
 from tests.cli.test_reproduce_suites import _configs
 
+pytestmark = pytest.mark.slow
+
 SIZES = (30, 60)
 TYPES = ("I", "III")
 

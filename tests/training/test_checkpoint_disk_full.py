@@ -26,6 +26,7 @@ FULL = ("RESOURCE_EXHAUSTED: Error writing local file \"{d}/_sharding\": "
         "[os_error_code='28']")
 
 
+@pytest.mark.slow
 def test_full_disk_is_one_line(tmp_path, monkeypatch, caplog):
   real_save = ocp.CheckpointManager.save
 
@@ -93,6 +94,7 @@ def _collect_a_write_never_started():
   gc.collect()
 
 
+@pytest.mark.slow
 def test_a_full_disks_aftermath_goes_to_the_log(tmp_path, monkeypatch,
                                                 capfd, caplog,
                                                 aftermath_routing):
@@ -198,6 +200,7 @@ def test_a_write_on_a_full_disk_names_its_file(tmp_path):
   assert os.listdir(tmp_path) == []  # No temp file left.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fill", [
     0,  # The checkpoint's files fill the disk.
     16 * 1024,  # Sooner: orbax's tasks fail as their files are opened.

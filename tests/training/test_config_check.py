@@ -118,6 +118,7 @@ def test_validate_lists_every_problem_at_once():
       "  config.train.batch_size=0: must be an integer > 0"]
 
 
+@pytest.mark.slow
 def test_train_and_evaluate_validates_before_anything(tmp_path):
   from blm_jax.training import trainer as train
 

@@ -92,6 +92,7 @@ def test_grid_mode_auto_and_errors():
   assert train.build_grid(cfg, data).mode == "scan"
 
 
+@pytest.mark.slow
 def test_sharded_grid_equals_one_device():
   script = textwrap.dedent("""
       import jax, numpy as np
@@ -163,6 +164,7 @@ def test_grid_that_does_not_fit_is_scanned_or_refused():
   assert grid.mode == "vmap"
 
 
+@pytest.mark.slow
 def test_run_that_does_not_fit_stops_before_making_its_workdir(tmp_path):
   data = synthetic.data(n_train=60, n_dev=20, n_test=20)
   cfg = synthetic.config("ffnn", seeds=(0,), types=("I",))

@@ -85,6 +85,7 @@ def one_process(tmp_path_factory):
   return _cells(workdir)
 
 
+@pytest.mark.slow
 def test_two_processes_equal_one_and_resume_after_both_are_killed(
     tmp_path, one_process):
   workdir = tmp_path / "run"
@@ -116,6 +117,7 @@ def test_two_processes_equal_one_and_resume_after_both_are_killed(
   assert log.count("epoch 0 loss") == 1, log  # from the killed run
 
 
+@pytest.mark.slow
 def test_two_processes_of_two_devices_each_equal_one(tmp_path, one_process):
   workdir = tmp_path / "run"
   out = _run(workdir, 2, devices=2)
@@ -123,6 +125,7 @@ def test_two_processes_of_two_devices_each_equal_one(tmp_path, one_process):
   _assert_same(_cells(workdir), one_process)
 
 
+@pytest.mark.slow
 def test_killed_process_stops_the_other_with_a_message(tmp_path):
   workdir = tmp_path / "run"
   procs = _start(workdir, 2, die_at_epoch=1, epochs=200)
@@ -140,6 +143,7 @@ def test_killed_process_stops_the_other_with_a_message(tmp_path):
   assert not (workdir / "results.json").exists()
 
 
+@pytest.mark.slow
 def test_error_on_one_process_stops_all(tmp_path):
   # An error (not a death) on process 0: it must not wait for the others
   # at exit while they wait for it.
@@ -156,6 +160,7 @@ def test_error_on_one_process_stops_all(tmp_path):
           or "another task died" in out[1][2]), out[1][2][-3000:]
 
 
+@pytest.mark.slow
 def test_peer_dead_while_waiting_at_a_barrier_is_reported(tmp_path):
   # No collective to fail: the heartbeats tell (embedding waits so).
   start = time.monotonic()
@@ -170,6 +175,7 @@ def test_peer_dead_while_waiting_at_a_barrier_is_reported(tmp_path):
   assert waited < 60 + HEARTBEAT_S, waited
 
 
+@pytest.mark.slow
 def test_launch_splits_the_embedding_over_two_processes(tmp_path):
   """launch.py end to end, 2 processes: process 0 builds the dataset, each
   process embeds its share of the sentences into the shared cache (no
@@ -218,6 +224,7 @@ def test_launch_splits_the_embedding_over_two_processes(tmp_path):
   assert len(set(rows)) == len(rows)
 
 
+@pytest.mark.slow
 def test_unreachable_coordinator_is_reported_in_one_line(tmp_path):
   env = dict(os.environ, JAX_PLATFORMS="cpu")
   start = time.monotonic()

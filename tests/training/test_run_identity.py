@@ -57,6 +57,7 @@ def test_a_vae2_run_compares_its_own_keys(data):
       _saved(now, **{"model.hidden_factor": 3.5}), now) == []
 
 
+@pytest.mark.slow
 def test_an_ffnn_run_saved_with_every_solvers_keys_resumes(tmp_path, data,
                                                            monkeypatch):
   cfg = synthetic.config("ffnn", epochs=2)

@@ -48,6 +48,7 @@ class Notices(progress.Progress):
 
 # ---- 1. reproduce reuses only a grid of the config it would run ----------
 
+@pytest.mark.slow
 def test_results_record_the_config_and_reuse_compares_it(tmp_path, data):
   cfg = synthetic.config("ffnn", epochs=2)
   work = str(tmp_path / "w")
@@ -63,6 +64,7 @@ def test_results_record_the_config_and_reuse_compares_it(tmp_path, data):
   assert "config.data.num_train" in grid_reuse.reuse_problem(work, other)
 
 
+@pytest.mark.slow
 def test_reproduce_refuses_a_cpu_grid_for_the_paper_command(tmp_path):
   out = tmp_path / "out"
   work = out / "agreement_en" / "ffnn"
@@ -85,6 +87,7 @@ def test_reproduce_refuses_a_cpu_grid_for_the_paper_command(tmp_path):
 
 # ---- 2. a fresh start sets the previous outputs aside ---------------------
 
+@pytest.mark.slow
 def test_killed_restart_leaves_no_results_of_the_old_run(tmp_path, data):
   work = tmp_path / "w"
   old = synthetic.config("ffnn", epochs=2)
@@ -107,6 +110,7 @@ def test_killed_restart_leaves_no_results_of_the_old_run(tmp_path, data):
                            f"outputs to {previous}"]
 
 
+@pytest.mark.slow
 def test_all_checkpoints_quarantined_sets_the_results_aside(tmp_path, data):
   work = tmp_path / "w"
   cfg = synthetic.config("ffnn", epochs=2)
@@ -140,6 +144,7 @@ def _lock_holder(work) -> subprocess.Popen:
   return holder
 
 
+@pytest.mark.slow
 def test_a_live_holder_is_named_and_a_dead_ones_lock_taken_over(tmp_path,
                                                                  data):
   work = tmp_path / "w"
@@ -167,6 +172,7 @@ def test_a_live_holder_is_named_and_a_dead_ones_lock_taken_over(tmp_path,
   assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr
 
 
+@pytest.mark.slow
 def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
                                                          monkeypatch):
   """The lock comes first: a second run does not spend the data loading,
@@ -189,6 +195,7 @@ def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
     holder.wait()
 
 
+@pytest.mark.slow
 def test_a_run_failing_before_training_leaves_no_workdir(tmp_path,
                                                         monkeypatch):
   from blm_jax.training import distributed
@@ -233,6 +240,7 @@ def test_sigterm_during_a_save_takes_effect_after_it():
 
 # ---- 5. recovery in one line --------------------------------------------
 
+@pytest.mark.slow
 def test_a_damaged_newest_step_is_one_notice_with_orbax_in_the_log(
     tmp_path, data, caplog):
   work = tmp_path / "w"
@@ -257,6 +265,7 @@ def test_a_damaged_newest_step_is_one_notice_with_orbax_in_the_log(
 
 # ---- 6. typed values and one config file, checked before any data -------
 
+@pytest.mark.slow
 def test_untyped_overrides_and_a_repeated_config_are_one_line(tmp_path):
   work = tmp_path / "w"
   for override, key in (("--config.grid.seeds=[0;1]", "config.grid.seeds"),
@@ -321,6 +330,7 @@ def test_a_damaged_record_file_is_named_with_how_to_rebuild(tmp_path,
       f"file {path} (")
 
 
+@pytest.mark.slow
 def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
   from blm_jax.training import grid as grid_lib
 
@@ -347,6 +357,7 @@ def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
   assert line.endswith("consider a lower config.train.learning_rate")
 
 
+@pytest.mark.slow
 def test_a_non_finite_loss_is_one_line(tmp_path, monkeypatch, data):
   from blm_jax.training import grid as grid_lib
 
@@ -381,6 +392,7 @@ def test_instances_per_second_count_each_instance_once(data):
 
 # ---- 8. the memory check counts what a save holds -------------------------
 
+@pytest.mark.slow
 def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
   cfg = synthetic.config("ffnn", epochs=1)
   cfg.grid.mode = "vmap"
@@ -419,6 +431,7 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
 
 # ---- 9. forced resumes recorded, one-line errors -------------------------
 
+@pytest.mark.slow
 def test_forced_resume_is_recorded_in_results(tmp_path, data):
   work = str(tmp_path / "w")
   cfg = synthetic.config("ffnn", epochs=2)
@@ -433,6 +446,7 @@ def test_forced_resume_is_recorded_in_results(tmp_path, data):
         "resume_forced"]
 
 
+@pytest.mark.slow
 def test_probe_and_export_path_errors_are_one_line(tmp_path):
   proc = _run("-m", "blm_jax.cli.probe", f"--workdir={tmp_path / 'none'}")
   assert proc.returncode != 0
@@ -482,6 +496,7 @@ def test_fewer_than_30_test_instances_per_cell_are_warned():
       "30)" for u in ("I", "II")]
 
 
+@pytest.mark.slow
 def test_the_log_says_what_the_checkpoints_hold(tmp_path, data):
   """Their size follows the model, not the data: the log says so, with
   the bytes on disk and the parameters per cell (FFNN 32 -> 16 -> 16 -> 8:

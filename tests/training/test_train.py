@@ -11,6 +11,8 @@ from blm_jax.results.experiment import run_experiment
 from blm_jax.training import grid as grid_lib, resume, trainer as train
 from tests import synthetic
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def data():

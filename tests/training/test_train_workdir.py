@@ -8,6 +8,8 @@ import pytest
 from blm_jax.training import trainer as train
 from tests import release_fixtures, synthetic
 
+pytestmark = pytest.mark.slow
+
 
 def _published_config(tmp_path, manual_dir):
   cfg = synthetic.config("ffnn", epochs=1, seeds=(0,), types=("I",))

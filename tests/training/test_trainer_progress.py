@@ -13,6 +13,8 @@ from blm_jax.training import checkpoints, grid as grid_lib, trainer
 from blm_jax.training.progress import Progress
 from tests import ROOT, synthetic
 
+pytestmark = pytest.mark.slow
+
 ABOVE_TRAINING = ("blm_jax.results", "blm_jax.analysis", "blm_jax.cli")
 
 

@@ -179,6 +179,7 @@ def test_changed_controls_refuse_resume_but_old_runs_still_match():
   assert diffs == ["config.controls: '<absent>' -> 'answer_only'"]
 
 
+@pytest.mark.slow
 def test_results_report_controls_selectivity_and_layer_sweep(tmp_path):
   data = synthetic.data(n_train=40, n_dev=10, n_test=20, types=("I", "II"))
   rng = np.random.default_rng(0)

@@ -21,6 +21,7 @@ def no_data_work(monkeypatch):
   monkeypatch.setattr(distributed, "build_data_once", fails)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", workdir_lock.WRITTEN)
 def test_a_link_among_the_files_a_run_writes_is_refused(tmp_path, name,
                                                         no_data_work):
@@ -39,6 +40,7 @@ def test_a_link_among_the_files_a_run_writes_is_refused(tmp_path, name,
   assert not [k for k in workdir_lock._held if k.startswith(str(work))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [workdir_lock.LOCK_NAME,
                                   workdir_lock.LOG_NAME, "results.json"])
 def test_a_hard_link_among_the_files_a_run_writes_is_refused(
@@ -102,6 +104,7 @@ def test_log_txt_is_opened_without_following_a_link(tmp_path):
   assert victim.read_text() == "11 bytes.\n"
 
 
+@pytest.mark.slow
 def test_launch_says_it_in_one_line(tmp_path):
   victim = tmp_path / "victim"
   victim.write_text("precious\n")
