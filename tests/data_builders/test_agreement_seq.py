@@ -90,6 +90,7 @@ def test_builder_configs_short_names_and_labels():
   assert "WS-WN1-WEMB-Coord" in labels.family_labels("agreement_seq")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("t", TYPES)
 def test_shape_labels_and_lint(seq, lang, t):
@@ -139,6 +140,7 @@ def _parse(pattern: str):
                              p["PP1"], p.get("PP2"), p["VP"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_embedding_changes_only_the_matrix_clause(seq, lang):
   """A label with WEMB is the same label without it, with the matrix clause
@@ -175,6 +177,7 @@ def _without_wemb(label: str) -> str:
   return "-".join(p for p in label.split("-") if p != "WEMB") or "Corr"
 
 
+@pytest.mark.slow
 def test_groups_share_no_sentence(seq):
   """A frame's sentences under every matrix clause are one split group
   (`generate.group_key`): no sentence of types I and II occurs in two
@@ -195,6 +198,7 @@ def test_completive_is_not_a_seq_clause_type():
     generate_seq.generate_seq("en", templates.CLAUSE_TYPES, "I", 2, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("t", TYPES)
 def test_no_sentence_or_pair_decides_the_seven_do(seq, lang, t):
@@ -207,6 +211,7 @@ def test_no_sentence_or_pair_decides_the_seven_do(seq, lang, t):
     assert got.determined and got.n_ambiguous == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 def test_answers_alone_and_the_error_bases(seq, lang):
   """The rule-breaking candidates are built on continuations drawn

@@ -73,6 +73,7 @@ def _features(pat: str) -> dict[str, str]:
                                        if t.endswith(("P1", "P2"))}))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_size_shape_labels_and_strict_lint(generated, t):
   xs = generated[t]
@@ -89,6 +90,7 @@ def test_size_shape_labels_and_strict_lint(generated, t):
   assert max(positions.count(i) for i in set(positions)) < 0.2 * len(xs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_patterns_follow_figure_10_and_break_exactly_the_named_rules(
     generated, t):
@@ -107,6 +109,7 @@ def test_patterns_follow_figure_10_and_break_exactly_the_named_rules(
       assert bool(token_diff(correct, pat)) == (lab != "CORRECT")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_answers_use_the_words_their_labels_name(generated, t):
   """Read from the texts: the agent is who 'did it', the theme what 'was'
@@ -138,6 +141,7 @@ def _verb_index():
   return {v.past: v.lemma for v in lex.verbs.values()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_lexical_types(generated, t):
   index = _verb_index()
@@ -178,6 +182,7 @@ def _bad_path(verb: str, path_pp: str) -> bool:
           or (verb in lexicon.AXIS_VERBS and goal))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_no_correct_answer_or_context_pairs_a_verb_with_a_path_it_refuses(
     generated, t):

@@ -96,6 +96,7 @@ def test_config_names_and_labels():
   assert templates.LABELS == labels.family_labels("sequence_of_tense")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ltype", ["I", "II", "III"])
 def test_sizes_labels_lint_and_positions(samples, ltype):
   xs = samples[ltype]
@@ -128,6 +129,7 @@ def predict_from_context(x):
   return pairs[6], person, "pl" if number == "sg" else "sg", gender
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ltype", ["I", "II", "III"])
 def test_context_decides_and_each_label_breaks_its_rule(samples, lex, ltype):
   answer_cells = collections.Counter()
@@ -164,6 +166,7 @@ def test_context_decides_and_each_label_breaks_its_rule(samples, lex, ltype):
   assert max(answer_cells.values()) < 4 * len(samples[ltype]) / 48
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ltype", ["I", "II", "III"])
 def test_the_answers_alone_do_not_solve_it(samples, ltype):
   cue = answers_only.score(samples[ltype])
@@ -179,6 +182,7 @@ def test_a_fixed_progression_is_solved_from_the_answers(lex, monkeypatch):
   assert cue.cue and cue.logit > 0.9, str(cue)
 
 
+@pytest.mark.slow
 def test_lexical_types(samples, lex):
   forms = _adjective_forms(lex)
 

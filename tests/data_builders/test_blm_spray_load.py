@@ -114,6 +114,7 @@ def test_builder_configs():
   assert b.Builder.name == "blm_spray_load"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids="_type_".join)
 def test_size_shape_labels_and_strict_lint(generated, cfg):
   xs = generated[cfg]
@@ -133,6 +134,7 @@ def test_size_shape_labels_and_strict_lint(generated, cfg):
   assert len({tuple(s.text for s in x.context) for x in xs}) == len(xs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids="_type_".join)
 def test_patterns_follow_the_paper_and_each_label_breaks_its_rule(
     generated, cfg):
@@ -241,6 +243,7 @@ def read_back(s, lex, index):
   return e.verb, args
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids="_type_".join)
 def test_chunks_realise_patterns_and_lexical_type(generated, lex, cfg):
   index = _index(lex)
@@ -263,6 +266,7 @@ def test_chunks_realise_patterns_and_lexical_type(generated, lex, cfg):
     assert varied_args > 0.9 * len(sample)
 
 
+@pytest.mark.slow
 def test_golden_instance_reads_as_english(generated):
   xs = {x.id: x for x in generated["ALT-ATL", "I"]}
   x = xs["ALT-ATL-I-sew-a0t0l0"]
@@ -297,6 +301,7 @@ _PRONOUN_AFTER_PREP = re.compile(
     r"beneath|inside|in|sprayed|sews?|loads?) (I|we|he|she|they)\b")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids="_type_".join)
 def test_morphology(generated, lex, cfg):
   plural = {t for e in lex.entries for nps in e.args.values() for np in nps
@@ -371,6 +376,7 @@ PAPER_DIGESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids="_type_".join)
 def test_paper_configs_unchanged(generated, cfg):
   h = hashlib.sha256()

@@ -59,6 +59,7 @@ def test_rule_family_needs_the_whole_context():
   assert max(majority(pq) for pq in itertools.combinations(range(7), 2)) < BOUND
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_positions_and_pairs_do_not_decide_the_whole_context_does(full, cfg):
   # The design analyzer's pattern-level figures (cross-fitted majority vote,
@@ -69,6 +70,7 @@ def test_positions_and_pairs_do_not_decide_the_whole_context_does(full, cfg):
   assert len(r.smallest_deciding) >= 3, r.smallest_deciding
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_answers_alone_stay_near_the_effective_chance(full, cfg):
   s = answers_only.score(full[cfg][:600])
@@ -76,6 +78,7 @@ def test_answers_alone_stay_near_the_effective_chance(full, cfg):
   assert s.odd_one_in <= EFFECTIVE_CHANCE + 0.05, s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_labels_name_what_changes_and_lint(full, cfg):
   cls, language, _ = cfg
@@ -115,6 +118,7 @@ def _cell(pat: str, cls: str, language: str) -> tuple[str, str]:
   return cell
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_rules_are_balanced(full, cfg):
   xs = full[cfg]
@@ -132,6 +136,7 @@ def test_rules_are_balanced(full, cfg):
     assert len(c) == 8 and max(c.values()) - min(c.values()) <= 1, (v, c)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_issue34_classes_scan_to_zero(full, cfg):
   assert offences(full[cfg], cfg[1]) == []
@@ -167,6 +172,7 @@ FROZEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: seq.config_name(*c))
 def test_frozen_configs_are_unchanged(full, cfg):
   assert str(cos_od.Builder.VERSION) == "1.2.0"

@@ -54,6 +54,7 @@ def test_paper_configs_keep_their_records():
   assert got == PAPER_DIGESTS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CTX, ids="_".join)
 def test_answers_alone_stay_under_the_ceilings(ctx, cfg):
   """Two well-formed candidates (Correct, Direction), either of which is
@@ -67,6 +68,7 @@ def test_answers_alone_stay_under_the_ceilings(ctx, cfg):
     assert paper.logit > 0.9, paper  # the check can see a cue
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CTX, ids="_".join)
 def test_strict_lint_labels_and_direction_balance(ctx, cfg):
   xs = ctx[cfg]
@@ -95,6 +97,7 @@ def test_strict_lint_labels_and_direction_balance(ctx, cfg):
       assert abs(2 * sum(t2i) - len(t2i)) <= 2, (verb, sum(t2i))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CTX, ids="_".join)
 def test_each_label_is_what_its_rules_say(ctx, cfg):
   """Patterns: the context is 002's for the drawn direction; Correct is the
@@ -124,6 +127,7 @@ def test_each_label_is_what_its_rules_say(ctx, cfg):
     assert not {subj["Direction"], subj["Sequence"]} & pair, x.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lexicality", generate.LEXICALITIES)
 def test_de_mix_transitive_answers_show_their_subject(ctx, lexicality):
   """No transitive candidate reads as object-first with another meaning

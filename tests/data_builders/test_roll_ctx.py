@@ -45,6 +45,7 @@ def test_paper_configs_keep_their_records(t):
   assert _digest(generate.generate(t)) == PAPER_DIGESTS[t]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_answers_alone_stay_under_the_ceilings(ctx, t):
   """Two well-formed candidates (CORRECT, D) look alike out of context: a
@@ -57,6 +58,7 @@ def test_answers_alone_stay_under_the_ceilings(ctx, t):
   assert paper.logit > 0.7, paper  # the check can see a cue
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_the_strongest_context_free_scorer_stays_at_the_floor(ctx, t):
   """The set scorer (candidates against their answer set) finds the asked
@@ -66,6 +68,7 @@ def test_the_strongest_context_free_scorer_stays_at_the_floor(ctx, t):
   assert s.best_top1 <= answers_only.CONTEXT_FREE_CEILING, s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_strict_lint_labels_and_direction_balance(ctx, t):
   xs = ctx[t]
@@ -81,6 +84,7 @@ def test_strict_lint_labels_and_direction_balance(ctx, t):
   assert len(positions) == 6 and max(positions.values()) < 0.2 * len(xs)
 
 
+@pytest.mark.slow
 def test_direction_is_independent_of_the_verb(ctx):
   index = {v.past: v.lemma for v in lexicon.load().verbs.values()}
   by_verb = collections.defaultdict(list)
@@ -101,6 +105,7 @@ def _read(x):
   return d, did.chunks[0], was.chunks[0], was.chunks[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_each_label_changes_what_it_names_in_the_words(ctx, t):
   state_of = {l.path: l.state for s in lexicon.load().scenes
@@ -141,6 +146,7 @@ def _shape(pat: str):
   return frame, toks[0].split("-")[1], mats.pop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_each_label_is_its_base_with_one_named_change(ctx, t):
   """Bases: I = Theme V path, T = Agent V Theme, on the context's material
@@ -157,6 +163,7 @@ def test_each_label_is_its_base_with_one_named_change(ctx, t):
       assert ((frame, subject) in well_formed) == (rule is None), lab
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_both_materials_carry_the_same_candidates(ctx, t):
   """The cue of blm_roll 1.1.0 (the README's "Measured: the cue"): the
@@ -177,6 +184,7 @@ def test_both_materials_carry_the_same_candidates(ctx, t):
   assert not bad, bad[:3]
 
 
+@pytest.mark.slow
 def test_well_formed_candidates_take_their_paths(ctx):
   """D is a well-formed sentence: its verb takes its path
   (the same scan as the paper configs' correct answers)."""

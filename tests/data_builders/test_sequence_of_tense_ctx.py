@@ -66,6 +66,7 @@ def _changes(code: str, c):
   raise AssertionError(code)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", list(SIZE))
 def test_context_decides_and_each_label_breaks_one_clause_of_its_base(
     ctx, lex, t):
@@ -96,6 +97,7 @@ def test_context_decides_and_each_label_breaks_one_clause_of_its_base(
       read_back(s, lex)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", list(SIZE))
 def test_strict_lint_shape_and_copy_cue(ctx, t):
   xs = ctx[t]
@@ -118,6 +120,7 @@ def _target(x):
   return number, CYCLE.index(pair) % 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", list(SIZE))
 def test_which_base_is_correct_is_balanced_per_split(ctx, t):
   parts = splits.assign_splits(ctx[t], 0, bsot.Builder.group_of)
@@ -135,6 +138,7 @@ def test_which_base_is_correct_is_balanced_per_split(ctx, t):
     assert (c[2], CYCLE.index(c[0]) % 2) == (number, anteriority)
 
 
+@pytest.mark.slow
 def test_which_base_is_correct_is_independent_of_the_adjectives(ctx, lex):
   by_premise = collections.defaultdict(collections.Counter)
   for x in ctx["I"]:
@@ -153,6 +157,7 @@ def test_which_base_is_correct_is_independent_of_the_adjectives(ctx, lex):
     assert n > 150 and max(counts.values()) / n < 0.35, counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", list(SIZE))
 def test_answers_alone_cannot_decide(ctx, t):
   """Word logit at chance, odd-one-in at the four bases' floor (0.25; here

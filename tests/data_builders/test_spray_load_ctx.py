@@ -38,6 +38,7 @@ def test_builder_configs():
   assert common.DATASETS["spray_load_ctx"] == "blm_spray_load/ctx_type_{}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "II", "III"])
 def test_shape_labels_direction_and_lint(ctx, lt):
   xs = ctx[lt]
@@ -70,6 +71,7 @@ def test_shape_labels_direction_and_lint(ctx, lt):
   assert len(positions) == 18 and max(positions.values()) < 0.1 * len(xs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "II", "III"])
 def test_answers_alone_cannot_decide(ctx, lt):
   xs = ctx[lt][::len(ctx[lt]) // 600]
@@ -77,6 +79,7 @@ def test_answers_alone_cannot_decide(ctx, lt):
   assert s.logit <= 0.55 and s.odd_one_in <= 0.55, s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "II", "III"])
 def test_each_label_breaks_its_rule_relative_to_its_base(ctx, lt):
   paper = {d: templates.template_patterns(d)[1] for d in generate.DIRECTIONS}
@@ -110,6 +113,7 @@ def test_each_label_breaks_its_rule_relative_to_its_base(ctx, lt):
                           ("NP-Loc PP-Theme", "NP-Theme PP-Loc")]
 
 
+@pytest.mark.slow
 def test_type_i_material(ctx):
   """Type I: the context and the target's answers share one verb and
   argument combination; the NOALT answers share another one (of the same
@@ -145,6 +149,7 @@ CTX_DIGESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "II", "III"])
 def test_ctx_records_fixed(ctx, lt):
   assert repr_digest(ctx[lt]) == CTX_DIGESTS[lt]
