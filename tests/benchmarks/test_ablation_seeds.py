@@ -5,21 +5,28 @@ import json
 import os
 import subprocess
 import sys
+
+import pytest
+
 from tests import ROOT
 
+pytestmark = pytest.mark.slow
+
+
+def _seed_tables(*calls):
+  """seed_table(by_seed, names) of each (by_seed, names), in one
+  subprocess: the benchmark defines absl flags at import."""
+  code = ("import json, sys; sys.path.insert(0, 'benchmarks'); "
+          "import vae2_ablation as a; "
+          "print(json.dumps([a.seed_table({int(k): v for k, v in by.items()},"
+          " names) for by, names in json.loads(sys.argv[1])]))")
+  out = subprocess.run([sys.executable, "-c", code, json.dumps(calls)],
+                       cwd=ROOT, capture_output=True, text=True, check=True)
+  return json.loads(out.stdout)
 
 
 def _seed_table(by_seed, names):
-  # A subprocess: the benchmark defines absl flags at import.
-  code = ("import json, sys; sys.path.insert(0, 'benchmarks'); "
-          "import vae2_ablation as a; "
-          "d = json.loads(sys.argv[1]); "
-          "by = {int(k): v for k, v in d['by_seed'].items()}; "
-          "print(json.dumps(a.seed_table(by, d['names'])))")
-  out = subprocess.run([sys.executable, "-c", code,
-                        json.dumps({"by_seed": by_seed, "names": names})],
-                       cwd=ROOT, capture_output=True, text=True, check=True)
-  return json.loads(out.stdout)
+  return _seed_tables((by_seed, names))[0]
 
 
 def _cells(i, ii, iii):
@@ -52,8 +59,10 @@ def test_a_setting_better_in_every_seed_is_chosen_the_largest_gain_first():
                  "b": _cells(1.0, .90, (.70, .70, .39)[s]),  # larger mean
                  "c": _cells(1.0, .90, .42 + .01 * s)}  # ahead in each, most
              for s in range(3)}
-  assert _seed_table(by_seed, ["ffnn", "a", "b", "c"])["chosen"] == "c"
-  assert _seed_table({0: by_seed[0]}, ["ffnn", "c"])["chosen"] == "ffnn"
+  every, first = _seed_tables((by_seed, ["ffnn", "a", "b", "c"]),
+                              ({0: by_seed[0]}, ["ffnn", "c"]))
+  assert every["chosen"] == "c"
+  assert first["chosen"] == "ffnn"
 
 
 def test_every_setting_builds_a_valid_config_that_changes_known_keys():
@@ -76,25 +85,19 @@ for name, (module, variant, changes) in sorted(a.SETTINGS.items()):
   for k, v in changes.items():
     section, field = k.split('.')
     assert c[section][field] == v, (name, k)
-print(len(a.SETTINGS))
+print(' '.join(sorted(a.SETTINGS)))
+print(' '.join(a.SOLVER_BUDGETS['vae']))
 """
   out = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                        capture_output=True, text=True)
   assert out.returncode == 0, out.stderr[-2000:]
-  names = subprocess.run(
-      [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
-       "import vae2_ablation as a; print(' '.join(sorted(a.SETTINGS)))"],
-      cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+  names, budget = (line.split() for line in out.stdout.splitlines()[-2:])
   for solver in ("relnet", "cnn_seq", "vae", "vae_1d_2level",
                  "two_level_vae_subnets", "attribute_bottleneck"):
     assert {solver, f"{solver}_lr_3e-4", f"{solver}_lr_3e-3"} <= set(names)
   assert "relnet_reference" not in names and "vae_reference" in names
   assert "attribute_bottleneck_reference" not in names
   assert "attribute_bottleneck_gumbel" in names
-  budget = subprocess.run(
-      [sys.executable, "-c", "import sys; sys.path.insert(0, 'benchmarks'); "
-       "import vae2_ablation as a; print(' '.join(a.SOLVER_BUDGETS['vae']))"],
-      cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
   # --budget=vae trains these in this order: the default first, which the
   # seed table's differences are taken against.
   assert budget == ["vae", "vae_lr_3e-4", "vae_lr_3e-3", "vae_latent_10",
