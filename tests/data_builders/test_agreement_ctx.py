@@ -205,12 +205,13 @@ def test_each_label_breaks_its_rule_on_its_base(ctx, lang, t):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("t", TYPES)
-def test_agrf6_ctx(t):
+def test_agrf6_ctx(ctx, t):
   """The 6-candidate labels' design: the full design's candidates less AEN1
   and AEN2, AEV named AE; under the ceilings."""
   for lang in bab.AGRF6_LANGUAGES:
-    six = generate.generate_ctx(lang, CLAUSES, t, 200, 0, answer_set="agrf6")
-    full = {x.id: x for x in generate.generate_ctx(lang, CLAUSES, t, 200, 0)}
+    six = generate.generate_ctx(lang, CLAUSES, t, PER_CLAUSE, 0,
+                                answer_set="agrf6")
+    full = {x.id: x for x in ctx[(lang, t)]}  # the same draw, full design
     for x in six:
       assert x.family == "agreement6_ctx" and x.labels[x.correct] == "Corr"
       f = dict(zip(full[x.id].labels, (s.text for s in full[x.id].answers)))
