@@ -42,6 +42,7 @@ def _embeddings(table, hidden_attribute, rng):
   return one_hot @ proj + 0.1 * rng.normal(size=(len(codes), 24))
 
 
+@pytest.mark.slow
 def test_probes_find_what_the_vectors_carry_and_what_it_costs():
   data = _data(n_train=200)
   table = data.table

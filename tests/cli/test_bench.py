@@ -9,6 +9,7 @@ import pytest
 from blm_jax.cli import bench
 
 
+@pytest.mark.slow
 def test_timed_grid_counts_instances_and_advances(tmp_path):
   data = bench.random_data(("I", "II"), num_train=30, embed_dim=8)
   config = bench.config_for("ffnn", 8, channels=4, hidden_factor=1.0)
@@ -30,6 +31,7 @@ def test_timed_grid_counts_instances_and_advances(tmp_path):
   assert env["jax"] == jax.__version__ and env["device_count"] >= 1
 
 
+@pytest.mark.slow
 def test_forms_time_every_form_of_the_same_grid():
   from blm_jax.cli.bench import Forms
   forms = Forms("ffnn", 8, ["vmap", "scan", "loop"], seeds=(0, 1),

@@ -74,6 +74,7 @@ def _read(path):
     return list(csv.DictReader(f, delimiter="\t"))
 
 
+@pytest.mark.slow
 def test_masks_each_argument_in_both_frames(tmp_path, distilbert):
   seeds = tmp_path / "seeds.txt"
   seeds.write_text("# comment\n\nspritz\t[AGENT I] spritz [LOC the fish] "
@@ -104,6 +105,7 @@ def test_masks_each_argument_in_both_frames(tmp_path, distilbert):
   assert originals == {"AGENT": "I", "LOC": "the fish", "THEME": "low-fat oil"}
 
 
+@pytest.mark.slow
 def test_matches_the_model_directly(distilbert):
   """The scores are the model's own softmax at the mask."""
   lm = augment.load_model(distilbert)
@@ -141,6 +143,7 @@ def test_bert_head_and_lexicon_folder(tmp_path):
       "The gardener sprays the [MASK] with insecticide every week."}
 
 
+@pytest.mark.slow
 def test_bad_inputs_give_one_clear_error(tmp_path, distilbert, capsys):
   seeds = tmp_path / "seeds.txt"
   seeds.write_text("ok\t[AGENT I] spritz [LOC the fish] with [THEME oil].\n"

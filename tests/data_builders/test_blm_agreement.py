@@ -74,6 +74,7 @@ def _agreeing_nouns(p):
   return {r for r in ("PP1", "PP2") if p.get(r) == verb}
 
 
+@pytest.mark.slow
 def test_each_wrong_answer_differs_exactly_in_its_label(samples):
   """Checked from the carried pattern strings, for every label."""
   seen = set()

@@ -375,6 +375,7 @@ def test_agreement_chunks_are_the_papers_14_patterns(agreement_sources, lang):
                                derive.AGREEMENT) == 1
 
 
+@pytest.mark.slow
 def test_agreement_negatives_cannot_be_rejected_from_the_clause_frame(
     agreement_sources):
   # With the clause type in the pattern, most negatives had another clause

@@ -67,6 +67,7 @@ def test_sixteen_configs_registered_with_short_names():
         assert template.format(t).split("/")[1] in names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "_".join(c))
 def test_shape_labels_patterns_rules_and_strict_lint(generated, cfg):
   variant, direction, lexicality = cfg
@@ -110,6 +111,7 @@ def _lemma_index(language):
   return index
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", lexicon.LANGUAGES)
 def test_minlex_shares_everything_maxlex_varies_it(generated, language):
   index = _lemma_index(language)
@@ -268,6 +270,7 @@ def test_german_validators(pat, tense, text, complaint):
   assert not validate.problems(good, realise.parse(pat), m, tense, "de")
 
 
+@pytest.mark.slow
 def test_de_case_marks_case_on_every_np_and_de_mix_does_not(generated):
   for d in templates.DIRECTIONS:
     for lex in generate.LEXICALITIES:
@@ -282,6 +285,7 @@ def test_de_case_marks_case_on_every_np_and_de_mix_does_not(generated):
       assert {"die", "das", "der", "den"} <= words
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lexicality", generate.LEXICALITIES)
 def test_de_mix_i2t_grammar_answer_never_reads_as_the_correct_meaning(
     lexicality):
@@ -433,6 +437,7 @@ def test_lexicon_sizes_and_package_data_globs_cover_the_files():
       p for p in ours if p not in covered]
 
 
+@pytest.mark.slow
 def test_minlex_maxlex_feed_the_training_pipeline(generated):
   """The two lexicalities are the grid's types; labels use the inventory."""
   import numpy as np

@@ -94,6 +94,7 @@ def test_patterns_are_the_figures_and_each_label_one_rule(template):
       assert token_diff(got["CORRECT"], pat) == RULE_DIFFS[label], label
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("template", list(templates.TEMPLATES))
 @pytest.mark.parametrize("ltype", ["I", "III"])
 def test_instances_sizes_lint_and_patterns(samples, template, ltype):
@@ -109,6 +110,7 @@ def test_instances_sizes_lint_and_patterns(samples, template, ltype):
   assert max(positions.count(i) for i in range(6)) < 0.25 * len(xs)
 
 
+@pytest.mark.slow
 def test_words_come_from_the_verb_entry(samples, lex):
   """Type I: every sentence is one verb's words; each wrong answer uses the
   material its rule names."""
@@ -133,6 +135,7 @@ def test_words_come_from_the_verb_entry(samples, lex):
     assert " with " not in by["Repeat"]
 
 
+@pytest.mark.slow
 def test_type_iii_varies_verbs(samples, lex):
   verbs = set(lex.verbs)
   per_instance = []

@@ -19,6 +19,7 @@ def synthetic():
   return generate.synthetic(num_instances=1600)
 
 
+@pytest.mark.slow
 def test_answers_alone_stay_at_chance(synthetic):
   assert {len(x.answers) for x in synthetic} == {4}
   s = answers_only.score(synthetic)

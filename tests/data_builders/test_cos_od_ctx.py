@@ -35,6 +35,7 @@ def _form(pat: str) -> str:
   return FORM_OF[voice, toks[2].split("-")[0]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ctx.config_name(*c))
 def test_answers_alone_cannot_decide(small, cfg):
   s = answers_only.score(small[cfg])
@@ -44,6 +45,7 @@ def test_answers_alone_cannot_decide(small, cfg):
   assert s.logit < 0.3 and s.odd_one_in < 0.3, s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ctx.config_name(*c))
 def test_labels_lint_and_balance(small, cfg):
   cls, language, _ = cfg
@@ -63,6 +65,7 @@ def test_labels_lint_and_balance(small, cfg):
   assert all(abs(n / len(xs) - 0.25) <= 0.02 for n in counts.values()), counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ctx.config_name(*c))
 def test_context_is_the_cycle_before_the_missing_form(small, cfg):
   for x in small[cfg][::7]:
@@ -84,6 +87,7 @@ def _features(pat: str) -> dict[str, str]:
           "si": str(toks[1].endswith("-si")), "rest": " ".join(toks[2:])}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ctx.config_name(*c))
 def test_each_label_changes_what_it_names(small, cfg):
   """R-<form>: the well-formed form; I-<form>: that form with the subject
@@ -123,6 +127,7 @@ def _ends_with(text: str, phrases) -> bool:
   return any(text.rstrip(".").endswith(" " + p) for p in phrases)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", templates.LANGUAGES)
 def test_lexicon_validity_holds_in_every_form(small, language):
   """The paper configs' validity rules (test_blm_cos_od.py) hold in the
@@ -156,6 +161,7 @@ def test_lexicon_validity_holds_in_every_form(small, language):
   assert language == "it" or perfect > 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", templates.CLASSES)
 @pytest.mark.parametrize("language", templates.LANGUAGES)
 def test_type_i_answers_keep_the_words_in_another_frame(small, cls, language):

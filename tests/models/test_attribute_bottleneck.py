@@ -37,6 +37,7 @@ def _inputs(seed=0, b=2, c=5, a=3, d=8):
           jax.random.normal(k[1], (b, a, d)), jnp.ones((b, a), bool))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relaxation", ["continuous", "gumbel"])
 def test_scores_are_summed_slot_relations_by_hand(relaxation):
   """score_a = sum_k mlp(relations of slot k between the context pairs and
@@ -92,6 +93,7 @@ def test_a_padded_context_sentence_changes_nothing():
   np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_gumbel_slots_sample_in_training_and_not_at_evaluation():
   m = _model(relaxation="gumbel")
   ctx, mask, ans, ans_mask = _inputs()
@@ -107,6 +109,7 @@ def test_gumbel_slots_sample_in_training_and_not_at_evaluation():
                              rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_attribute_loss_by_hand_leaves_absent_values_out():
   logits = jnp.asarray(np.random.default_rng(0).normal(size=(1, 2, 3, 4)),
                        jnp.float32)
@@ -232,6 +235,7 @@ def _small(cfg):
   return cfg
 
 
+@pytest.mark.slow
 def test_a_grid_cell_equals_the_cell_trained_alone():
   """The candidates and the attribute targets reach the model through the
   vmapped grid as through one cell: the same first-step loss terms, and
@@ -279,6 +283,7 @@ def _toy_accuracy(model, data, epochs):
   return float(np.mean(pred == data.test["I"].correct))
 
 
+@pytest.mark.slow
 def test_the_toy_rule_is_solved_by_slots_and_not_by_the_ffnn():
   """Sentences are sums of 4 attributes' codes (8 values each) and each
   attribute follows its own period (2, 3 or 4, drawn per instance): from
@@ -292,6 +297,7 @@ def test_the_toy_rule_is_solved_by_slots_and_not_by_the_ffnn():
   assert ffnn < 0.95, (ours, ffnn)
 
 
+@pytest.mark.slow
 def test_attribute_targets_make_slot_j_read_attribute_j():
   """With loss.aux_attribute, gumbel slot j's value on held-out sentences
   is attribute j's (read from the latent: the context's one-hot slots)."""
