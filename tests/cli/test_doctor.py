@@ -44,6 +44,7 @@ def test_a_cache_under_a_file_fails_naming_the_variable(tmp_path):
       "1 check(s) failed: embedding cache")
 
 
+@pytest.mark.slow
 def test_the_tiny_grid_trains(tmp_path, capsys):
   r = doctor.Report()
   doctor.check_grid(r, str(tmp_path / "work"))

@@ -5,6 +5,8 @@ what it says on data without patterns or with too little to fit."""
 import dataclasses
 import random
 
+import pytest
+
 from blm_jax.cli import lint as lint_cli
 from blm_jax.data import design, lint
 from data_builders.common.schema import BLMInstance, Sentence
@@ -67,6 +69,7 @@ def test_an_undetermined_answer_is_counted():
   assert any("undetermined" in v for v in r.sequence_violations())
 
 
+@pytest.mark.slow
 def test_sequence_bounds_see_the_two_alternants():
   (r,) = design.analyze(_instances(300, _xor))
   # The words of the two well-formed candidates (a, b) give them away:
@@ -104,6 +107,7 @@ def test_cli_one_instance_is_too_little_to_fit(tmp_path, capsys):
   assert f"{path} holds too little to fit" in out
 
 
+@pytest.mark.slow
 def test_strict_holds_a_sequence_necessary_config(monkeypatch, capsys):
   xs = _instances(200, _xor)
   monkeypatch.setattr(lint_cli, "_sources",
@@ -121,6 +125,7 @@ def test_strict_holds_a_sequence_necessary_config(monkeypatch, capsys):
   assert "context-free top-2 1.000 > 0.600" in out
 
 
+@pytest.mark.slow
 def test_design_holds_a_context_necessary_config_to_the_ceiling(
     monkeypatch, capsys):
   xs = _instances(200, lambda p, rng: "A")  # the answers alone decide

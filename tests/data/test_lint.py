@@ -332,6 +332,7 @@ def _two_alternants(i: int, cue: bool) -> BLMInstance:
                 labels=tuple(labels), correct=right, subset=f"dir{right}")
 
 
+@pytest.mark.slow
 def test_context_free_ceiling_holds_a_context_necessary_set():
   balanced = [_two_alternants(i, cue=False) for i in range(400)]
   report = lint.lint(balanced, ceiling=answers_only.CONTEXT_FREE_CEILING)
@@ -384,6 +385,7 @@ def test_cli_strict_fails_a_context_necessary_config_over_its_ceiling(
   assert lint_cli.main(["cued", "--strict"]) == 0
 
 
+@pytest.mark.slow
 def test_the_probe_reads_embeddings_and_names_its_population(monkeypatch):
   import numpy as np
 

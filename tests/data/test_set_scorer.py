@@ -41,6 +41,7 @@ def random_sets(n: int, seed: int = 0, k: int = 6):
   return answers, [rng.randrange(k) for _ in range(n)]
 
 
+@pytest.mark.slow
 def test_finds_the_centre_of_the_set():
   answers, correct = centre_sets(120)
   s = set_scorer.score_texts(answers, correct, n_folds=3)
@@ -48,6 +49,7 @@ def test_finds_the_centre_of_the_set():
   assert s.effective_chance > 0.9 and s.plausible == 1
 
 
+@pytest.mark.slow
 def test_stays_near_chance_without_a_cue():
   answers, correct = random_sets(120)
   s = set_scorer.score_texts(answers, correct, n_folds=3)

@@ -224,6 +224,7 @@ FROZEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", sorted(FROZEN), ids=lambda c: ctx.config_name(*c))
 def test_frozen_configs_are_unchanged(cfg):
   assert fields_digest(ctx.generate_ctx(*cfg)) == FROZEN[cfg]

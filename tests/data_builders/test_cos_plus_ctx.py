@@ -42,6 +42,7 @@ def ctx():
   return {cfg: generate.generate_ctx(*cfg) for cfg in CTX}
 
 
+@pytest.mark.slow
 def test_paper_configs_keep_their_records():
   got = {}
   for v in generate.VARIANTS:

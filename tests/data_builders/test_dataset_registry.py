@@ -350,6 +350,7 @@ def _path_loads(root):
   return found
 
 
+@pytest.mark.slow
 def test_library_code_loads_no_file_by_path(tmp_path):
   """The dataset names come from data_builders.registry: no module of
   blm_jax reads configs/common.py (or any module) from its file."""

@@ -141,6 +141,7 @@ def test_builder_configs():
   assert labels.correct_label("mixture_ctx") == "A"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", TYPES)
 def test_each_label_breaks_its_rules_relative_to_its_base(small, lex, lt):
   for x in small[lt]:
@@ -206,6 +207,7 @@ def _features(d):
   return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", TYPES)
 def test_the_context_decides_between_a_and_ant(small, lt):
   xs = small[lt]
@@ -246,6 +248,7 @@ def _single_sentence_rule(x, k: int, same_anteriority: bool) -> float:
   return (x.correct in keep) / len(keep) if keep else 0.0
 
 
+@pytest.mark.slow
 def test_one_sentence_rules(small, lex):
   xs = [x for t in TYPES for x in small[t]]
   # Sentence 7 alone leaves A and ANT (the paper's design: it decides).
@@ -261,6 +264,7 @@ def test_one_sentence_rules(small, lex):
   assert all(_single_sentence_rule(x, 6, False) == 1 for x in paper)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", TYPES)
 def test_answers_alone_cannot_decide_and_lint(small, lex, lt):
   xs = small[lt]
@@ -278,6 +282,7 @@ def test_answers_alone_cannot_decide_and_lint(small, lex, lt):
   assert {x.correct for x in xs} == set(range(len(templates.CTX_LABELS)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", TYPES)
 def test_paper_configs_unchanged(lex, lt):
   assert fields_digest(generate.generate(lt, lex, size=200)) == PAPER_DIGESTS[lt]

@@ -40,6 +40,7 @@ def ctx():
           for t in generate.LEXICAL_TYPES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", generate.LEXICAL_TYPES)
 def test_paper_configs_keep_their_records(t):
   assert _digest(generate.generate(t)) == PAPER_DIGESTS[t]

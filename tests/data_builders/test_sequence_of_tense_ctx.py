@@ -183,6 +183,7 @@ PAPER_DIGESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", list(PAPER_DIGESTS))
 def test_paper_configs_unchanged(lex, t):
   assert repr_digest(generate.generate(t, lex)) == PAPER_DIGESTS[t]

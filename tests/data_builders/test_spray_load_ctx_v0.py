@@ -70,6 +70,7 @@ def test_swapped_rules():
             else RULE_DIFFS[label])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", list(SIZES))
 def test_shape_labels_order_and_lint(ctx, lt):
   xs = ctx[lt]
@@ -102,6 +103,7 @@ def test_shape_labels_order_and_lint(ctx, lt):
   assert len(positions) == 12 and max(positions.values()) < 0.13 * len(xs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", list(SIZES))
 def test_answers_alone_cannot_decide(ctx, lt):
   xs = ctx[lt][::len(ctx[lt]) // 600]
@@ -109,6 +111,7 @@ def test_answers_alone_cannot_decide(ctx, lt):
   assert s.logit <= 0.55 and s.odd_one_in <= 0.55, s
 
 
+@pytest.mark.slow
 def test_type_i_material(ctx):
   """Type I: the context and the target's answers share one argument
   combination; the WSeq answers share another one."""
@@ -144,6 +147,7 @@ PAPER_DIGESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cfg", list(PAPER_DIGESTS), ids="_type_".join)
 def test_paper_configs_unchanged(lex, cfg):
   assert repr_digest(generate.generate(*cfg, lex)) == PAPER_DIGESTS[cfg]
@@ -159,6 +163,7 @@ CTX_DIGESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", list(CTX_DIGESTS))
 def test_template1_ctx_unchanged(ctx, lt):
   assert repr_digest(ctx[lt]) == CTX_DIGESTS[lt]

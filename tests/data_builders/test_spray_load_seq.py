@@ -130,6 +130,7 @@ def test_each_attribute_needs_more_than_one_position(attribute):
     assert constant == pytest.approx(1 / len(sequence.POL_BLOCKS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_instances_follow_a_rule_and_labels_name_their_change(seq, lt):
   bases = collections.Counter()
@@ -173,6 +174,7 @@ def test_instances_follow_a_rule_and_labels_name_their_change(seq, lt):
 _NEGATION = re.compile(r"n't\b|\bnot\b|\bnever\b")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_sentences_read_back_and_polarity_is_only_the_verb(seq, lt):
   """Every chunk realises its slot (verb forms, agreement, prepositions);
@@ -201,6 +203,7 @@ def test_sentences_read_back_and_polarity_is_only_the_verb(seq, lt):
           s.text, twin.text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_no_single_or_pair_of_positions_decides(seq, lt):
   """Held out: the majority answer pattern per group of one or two
@@ -228,6 +231,7 @@ def test_no_single_or_pair_of_positions_decides(seq, lt):
   assert all(len(v) == 1 for v in answers.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_answers_alone_leave_the_16_cells(seq, lt):
   """The rule-breaking answers can be told apart without the context, so
@@ -236,6 +240,7 @@ def test_answers_alone_leave_the_16_cells(seq, lt):
   assert s.logit <= 1 / 16 + 0.05 and s.odd_one_in <= 1 / 16 + 0.05, s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", ["I", "III"])
 def test_design_analyzer_position_bounds(seq, lt):
   """The project's design analyzer (pattern level, cross-fitted): no

@@ -30,6 +30,7 @@ def bert(tmp_path_factory):
   return encoders.load_encoder(tiny_checkpoints.write_bert(folder))
 
 
+@pytest.mark.slow
 def test_bucketed_batches_equal_one_by_one(bert):
   texts = _sentences(40)
   texts[7] = texts[3]  # A repeat.
@@ -47,6 +48,7 @@ def test_bucketed_batches_equal_one_by_one(bert):
     np.testing.assert_allclose(alone[0], x[i], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_second_run_embeds_nothing_new(bert, tmp_path):
   texts = _sentences(20)
   first, s1 = embed.embed_with_stats(texts, bert, cache_dir=str(tmp_path),
@@ -66,6 +68,7 @@ def test_second_run_embeds_nothing_new(bert, tmp_path):
   assert s4.embedded == 20
 
 
+@pytest.mark.slow
 def test_cache_of_another_encoder_is_rejected(bert, tmp_path):
   other = encoders.load_encoder(tiny_checkpoints.write_bert(
       str(tmp_path / "other"), electra=True))
@@ -83,6 +86,7 @@ def test_cache_of_another_encoder_is_rejected(bert, tmp_path):
                           progress=False)
 
 
+@pytest.mark.slow
 def test_bf16_is_close_and_cached_apart(bert, tmp_path):
   """bfloat16 compute: near the float32 embeddings, under its own cache key
   (the float32 key stays the one earlier versions wrote)."""
@@ -102,6 +106,7 @@ def test_bf16_is_close_and_cached_apart(bert, tmp_path):
     embed.EncoderSpec(dtype="fp16")
 
 
+@pytest.mark.slow
 def test_spec_parsing_and_conflicts(bert):
   spec = embed.EncoderSpec.parse({"name_or_path": "minilm", "pooling": "first"})
   assert spec == embed.EncoderSpec("minilm", pooling="first")

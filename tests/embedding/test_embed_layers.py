@@ -23,6 +23,7 @@ TEXTS = ["the girl sprayed paint onto the wall .", "the boy loaded hay .",
          "the neighbour loaded the truck with hay ."]
 
 
+@pytest.mark.slow
 def test_random_encoder_has_its_own_cache_key(bert_dir, tmp_path):
   cache = str(tmp_path / "cache")
   real, _ = embed.embed_with_stats(TEXTS, embed.EncoderSpec(bert_dir),

@@ -69,6 +69,7 @@ def encoder_calls(monkeypatch, tmp_path):
   return calls
 
 
+@pytest.mark.slow
 def test_shards_are_written_as_encoding_goes(bert, encoder_calls):
   texts = _sentences(40)
   x, stats = embed.embed_with_stats(

@@ -47,6 +47,7 @@ def _batch(enc, texts):
   return b, m
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES + ("llama-linear",))
 def test_every_layer_matches_transformers(family, tmp_path):
   folder, model = _write(tmp_path, family)
