@@ -104,6 +104,7 @@ def test_orbax_advice_goes_to_log_txt_not_the_console(tmp_path, capsys):
     h.close()
 
 
+@pytest.mark.slow
 def test_a_failed_dataset_build_leaves_nothing_behind(tmp_path):
   import pytest
   from data_builders.common import loading

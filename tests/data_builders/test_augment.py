@@ -127,6 +127,7 @@ def test_matches_the_model_directly(distilbert):
   assert got[0][0][1] == pytest.approx(float(want), rel=1e-5)
 
 
+@pytest.mark.slow
 def test_bert_head_and_lexicon_folder(tmp_path):
   ckpt = _tiny_checkpoint(str(tmp_path / "bert"), "bert",
                           ["wall", "roses", "turkey"])

@@ -106,6 +106,7 @@ def test_each_wrong_answer_differs_exactly_in_its_label(samples):
   assert seen == set(labels.family_labels("agreement"))
 
 
+@pytest.mark.slow
 def test_subject_verb_agreement_in_context_and_correct_answer(samples):
   """Patterns say NP and VP agree, and the VP chunk is that number's form."""
   for (lang, _), insts in samples.items():
@@ -124,6 +125,7 @@ def test_subject_verb_agreement_in_context_and_correct_answer(samples):
         assert (p["NP"] != p["VP"]) == lab.startswith("AE"), (lab, s)
 
 
+@pytest.mark.slow
 def test_context_progressions(samples):
   for insts in samples.values():
     for x in insts:
@@ -135,6 +137,7 @@ def test_context_progressions(samples):
       assert ["PP2" in p for p in ps] == [False] * 4 + [True] * 3
 
 
+@pytest.mark.slow
 def test_lint_strict_and_copy_cue(samples):
   for (lang, t), insts in samples.items():
     report = lint.lint(insts)
@@ -148,6 +151,7 @@ def test_lint_strict_and_copy_cue(samples):
       assert report.ok(strict=True), report.format(f"{lang} type {t}")
 
 
+@pytest.mark.slow
 def test_lexical_types(samples):
   for lang in LANGS:
     for x in samples[(lang, "I")]:
@@ -162,6 +166,7 @@ def _subject_chunk(s):
   return s.chunks[1 if s.pattern.startswith("Prefix") else 0]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not PUBLISHED.exists(),
                     reason=f"published samples not found at {PUBLISHED}")
 def test_french_type_i_matches_published_label_inventory(samples):

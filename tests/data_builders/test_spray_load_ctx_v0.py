@@ -249,6 +249,7 @@ def test_t2_answer_sets():
   assert sets[templates.ORDERS[0]] == sets[templates.ORDERS[1]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", list(SIZES))
 def test_t2_shape_labels_order_and_lint(ctx_t2, lt):
   xs = ctx_t2[lt]
@@ -281,6 +282,7 @@ def test_t2_shape_labels_order_and_lint(ctx_t2, lt):
   assert len(positions) == 9 and max(positions.values()) < 0.15 * len(xs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lt", list(SIZES))
 def test_t2_answers_alone_cannot_decide(ctx_t2, lt):
   xs = ctx_t2[lt][::len(ctx_t2[lt]) // 600]
@@ -295,6 +297,7 @@ def test_t2_paper_answers_alone_decide(lex):
   assert answers_only.score(xs).logit > 0.9
 
 
+@pytest.mark.slow
 def test_t2_type_i_material(lex, ctx_t2):
   """Type I: the context and the answers built on the target share one
   argument combination; those built on the WSeq base (which ones depends

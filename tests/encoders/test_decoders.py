@@ -72,6 +72,7 @@ def test_every_layer_matches_transformers(family, tmp_path):
   np.testing.assert_allclose(last, want, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_left_padding_pools_like_right_padding(tmp_path):
   right, _ = _write(tmp_path / "r", "llama")
   left, _ = _write(tmp_path / "l", "llama", padding_side="left")
@@ -98,6 +99,7 @@ def test_left_padding_pools_like_right_padding(tmp_path):
                 - np.asarray(alone)[0, -1]).max() < 1e-5
 
 
+@pytest.mark.slow
 def test_bfloat16_keeps_weights_in_bfloat16(tmp_path):
   folder, _ = _write(tmp_path, "qwen3")
   f32 = encoders.load_encoder(folder)
@@ -164,6 +166,7 @@ def test_sharded_checkpoint_embeds_sharded_over_four_devices(tmp_path):
     np.testing.assert_allclose(got[f"False_{k}"], v, atol=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_cache_keys_every_pooling_and_layer_and_sweep_equals_one_layer(
     family, tmp_path):
@@ -244,6 +247,7 @@ def test_unsupported_model_type_and_rope_scaling(tmp_path):
     encoders.load_encoder(folder)
 
 
+@pytest.mark.slow
 def test_memory_estimate_over_the_limit(tmp_path, monkeypatch):
   folder, _ = _write(tmp_path, "mistral")
   monkeypatch.setenv(memory.ENV_LIMIT, "1000")
@@ -285,6 +289,7 @@ def test_memory_estimate_over_the_limit(tmp_path, monkeypatch):
     placement.plan_params(deep, four, 4, 8)
 
 
+@pytest.mark.slow
 def test_random_weights_control_and_missing_tokenizer(tmp_path):
   folder, _ = _write(tmp_path, "gemma")
   enc = encoders.load_encoder(folder)

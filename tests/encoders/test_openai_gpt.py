@@ -25,6 +25,7 @@ def _inputs():
   return ids, mask
 
 
+@pytest.mark.slow
 @needs_torch
 def test_hidden_states_match_pytorch(tmp_path):
   ref = tiny_checkpoints.write_openai_gpt(str(tmp_path), n_layer=3)
