@@ -307,6 +307,7 @@ def test_random_weights_control_and_missing_tokenizer(tmp_path):
     encoders.load_encoder(folder)
 
 
+@pytest.mark.slow
 def test_batch_size_zero_is_the_largest_that_fits(tmp_path, monkeypatch):
   """batch_size=0 picks the largest power of two whose estimate fits the
   devices' memory, and embeds exactly as that batch size given by hand."""

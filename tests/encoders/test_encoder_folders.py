@@ -91,6 +91,7 @@ def test_the_limit_variable_is_obeyed_on_cpu(tmp_path, no_reading,
     encoders.load_encoder(folder)
 
 
+@pytest.mark.slow
 def test_config_dimensions_count_where_there_is_no_header(tmp_path,
                                                           no_reading):
   """A folder whose config.json says hidden 4096 x 48 layers (38.7 GB in
@@ -106,6 +107,7 @@ def test_config_dimensions_count_where_there_is_no_header(tmp_path,
     encoders.load_encoder(folder)
 
 
+@pytest.mark.slow
 def test_openai_gpt_and_decoders_are_checked_too(tmp_path, no_reading):
   gpt = tiny_checkpoints.write_openai_gpt_flax(str(tmp_path / "gpt"))
   for name in os.listdir(gpt):
@@ -176,6 +178,7 @@ def _one_line(folder, match):
   return str(e.value)
 
 
+@pytest.mark.slow
 def test_damaged_folders_are_one_error_naming_what_and_where(bert_dir,
                                                              tmp_path,
                                                              monkeypatch):

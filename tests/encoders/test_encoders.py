@@ -51,6 +51,7 @@ def _write(family, folder):
   raise ValueError(family)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["bert", "bert-flax", "electra", "roberta",
                                     "xlm-roberta", "openai-gpt"])
 def test_family_loads_and_mean_pooling_ignores_padding(family, tmp_path):
@@ -67,6 +68,7 @@ def test_family_loads_and_mean_pooling_ignores_padding(family, tmp_path):
   np.testing.assert_allclose(alone[0], batch[1], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_first_token_and_layer_choice(tmp_path):
   enc = encoders.load_encoder(_write("bert", str(tmp_path / "b")))
   ids = enc.tokenize(SENTENCES[:2], 64)
@@ -92,6 +94,7 @@ def test_pooling_by_hand():
     encoders.pool(h, mask, "max")
 
 
+@pytest.mark.slow
 def test_minilm_offline_default():
   x = embed_sentences([
       "The girl sprayed paint onto the wall.",
@@ -140,6 +143,7 @@ def test_unreachable_hub_fails_fast_with_the_reason(tmp_path, monkeypatch):
     encoders.load_encoder("openai-community/openai-gpt")
 
 
+@pytest.mark.slow
 def test_bad_folders(tmp_path):
   with pytest.raises(encoders.EncoderUnavailableError,
                      match="encoder folder .*nope' does not exist"):
@@ -200,6 +204,7 @@ def _torch_hidden_states(folder, ids, mask):
 BF16_ATOL, BF16_RTOL = 0.06, 0.02
 
 
+@pytest.mark.slow
 @needs_torch
 @pytest.mark.parametrize("family", ["bert", "electra", "roberta",
                                     "xlm-roberta"])

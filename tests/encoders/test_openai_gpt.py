@@ -73,6 +73,7 @@ def jax_leaves(tree):
   return [np.asarray(x) for x in jax.tree_util.tree_leaves(tree)]
 
 
+@pytest.mark.slow
 def test_causal_and_padding_do_not_leak(tmp_path):
   """A token's state depends only on earlier tokens, never on padding."""
   tiny_checkpoints.write_openai_gpt_flax(str(tmp_path))

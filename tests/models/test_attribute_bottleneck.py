@@ -127,6 +127,7 @@ def _attributed_table():
   return data, data.train["I"]
 
 
+@pytest.mark.slow
 def test_a_split_carries_each_positions_attributes():
   _, table = _attributed_table()
   split = SplitIndex.from_table(table, rows=5, attributes=True)
