@@ -4,7 +4,7 @@ same instances split by rule) for the checks of
 `data_builders.blm_agreement.validate`: per check, the instances with a
 finding, with an example id and message, and the generation time.
 
-    PYTHONPATH=. python benchmarks/agreement_seq_scans.py --out docs/records/agreement_seq_scans.json
+    PYTHONPATH=. python benchmarks/agreement_seq_scans.py --out studies/records/agreement_seq_scans.json
     PYTHONPATH=. python benchmarks/agreement_seq_scans.py --languages=ro --types=III
 """
 

@@ -10,7 +10,7 @@ often slot j's argmax on the dev context sentences is attribute j's value
 when the slots can be read exactly?
 
   python benchmarks/attribute_bottleneck_dev.py --name=default \
-      --record=docs/records/attribute_bottleneck_dev_agreement_en_seq.json \
+      --record=studies/records/attribute_bottleneck_dev_agreement_en_seq.json \
       [--set=model.slots=6 --set=train.learning_rate=3e-3 ...]
 
 Every run is added (by name) to the one record; a name already there is

@@ -26,7 +26,7 @@ Architectures: the authors' FFNN is 7D -> 2D -> 2D -> D (ours is run with
 hidden_factor=2 to match). Our two-level VAE is `configs/vae2.py:reference`,
 the authors' VariationalAutoencoder_2level (4x4-conv task encoder, 15x15
 transposed-conv task decoder, 15x15 sentence convolutions with --channels
-channels, latents 5; the same parameter count, tests/test_objective.py)
+channels, latents 5; the same parameter count, tests/models/test_objective.py)
 and their loss (normalised sentence scores, mean hinges).
 
 The other solvers (`--models`) are their modules as their run_funcs.py

@@ -2,7 +2,7 @@
 from perfect features when no test rule occurs in training?
 
   BLM_DATA_DIR=/work/data/ladder python benchmarks/gold_ceiling_regimes.py \\
-      --out=docs/records/gold_ceiling_regimes.json
+      --out=studies/records/gold_ceiling_regimes.json
 
 For each regime (default: every registered `_seq_rules` and `_seq_extrap`
 short name), lexical type I: the FFNN config at 1,600 training instances

@@ -4,7 +4,7 @@ dataset against each other one, paired by seed and test instance when they
 share them, with the 95% interval and Holm's correction.
 
   python benchmarks/paired_contrast.py --workdir=workdirs/a \
-      --workdir=workdirs/b --out=docs/records/x.json
+      --workdir=workdirs/b --out=studies/records/x.json
 
 Writes a record with one `contrast` table (`records tables` renders it).
 """

@@ -19,7 +19,7 @@ agreement_en_seq's dev set (MiniLM, 1,200 training instances, 40 epochs,
 one seed) the slots trained by both signals read the attributes at
 0.27-0.72 and the cell's dev accuracy was 0.230 at best, 0.173 at the
 last epoch; the detached ones at 0.86-1.00, and 0.270 and 0.243
-(docs/records/attribute_bottleneck_dev_agreement_en_seq.json). The
+(studies/records/attribute_bottleneck_dev_agreement_en_seq.json). The
 sizes are the library defaults; the paper-scale dev tuning budget has not
 been run for it.
 """

@@ -53,8 +53,9 @@ def main(argv=None):
   from data_builders.common import splits
   for v in g.VARIANTS:
     lang = g.language_of(v)
-    # Surface forms to lemmas, as tests/test_cos_plus_natural_answers.py
-    # does; its own copy, for a generator that predates this checkout.
+    # Surface forms to lemmas, as
+    # tests/data_builders/test_cos_plus_natural_answers.py does; its own
+    # copy, for a generator that predates this checkout.
     forms: dict[str, set[str]] = {}
     for verb in g.lexicon_for(v).verbs:
       fs = {verb.third, verb.third_pl, verb.participle, verb.past, verb.lemma}

@@ -5,9 +5,10 @@ this session; a test run that creates ~/tensorflow_datasets or
 
 Many tests compile the same programs (a grid's epoch, a solver's forward):
 JAX's persistent compilation cache, in a temporary folder of this session,
-compiles each once (tests/test_train.py: 282 s -> 113 s, measured in one
-run). The suite runs on every core (pytest-xdist, pyproject's addopts);
-each worker has its own scratch and cache folders."""
+compiles each once (tests/training/test_train.py: 282 s -> 113 s, measured
+in one run). The suite runs on every core (pytest-xdist, pyproject's addopts);
+the workers inherit these variables from the controlling process, so they
+share its scratch and cache folders."""
 
 import os
 import shutil
@@ -55,3 +56,12 @@ def saved_figures(monkeypatch):
 
   monkeypatch.setattr(Figure, "savefig", saving)
   return made
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+  """A full-size scan is slow too: `-m "not slow"` replaces pyproject's
+  `-m 'not full_scan'`, and must still leave the scans out."""
+  for item in items:
+    if item.get_closest_marker("full_scan"):
+      item.add_marker(pytest.mark.slow)

@@ -2,7 +2,7 @@
 
 A mean over all tokens mixes the subject, the attractors and the verb of an
 agreement sentence into one vector, and the probes find the attractors'
-numbers lost in it (docs/experiments/2026-11-28-diagnosis-ladder.md).
+numbers lost in it (the diagnosis ladder, docs/explanation/designs-and-ladder.md).
 `segmentsP` cuts each sentence's real tokens into P contiguous runs of
 (nearly) equal length, in order, and concatenates the runs' means: a
 [P * D] vector that keeps where in the sentence a state was (the subject

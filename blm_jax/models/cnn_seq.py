@@ -13,7 +13,7 @@ Where their code and the paper or our CNN differ, and which we follow:
   same module runs on any context length of at least 7 (checked).
 - Their flattening order is (channel, row, column), ours (row, column,
   channel) (`cnn.CNN`): a permutation of the dense layer's rows, so the
-  two compute the same function (tests/test_cnn_seq.py maps one set of
+  two compute the same function (tests/models/test_cnn_seq.py maps one set of
   weights onto the other).
 - Their output ReLU clips the predicted embedding at 0, although sentence
   embeddings have negative coordinates; the paper says nothing of it. We

@@ -16,7 +16,7 @@ Where their code and the paper differ, and which we follow:
   mean (evaluation is deterministic, DESIGN.md).
 - Their encoder's dense layer interleaves mean and log-variance
   (view(latent, 2)); ours puts the means first: a permutation of its
-  outputs (tests/test_seq_vae.py maps one onto the other).
+  outputs (tests/models/test_seq_vae.py maps one onto the other).
 - Their reshape fixes 32 rows whatever D (MiniLM's 384 -> 32 x 12); ours is
   `sentence_grid_shape` (384 -> 24 x 16), as for the other VAEs; set
   `model.grid_shape=(32, 12)` for theirs.

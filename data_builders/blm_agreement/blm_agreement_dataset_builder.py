@@ -211,8 +211,8 @@ class Builder(builder.GeneratedBLMBuilder):
       "1.0.0": "Generated agreement BLMs (en, fr, it, ro).",
       "1.1.0": "Italian lexicon: parco -> parchi (was parci); the Italian "
                "configs change, en/fr/ro are byte-identical (digests in "
-               "tests/test_agreement_ctx.py). New sequence-necessary configs "
-               "<lang>_seq_type_<T>.",
+               "tests/data_builders/test_agreement_ctx.py). New "
+               "sequence-necessary configs <lang>_seq_type_<T>.",
       "1.2.0": "Sequence-necessary configs: a fourth progression, the "
                "embedding (main clause or completive under the instance's "
                "matrix clause), drawn per instance; 21 candidates (the 16 "

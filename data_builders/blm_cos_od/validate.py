@@ -18,7 +18,7 @@ What a reader of the `_seq` data found, each as a rule over one instance:
 - `repeated_context`: `common.repeats` (type I repeats a sentence exactly
   when its progression repeats a pattern; types II and III never).
 
-Every `_seq` config scans to zero on each (tests/test_cos_od_validate.py);
+Every `_seq` config scans to zero on each (tests/data_builders/test_cos_od_validate.py);
 the papers' designs and `_ctx` draw without the restrictions and are
 reported as they are.
 """

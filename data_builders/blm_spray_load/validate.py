@@ -10,7 +10,7 @@ by both spray/load packages: they realise the same lexicon).
   when its progression repeats a pattern; types II and III never).
 
 `CHECKS` holds them for `lint` (`common.validation`); the `seq` configs scan
-to zero on each (tests/test_cos_od_validate.py).
+to zero on each (tests/data_builders/test_cos_od_validate.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,85 @@
+"""The device-run helpers (benchmarks/device): the model's weights travel
+compressed without loss, and the rest step deals every pending grid once,
+each dataset's grids to one process."""
+import importlib
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from tests import ROOT
+
+DEVICE = os.path.join(ROOT, "benchmarks", "device")
+sys.path.insert(0, DEVICE)
+rebuild_minilm = importlib.import_module("rebuild_minilm")
+collect_vocab = importlib.import_module("collect_vocab")
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 4096, 40001])
+def test_shuffled_weights_round_trip(n):
+  rng = np.random.default_rng(n)
+  data = rng.standard_normal(n // 4 + 1).astype(np.float32).tobytes()[:n]
+  packed = rebuild_minilm.shuffle_compress(data)
+  assert rebuild_minilm.shuffle_decompress(packed) == data
+  if n >= 4096:  # float32 weights' exponent bytes compress
+    assert len(packed) < 0.95 * n
+
+
+def test_shuffled_weights_refuse_another_file():
+  with pytest.raises(ValueError, match="not a shuffled weights file"):
+    rebuild_minilm.shuffle_decompress(b"PK\x03\x04" + bytes(20))
+
+
+def test_rest_plan_deals_each_dataset_to_one_process(tmp_path, monkeypatch):
+  monkeypatch.setattr(collect_vocab, "KEPT", str(tmp_path))  # none kept
+  lines = collect_vocab.rest_plan(4)
+  grids = [g for line in lines for g in line.split(",")]
+  assert len(grids) == len(set(grids)) == 54  # 27 _seq + 27 _ctx
+  where = {}
+  for i, line in enumerate(lines):
+    for g in line.split(","):
+      assert where.setdefault(g.split("/")[0], i) == i, g
+  assert all(line.split(",")[0].split("/")[0].endswith("_seq")
+             for line in lines)
+  # A kept record takes its grid out of the plan.
+  (tmp_path / "cos_en_seq").mkdir()
+  src = os.path.join(collect_vocab.ROOT, "studies", "records", "paper_rest",
+                     "cos_en_seq")
+  for name in ("ffnn.json", "ffnn.predictions.npz"):
+    (tmp_path / "cos_en_seq" / name).write_bytes(
+        open(os.path.join(src, name), "rb").read())
+  after = [g for line in collect_vocab.rest_plan(4) for g in line.split(",")]
+  assert set(grids) - set(after) == {"cos_en_seq/ffnn"}
+
+
+def test_rest_plan_of_another_suite_keeps_a_chunk_grid_with_its_source(
+    tmp_path, monkeypatch):
+  monkeypatch.setattr(collect_vocab, "KEPT", str(tmp_path))
+  monkeypatch.setenv("REST_SUITE", "paper000")
+  lines = [line.split(",") for line in collect_vocab.rest_plan(6)]
+  grids = [g for line in lines for g in line]
+  assert len(grids) == len(set(grids)) == 40
+  at = {g: (i, j) for i, line in enumerate(lines) for j, g in enumerate(line)}
+  for chunk, source in [("chunks_cos_en", "cos_en"),
+                        ("chunks_spray_load_ALT-ATL", "spray_load"),
+                        ("chunks_spray_load_ATL-ALT", "spray_load_atl_alt"),
+                        ("chunks_agreement_ro", "agreement_ro")]:
+    c, s = at[f"{chunk}/sent_vae"], at[f"{source}/vae2"]
+    assert c[0] == s[0] and c[1] > s[1], (chunk, lines[c[0]])
+  monkeypatch.setenv("REST_SUITE", "paper999")
+  with pytest.raises(SystemExit, match="REST_SUITE: --suite: unknown suite"):
+    collect_vocab.rest_plan(6)
+
+
+def test_names_refuse_an_unknown_dataset():
+  with pytest.raises(SystemExit, match=r"NAMES=nope: unknown datasets"):
+    collect_vocab.names("nope")
+  assert collect_vocab.names("cos_en_seq") == [
+      f"blm_cos_od/cos_en_seq_type_{t}" for t in ("I", "II", "III")]
+  # A chunk grid's name builds its chunk config (after any source).
+  assert collect_vocab.names("chunks_od_it,od_it") == [
+      f"blm_cos_od/od_it_type_{t}" for t in ("I", "II", "III")] + [
+          "blm_chunks/od_it"]
+  with pytest.raises(SystemExit, match=r"unknown datasets \['chunks_od_xx'\]"):
+    collect_vocab.names("chunks_od_xx")
