@@ -39,15 +39,17 @@ def designs(datasets) -> list[str]:
   return [d for d in datasets if DESIGN.search(d)]
 
 
-def entries_of(names, options, out: str) -> list[tuple]:
-  """[(name, config, its diagnose folder, its diagnose.json or None)]."""
-  from blm_jax.cli import reproduce, suites
+def entries_of(names, config_of, out: str) -> list[tuple]:
+  """[(name, config, its diagnose folder, its diagnose.json or None)];
+  `config_of(grid)`: the config reproduce gives that grid (its
+  --variant, --seeds, --encoder)."""
+  from blm_jax.cli import suites
   from blm_jax.results import records
 
   entries = []
   for name in names:
     grid = suites.Grid(name, "ffnn", f"dataset={name}", "diagnosis ladder")
-    config = reproduce.grid_config(grid, options)
+    config = config_of(grid)
     folder = os.path.join(out, name, SUITE)
     path = os.path.join(folder, "diagnose.json")
     entries.append((name, config, folder, records.read_json_object(
@@ -140,21 +142,17 @@ def run(entries, out: str, command: str, ladder_fn=default_ladder,
   return record
 
 
-def main(opts, datasets, echo=print) -> None:
+def main(opts, datasets, config_of, echo=print) -> None:
   """`reproduce --suite=diagnose`: the plan, then (without --plan_only)
-  the ladder of every design not done and the suite's record."""
-  from blm_jax.cli import reproduce, suites
+  the ladder of every design not done and the suite's record.
+  `config_of(grid)`: each design's config as reproduce makes it."""
+  from blm_jax.cli import suites
 
   if opts.shard or opts.grids or opts.report_only:
     raise suites.SuiteError("--suite=diagnose runs design by design and "
                             "resumes: drop --shard, --grids and "
                             "--report_only")
-  seeds = tuple(int(s) for s in opts.seeds) if opts.seeds else None
-  options = reproduce.Options(
-      opts.configs_dir, opts.variant, seeds, opts.seed_follows_grid,
-      suites.parse_encoder(opts.encoder) if opts.encoder else None,
-      opts.encoder_batch_size)
-  entries = entries_of(designs(datasets), options, opts.out)
+  entries = entries_of(designs(datasets), config_of, opts.out)
   echo("\n".join(plan_lines(entries)))
   if opts.plan_only:
     return

@@ -261,14 +261,8 @@ def select(opts) -> tuple[list[suites.Grid], Options]:
   return grids, options
 
 
-def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
-  """`select`, and every grid of the suite (all shards)."""
-  datasets, needs_manual_dir = known_datasets()
-  if opts.suite:
-    grids = suites.grids(opts.suite, datasets, needs_manual_dir)
-  else:
-    grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
-             for ds in short_names(opts.datasets) for m in opts.models]
+def options_of(opts) -> Options:
+  """What every grid's config gets from the command line, checked."""
   try:
     seeds = tuple(int(s) for s in opts.seeds) if opts.seeds else None
   except ValueError:
@@ -278,10 +272,21 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   if batch is not None and batch < 0:
     raise suites.SuiteError(f"--encoder_batch_size={batch}: expected 0 "
                             "(the largest that fits) or a positive size")
-  options = Options(opts.configs_dir, opts.variant, seeds,
-                    opts.seed_follows_grid,
-                    suites.parse_encoder(opts.encoder) if opts.encoder
-                    else None, batch)
+  return Options(opts.configs_dir, opts.variant, seeds,
+                 opts.seed_follows_grid,
+                 suites.parse_encoder(opts.encoder) if opts.encoder
+                 else None, batch)
+
+
+def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
+  """`select`, and every grid of the suite (all shards)."""
+  datasets, needs_manual_dir = known_datasets()
+  if opts.suite:
+    grids = suites.grids(opts.suite, datasets, needs_manual_dir)
+  else:
+    grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
+             for ds in short_names(opts.datasets) for m in opts.models]
+  options = options_of(opts)
   everything = grids
   if opts.shard:
     if opts.report_only:
@@ -450,7 +455,9 @@ def main(argv):
   opts = flags.FLAGS
   if opts.suite.strip() == diagnose_suite.SUITE:  # No grids: a ladder.
     try:
-      diagnose_suite.main(opts, known_datasets()[0])
+      options = options_of(opts)
+      diagnose_suite.main(opts, known_datasets()[0],
+                          lambda grid: grid_config(grid, options))
     except (suites.SuiteError, FileNotFoundError, ValueError) as e:
       sys.exit(f"error: {e}")
     return

@@ -49,9 +49,16 @@ def _opts(tmp_path, **kw):
   return types.SimpleNamespace(**base)
 
 
+def _config_of(tmp_path, **kw):
+  """Each design's config as reproduce's command line makes it."""
+  options = reproduce.options_of(_opts(tmp_path, **kw))
+  return lambda grid: reproduce.grid_config(grid, options)
+
+
 def test_plan_only_lists_every_design_and_runs_nothing(tmp_path):
   lines = []
-  diagnose_suite.main(_opts(tmp_path), REGISTRY, echo=lines.append)
+  diagnose_suite.main(_opts(tmp_path), REGISTRY, _config_of(tmp_path),
+                      echo=lines.append)
   (text,) = lines
   assert text.splitlines()[0] == (
       "plan: the diagnosis ladder on 5 designs (lexical type I, every "
@@ -60,7 +67,8 @@ def test_plan_only_lists_every_design_and_runs_nothing(tmp_path):
   assert not (tmp_path / "out").exists()
   with pytest.raises(suites.SuiteError, match="^--suite=diagnose runs "
                      "design by design and resumes: drop --shard"):
-    diagnose_suite.main(_opts(tmp_path, shard="0/2"), REGISTRY)
+    diagnose_suite.main(_opts(tmp_path, shard="0/2"), REGISTRY,
+                        _config_of(tmp_path))
 
 
 @pytest.mark.slow
@@ -70,7 +78,8 @@ def test_the_ladder_runs_end_to_end_and_writes_its_records(tmp_path):
   options = reproduce.Options(opts.configs_dir, "cpu", (0,), True,
                               suites.parse_encoder(bert))
   out = str(tmp_path / "out")
-  entries = diagnose_suite.entries_of(["spray_load_seq"], options, out)
+  entries = diagnose_suite.entries_of(
+      ["spray_load_seq"], lambda g: reproduce.grid_config(g, options), out)
   calls = []
 
   def toy_ladder(config, folder):
@@ -126,7 +135,8 @@ def test_the_ladder_runs_end_to_end_and_writes_its_records(tmp_path):
   assert "| spray_load_seq |" in (
       tmp_path / "out" / "diagnose_suite.md").read_text()
   # Run again: the design is done, read back, not run.
-  again = diagnose_suite.entries_of(["spray_load_seq"], options, out)
+  again = diagnose_suite.entries_of(
+      ["spray_load_seq"], lambda g: reproduce.grid_config(g, options), out)
   assert diagnose_suite.plan_lines(again)[0].endswith("1 done, 0 to run")
   diagnose_suite.run(again, out, "cmd", ladder_fn=toy_ladder,
                      echo=lambda line: None)
