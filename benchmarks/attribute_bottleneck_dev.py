@@ -230,6 +230,12 @@ def main(argv):
                "type I), with the slots' accuracy per attribute "
                "(benchmarks/attribute_bottleneck_dev.py)"),
         date=time.strftime("%Y-%m-%d", time.gmtime()),
+        # One record, many runs: each run's own command and commit are in
+        # `runs`; these say so for the record as a whole.
+        command="python benchmarks/attribute_bottleneck_dev.py --name=N "
+                "... (each run's command: runs.N.command)",
+        commit=",".join(sorted({r["commit"] for r in record["runs"].values()
+                                if r.get("commit")})),
         attribute_names=list(result["attribute_names"]),
         tables={"runs": runs_table(record["runs"],
                                    tuple(result["attribute_names"]))})

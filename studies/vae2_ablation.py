@@ -388,11 +388,6 @@ def main(argv):
   if unknown:
     raise app.UsageError(f"unknown settings {unknown}; known: "
                          f"{sorted(SETTINGS)}")
-  for name in settings:  # a bad --dataset: one line, before any run
-    try:
-      config_for(name, _DATASET.value)
-    except ValueError as e:
-      sys.exit(f"error: --dataset: {e}")
   seeds = [int(x) for x in _SEEDS.value]
   recorded = recorded_runs(_RECORD.value) if _RECORD.value else {}
   by_seed, runs = {}, {}
@@ -419,7 +414,11 @@ def main(argv):
       if row is None:
         if not os.path.exists(path):
           print(f"== {name}, seed {seed}: training in {workdir}", flush=True)
-          run_experiment(config_for(name, _DATASET.value, seed), workdir)
+          try:  # a bad --dataset: one line, when a run first needs it
+            config = config_for(name, _DATASET.value, seed)
+          except ValueError as e:
+            sys.exit(f"error: --dataset: {e}")
+          run_experiment(config, workdir)
         with open(path) as f:
           results = json.load(f)
         row, entry = dev_row(results), run_entry(results)

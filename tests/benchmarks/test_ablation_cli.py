@@ -1,12 +1,16 @@
-"""studies/vae2_ablation.py refuses a bad --dataset in one line."""
+"""studies/vae2_ablation.py refuses a bad --dataset in one line, when a
+run first needs it (recorded runs are read before)."""
 
 import os
 import subprocess
 import sys
+
+import pytest
+
 from tests import ROOT
 
 
-
+@pytest.mark.slow
 def test_unknown_dataset_is_one_line(tmp_path):
   p = subprocess.run(
       [sys.executable, os.path.join(ROOT, "studies", "vae2_ablation.py"),

@@ -552,9 +552,11 @@ def test_builder_versions_are_the_builders_of_each_type():
   from data_builders.blm_agreement import blm_agreement_dataset_builder as b
 
   config = ffnn.get_config("dataset=agreement_en_seq")
+  # (Each `_seq` config carries its own version, not the builder's.)
   assert input_pipeline.builder_versions(config.data) == {
-      f"blm_agreement/en_seq_type_{t}": str(b.Builder.VERSION)
+      f"blm_agreement/en_seq_type_{t}": str(b.seq_config("en", t).version)
       for t in ("I", "II", "III")}
+  assert str(b.seq_config("en", "I").version) != str(b.Builder.VERSION)
   config.data.name = "no_such_builder/{}"
   assert input_pipeline.builder_versions(config.data) == {}
 

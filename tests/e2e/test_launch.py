@@ -97,7 +97,9 @@ def test_main_job_end_to_end(tmp_path):
                          "report", "context_free", "gold_ceiling", "plots",
                          "tensorboard"}
   assert all(v >= 0 for v in stages.values()) and stages["embedding"] > 0
-  assert stages["plots"] > 0 and stages["training"] > 0
+  # (`plots` is the wait for the figures' thread after the other writes:
+  # 0 when they were drawn by then.)
+  assert stages["training"] > 0
   # In the order they ran (results.json's keys are sorted).
   assert proc.stdout.splitlines()[-1].startswith(
       "stages: embedding ")
