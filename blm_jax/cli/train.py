@@ -215,6 +215,7 @@ class Console(progress.Progress):
 class Terminated(KeyboardInterrupt):
   """SIGTERM (a batch scheduler's stop, e.g. on preemption), handled as a
   Ctrl-C: a save in progress is finished first (checkpoints.save)."""
+  exit_status = 128 + signal.SIGTERM
 
 
 def _on_sigterm(signum, frame):

@@ -221,7 +221,8 @@ def baseline_scores(data: BLMData, train_types, test_types,
   # The MLP (XLA, which lets go of the GIL while it computes) in a thread
   # beside the host's word, odd-one-in and set scorers.
   mlp = Background(lambda: candidate_mlp_accuracy(
-      data.embeddings, train, test, settings))
+      data.embeddings, train, test, settings),
+                   what="the candidate-only MLP baseline")
   words = word_logit_accuracy(train, test, sentences)
   odd = {u: odd_one_in_accuracy(test[u], sentences) for u in test_types}
   sets = set_scorer_accuracy(train, test, sentences)

@@ -98,7 +98,7 @@ def start_context_free(config: ml_collections.ConfigDict,
         log=lambda line: log.info("%s", line), read_from=read_from
     ), read_from
 
-  return Background(scores)
+  return Background(scores, what="the context-free baselines")
 
 
 def _context_free(config: ml_collections.ConfigDict,
@@ -299,7 +299,8 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
   # writes of the numbers (and TensorBoard's event files); the run ends
   # once they are drawn, and results.json is written again with their
   # time (a figure that fails raises here, after the numbers are on disk).
-  figures = Background(lambda: write_plots(results, workdir))
+  figures = Background(lambda: write_plots(results, workdir),
+                       what="the figures")
   with clock.measure("report"):
     predictions.write(workdir, outcome)
     results["stage_seconds"] = clock.as_dict()

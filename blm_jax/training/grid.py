@@ -292,7 +292,8 @@ class Grid:
       return
     params = self.abstract_state().best_params
     self._predict_tests = Background(lambda: self._predict.lower(
-        params, self.emb, self._tests, self.views).compile())
+        params, self.emb, self._tests, self.views).compile(),
+                                     what="the test prediction's compile")
 
   def predict_tests(self, params) -> dict:
     """{test type: per-cell predictions} of every test type, all in one
