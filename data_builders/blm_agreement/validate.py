@@ -2,12 +2,12 @@
 `data_builders.common.validation`; README "Validation" says what each rule
 is and where it comes from).
 
-- `repeated_context_sentence`: types II and III vary the words of every
-  context sentence (000: "one word in each sentence is different"), so no
-  context sentence repeats another word for word; type I is "lexically
-  consistent - the same vocabulary is used in all sentences" (000), so its
-  sentences repeat exactly where their patterns do, and a repeat under two
-  different patterns is a finding.
+- `repeated_context_sentence` (the families' shared rule,
+  `common/repeats.py`): types II and III vary the words of every context
+  sentence (000: "one word in each sentence is different"), so no context
+  sentence repeats another word for word; type I is "lexically consistent
+  - the same vocabulary is used in all sentences" (000), so its sentences
+  repeat exactly where their patterns do.
 - `repeated_quantifier`: no sentence holds one quantifier phrase of its
   language twice (`quantifiers.py`).
 - `romanian_object_marking`: a Romanian direct object marked with `pe` is
@@ -25,6 +25,7 @@ from typing import Iterator
 
 from data_builders.blm_agreement import attributes, lexicon, quantifiers
 from data_builders.common import attributes as common_attributes
+from data_builders.common import repeats
 from data_builders.common.schema import BLMInstance, Sentence
 from data_builders.common.validation import Check
 
@@ -36,20 +37,6 @@ def _sentences(x: BLMInstance) -> Iterator[tuple[str, Sentence]]:
     yield f"context {i + 1}", s
   for lab, s in zip(x.labels, x.answers):
     yield f"answer {lab}", s
-
-
-def repeated_context_sentences(x: BLMInstance) -> Iterator[str]:
-  first: dict[str, int] = {}
-  for i, s in enumerate(x.context):
-    j = first.setdefault(s.text, i)
-    if j == i:
-      continue
-    if x.lexical_type != "I":
-      yield (f"context {i + 1} repeats context {j + 1} word for word "
-             f"(type {x.lexical_type} varies the words): {s.text!r}")
-    elif s.pattern != x.context[j].pattern:
-      yield (f"context {i + 1} repeats context {j + 1} word for word under "
-             f"another pattern ({s.pattern!r}, {x.context[j].pattern!r})")
 
 
 def repeated_quantifiers(x: BLMInstance) -> Iterator[str]:
@@ -128,7 +115,7 @@ CHECKS = (
     Check("repeated_context_sentence",
           "types II and III: no context sentence repeats another word for "
           "word; type I: sentences repeat only where their patterns do",
-          repeated_context_sentences),
+          repeats.repeated_context),
     Check("repeated_quantifier",
           "no sentence holds the same quantifier phrase twice (fr 'tout le "
           "monde', ro 'toată lumea', ...)", repeated_quantifiers),

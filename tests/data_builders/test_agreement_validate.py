@@ -59,20 +59,36 @@ def test_types_ii_and_iii_may_not_repeat_a_context_sentence(lexical_type):
   ctx[5] = ctx[4]
   got = _found(_instance(ctx, lexical_type=lexical_type))
   assert got == {"repeated_context_sentence": [
-      f"context 6 repeats context 5 word for word (type {lexical_type} "
-      "varies the words): 'Sentence 4.'"]}
+      f"context 5 and 6: 'Sentence 4.' twice, in a type {lexical_type} "
+      "context that varies the words"]}
 
 
 def test_type_i_repeats_only_where_the_patterns_do():
-  same = _distinct(7)
+  """Type I: one wording per pattern (000: the same vocabulary in every
+  sentence), so text and pattern repeat together or not at all."""
+  def context(pairs):
+    return [Sentence(text, pattern) for text, pattern in pairs]
+
+  patterns = [f"NP-{a} PP1-{b} VP-{a}" for a in ("sg", "pl")
+              for b in ("sg", "pl")] + [
+                  f"NP-sg PP1-sg PP2-{c} VP-sg" for c in ("sg", "pl")] + [
+                      "NP-pl PP1-sg PP2-sg VP-pl"]
+  distinct = [(f"Sentence {i}.", p) for i, p in enumerate(patterns)]
+  same = list(distinct)
   same[2] = same[1]
-  assert _found(_instance(same, lexical_type="I")) == {}
-  other = _distinct(7)
-  other[5] = Sentence(other[1].text, TWO.format("sg"))
-  assert _found(_instance(other, lexical_type="I")) == {
+  # The paper's design (the `_seq` rule on deciding attributes aside).
+  paper = dict(lexical_type="I", family="agreement")
+  assert _found(_instance(context(same), **paper)) == {}
+  other = list(distinct)
+  other[5] = (other[1][0], patterns[5])
+  reworded = list(distinct)
+  reworded[5] = ("Sentence 5.", patterns[1])
+  assert _found(_instance(context(other), **paper)) == {
       "repeated_context_sentence": [
-          "context 6 repeats context 2 word for word under another pattern "
-          f"({TWO.format('sg')!r}, {ONE!r})"]}
+          "context 2 and 6: the same words in two patterns ('Sentence 1.')"]}
+  assert _found(_instance(context(reworded), **paper)) == {
+      "repeated_context_sentence": [
+          "context 2 and 6: one pattern in two wordings ('Sentence 5.')"]}
 
 
 @pytest.mark.parametrize("language,text,phrase", [
