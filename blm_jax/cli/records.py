@@ -8,7 +8,7 @@
 `make` writes the record of a finished run (results.json without per-epoch
 histories, config.json, the command, the commit of the working tree), or
 of a reproduction suite's folder (its report.json: heatmaps, context-free
-baselines and a `claims` table).
+baselines and a `claims` table), or of a diagnose folder (diagnose.json).
 `tables` rewrites every table between `<!-- table: RECORD [options] -->`
 and `<!-- end table -->` in README.md and docs/**/*.md from its record;
 with --check it changes nothing and names each file and table that
@@ -45,9 +45,12 @@ def head_commit(root: str = ROOT) -> str:
 
 def make(workdir: str, out: str, command: str, commit: str = "",
          study: str = "", note: str = "") -> dict:
-  from_folder = (records.record_from_report if os.path.isfile(
-      os.path.join(workdir, "report.json")) and not os.path.isfile(
-          os.path.join(workdir, "results.json"))
+  def has(name):
+    return os.path.isfile(os.path.join(workdir, name))
+
+  from_folder = (records.record_from_workdir if has("results.json")
+                 else records.record_from_report if has("report.json")
+                 else records.record_from_diagnose if has("diagnose.json")
                  else records.record_from_workdir)
   record = from_folder(workdir, command, commit or head_commit(),
                        study=study or None, note=note or None)

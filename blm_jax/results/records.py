@@ -128,6 +128,30 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   return record
 
 
+def record_from_diagnose(out: str, command: str, commit: str,
+                         study: str | None = None, date: str | None = None,
+                         note: str | None = None) -> dict:
+  """The record of a `blm_jax.cli.diagnose` folder: its diagnose.json
+  (probes per layer, compounding, probe-then-solve, the gold ceiling, the
+  builder versions of the data it read) with the command and commit."""
+  path = os.path.join(out, "diagnose.json")
+  if not os.path.isfile(path):
+    raise RecordError(f"{out}: no diagnose.json (run blm_jax.cli.diagnose)")
+  found = read_json_object(path, "a diagnose folder's diagnose.json")
+  if date is None:
+    date = datetime.datetime.fromtimestamp(
+        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
+  record = {"study": study or os.path.basename(os.path.normpath(out)),
+            "date": date, "commit": commit, "command": command,
+            "config": None,
+            "source": f"diagnose.json of the diagnose run in {out}"}
+  if note:
+    record["note"] = note
+  for k, v in found.items():
+    record.setdefault(k, v)
+  return record
+
+
 def record_from_report(out: str, command: str, commit: str,
                        study: str | None = None, date: str | None = None,
                        note: str | None = None) -> dict:

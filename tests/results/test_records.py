@@ -225,6 +225,26 @@ def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
     records.record_from_report(str(tmp_path / "none"), "c", "x")
 
 
+def test_make_on_a_diagnose_folder_keeps_its_tables(tmp_path):
+  found = {"dataset": "od_en_seq",
+           "data": {"builder_versions": {"blm_cos_od/od_en_seq_type_I":
+                                         "1.3.0"}},
+           "tables": {"linear": {"columns": ["layer", "form"],
+                                 "rows": [["layer=0", "0.986"]]}}}
+  (tmp_path / "diagnose.json").write_text(json.dumps(found))
+  out = tmp_path / "r.json"
+  cli.make(str(tmp_path), str(out), "python -m blm_jax.cli.diagnose --x",
+           commit="abc1234", study="probes")
+  r = json.loads(out.read_text())
+  assert (r["study"], r["commit"], r["command"]) == (
+      "probes", "abc1234", "python -m blm_jax.cli.diagnose --x")
+  assert r["data"] == found["data"]
+  assert records.render(r, {"table": "linear"}).splitlines()[2] == (
+      "| layer=0 | 0.986 |")
+  with pytest.raises(records.RecordError, match="no diagnose.json"):
+    records.record_from_diagnose(str(tmp_path / "none"), "c", "x")
+
+
 def test_a_table_row_of_the_wrong_length_is_named():
   # One writer for every markdown table (the report's sections, the docs'
   # records): a row that does not fit the header is refused, not shifted.
