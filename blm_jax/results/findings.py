@@ -19,6 +19,10 @@ sentence there is typed by hand. Each KIND reads one shape of record:
 - `findings_probes`: a `diagnose` record (`tables.mlp`): the layer whose
   probes solve best, against the gold attributes, and its weakest
   attribute.
+- `findings_lost`: a `diagnose` record's probe table (`table=linear` by
+  default): the attribute whose probe alone costs probe-then-solve most at
+  the last layer, how well each layer reads it, and probe-then-solve at
+  its best layer and at the last.
 """
 
 from __future__ import annotations
@@ -207,10 +211,31 @@ def probes(record: dict) -> str:
       f"last layer probe-then-solve is {rows[-1][solve]}."])
 
 
+def lost(record: dict, table: str = "linear") -> str:
+  columns, rows = _table(record, table)
+  solve = _column(columns, "probe-then-solve")
+  gold = _column(columns, "gold")
+  attributes = columns[1:_column(columns, "compounding")]
+  last = rows[-1]
+  alone = {a: float(last[_column(columns, f"only {a}")]) for a in attributes}
+  worst = min(attributes, key=alone.get)
+  read = [float(r[columns.index(worst)]) for r in rows]
+  best_read = max(range(len(rows)), key=read.__getitem__)
+  top = max(rows, key=lambda r: float(r[solve]))
+  return _bullets([
+      f"{record.get('dataset', '?')}, {record.get('encoder', '?')} ({table} "
+      "probes on "
+      f"held-out frames): loses {worst} most (alone {alone[worst]:.3f} at "
+      f"{last[0]}); {worst} is read {read[0]:.3f} at {rows[0][0]}, best "
+      f"{read[best_read]:.3f} at {rows[best_read][0]}, {read[-1]:.3f} at "
+      f"{last[0]}; probe-then-solve {top[solve]} at {top[0]}, "
+      f"{last[solve]} at {last[0]} (gold attributes {last[gold]})."])
+
+
 VIEWS: dict[str, Callable[[dict], str]] = {
     "findings_run": run, "findings_claims": claims,
     "findings_designs": designs, "findings_solvers": solvers,
-    "findings_probes": probes}
+    "findings_probes": probes, "findings_lost": lost}
 
 
 def render(record: dict, view: str) -> str:

@@ -82,6 +82,24 @@ def test_probes_name_the_best_layer_and_its_weakest_attribute():
       "attribute is form (0.7), at the last layer probe-then-solve is 0.2.\n")
 
 
+def test_lost_names_the_attribute_whose_probe_costs_most_at_the_last_layer():
+  columns = ["layer", "form", "tail", "compounding", "probe-then-solve",
+             "only form", "only tail", "gold"]
+  record = {"dataset": "blm_cos_od/od_en_seq_type_I", "encoder": "e",
+            "tables": {"linear": {"columns": columns, "rows": [
+                ["layer=0", "0.999", "0.97", "0.2", "0.912", "1.000",
+                 "0.956", "1.000"],
+                ["layer=1", "1.000", "0.99", "0.2", "0.956", "1.000",
+                 "1.000", "1.000"],
+                ["layer=2", "0.692", "0.892", "0.0", "0.487", "0.611",
+                 "0.823", "1.000"]]}}}
+  assert findings.render(record, "findings_lost") == (
+      "- blm_cos_od/od_en_seq_type_I, e (linear probes on held-out frames): loses form "
+      "most (alone 0.611 at layer=2); form is read 0.999 at layer=0, best "
+      "1.000 at layer=1, 0.692 at layer=2; probe-then-solve 0.956 at "
+      "layer=1, 0.487 at layer=2 (gold attributes 1.000).\n")
+
+
 def test_a_finding_the_record_cannot_give_is_one_clear_error():
   with pytest.raises(records.RecordError,
                      match=r"view=findings_claims: no table 'claims' \(has "
