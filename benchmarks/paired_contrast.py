@@ -1,4 +1,4 @@
-"""The solvers suite's contrast (`blm_jax/results/solver_contrasts.py`) for
+"""The solvers suite's contrast (`blm_jax/study/solver_contrasts.py`) for
 grids run outside a suite: the best of two or more finished workdirs on one
 dataset against each other one, paired by seed and test instance when they
 share them, with the 95% interval and Holm's correction.
@@ -23,7 +23,8 @@ if _HERE not in sys.path:
   sys.path.insert(0, _HERE)
 
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.results import predictions, records, solver_contrasts  # noqa: E402
+from blm_jax.results import predictions  # noqa: E402
+from blm_jax.study import records, solver_contrasts  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -61,7 +62,7 @@ def main(argv):
   rows, seen = contrast(FLAGS.workdir)
   record = {
       "study": "paired contrast of solvers run outside a suite "
-               "(blm_jax/results/solver_contrasts.py)",
+               "(blm_jax/study/solver_contrasts.py)",
       "source": "measured", "date": time.strftime("%Y-%m-%d", time.gmtime()),
       "commit": records_cli.head_commit(),
       "command": " ".join(["python", "benchmarks/paired_contrast.py",

@@ -43,8 +43,7 @@ def entries_of(names, config_of, out: str) -> list[tuple]:
   """[(name, config, its diagnose folder, its diagnose.json or None)];
   `config_of(grid)`: the config reproduce gives that grid (its
   --variant, --seeds, --encoder)."""
-  from blm_jax.cli import suites
-  from blm_jax.results import records
+  from blm_jax.study import records, suites
 
   entries = []
   for name in names:
@@ -135,7 +134,7 @@ def run(entries, out: str, command: str, ladder_fn=default_ladder,
       "tables": {"ladder": {"columns": COLUMNS, "rows": rows}}}
   os.makedirs(out, exist_ok=True)
   files.write_json(os.path.join(out, "diagnose_suite.json"), record)
-  from blm_jax.results import markdown_table
+  from blm_jax.study import markdown_table
 
   files.write_text(os.path.join(out, "diagnose_suite.md"), "\n".join(
       markdown_table.lines(COLUMNS, rows)) + "\n")
@@ -146,7 +145,7 @@ def main(opts, datasets, config_of, echo=print) -> None:
   """`reproduce --suite=diagnose`: the plan, then (without --plan_only)
   the ladder of every design not done and the suite's record.
   `config_of(grid)`: each design's config as reproduce makes it."""
-  from blm_jax.cli import suites
+  from blm_jax.study import suites
 
   if opts.shard or opts.grids or opts.report_only:
     raise suites.SuiteError("--suite=diagnose runs design by design and "

@@ -11,7 +11,7 @@
 `--suite=diagnose` (alone) runs no grid: the diagnosis ladder on every
 `_seq` design and regime (blm_jax/cli/diagnose_suite.py).
 
-Each grid (blm_jax/cli/suites.py) is `configs/<model>.py:<arg>` run into
+Each grid (blm_jax/study/suites.py) is `configs/<model>.py:<arg>` run into
 `<out>/<name>/<model>/`; a grid whose results.json exists is reused only if
 its config is the one this command would run and its datasets' builders
 are at the versions it was trained on (else the command refuses, naming
@@ -21,14 +21,14 @@ that ask for it (000's chunk grids, for Figures 20-22) are probed once
 trained. With `--keep=DIR` each finished grid's record is also written to
 DIR (committed: a session's workdirs do not outlive it) and a grid whose
 workdir is gone counts as done from it, checked the same way
-(blm_jax/results/grid_records.py). Before anything runs the command
+(blm_jax/study/grid_records.py). Before anything runs the command
 prints its plan: every grid, done or not, and the time each should take
 on this machine's platform (`--plan_platform` for another) from the grids
 measured on it: those finished in `--out`, then the committed records
-(`--timings`; blm_jax/cli/grid_timing.py). Without --suite, --datasets x --models (the datasets
+(`--timings`; blm_jax/study/grid_timing.py). Without --suite, --datasets x --models (the datasets
 the papers' claims are about). The claims and their intervals (from each grid's
-predictions.npz) are `blm_jax.results.claims`, the report
-`blm_jax.results.claims_report`.
+predictions.npz) are `blm_jax.study.claims`, the report
+`blm_jax.study.claims_report`.
 """
 
 from __future__ import annotations
@@ -44,16 +44,17 @@ from absl import flags
 import jax
 
 from blm_jax.base import compile_cache
-from blm_jax.cli import diagnose_suite, errors, grid_reuse, grid_timing, suites
-from blm_jax.results import claims_report, grid_records
+from blm_jax.cli import diagnose_suite, errors
 from blm_jax.results import report as grid_report
-from blm_jax.results.claims_report import report
 from blm_jax.results.experiment import run_experiment
-from blm_jax.results.judge import interval_text, load_predictions
+from blm_jax.study import (claims_report, grid_records, grid_reuse,
+                           grid_timing, suites)
+from blm_jax.study.claims_report import report
+from blm_jax.study.judge import interval_text, load_predictions
 from data_builders import registry
 
 
-# The datasets the claims of blm_jax.results.claims are about.
+# The datasets the claims of blm_jax.study.claims are about.
 DATASETS = ("spray_load", "spray_load_atl_alt", "agreement_en", "cos_en",
             "od_en")
 # Five seeds: the t interval's half-width is 4.30/sqrt(3) = 2.48 seed

@@ -156,7 +156,7 @@ def test_each_entry_is_declared_by_the_package_that_builds_it():
 
 
 def test_designs_follow_their_names_and_pair_with_their_paper_design():
-  from blm_jax.results import claims
+  from blm_jax.study import claims
   from data_builders import registry
   for e in registry.entries():
     suffix = e.short_name.rpartition("_")[2]

@@ -4,7 +4,7 @@ earlier, looser or stricter, test gave the other verdict."""
 import numpy as np
 import pytest
 
-from blm_jax.results import claims, judge
+from blm_jax.study import claims, judge
 
 TYPES = claims.TYPES
 BUMP = "the FFNN's I→III cell is above I→II and above II→III"

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from blm_jax.results import judge, statistics
+from blm_jax.study import judge, statistics
 from tests import claims_simulation as sim
 
 

@@ -2,7 +2,7 @@
 
 Every value names its paper (../shared/papers/<id>_*.txt), the table,
 figure or section, and the line of that text file it is read from;
-tests/results/test_paper_values.py checks each one against that line. The
+tests/study/test_paper_values.py checks each one against that line. The
 reproduction report sets them beside ours.
 """
 

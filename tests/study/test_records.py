@@ -1,4 +1,4 @@
-"""Study records and the tables generated from them (blm_jax/results/records.py,
+"""Study records and the tables generated from them (blm_jax/study/records.py,
 blm_jax/cli/records.py): every table in README.md and docs/ equals its record."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from blm_jax.cli import records as cli
-from blm_jax.results import markdown_table, records
+from blm_jax.study import markdown_table, records
 from tests import ROOT
 
 
@@ -193,8 +193,8 @@ def test_make_drops_histories(tmp_path):
 def test_make_on_a_reproduction_folder_keeps_heatmaps_and_verdicts(tmp_path):
   import numpy as np
 
-  from blm_jax.results import claims_report
-  from tests.results.test_reproduce import _hits, _run
+  from blm_jax.study import claims_report
+  from tests.study.test_reproduce import _hits, _run
 
   rng = np.random.default_rng(0)
   runs = {ds: {m: _run(_hits(rng, rate))[0] for m in ("ffnn", "vae2")}

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from blm_jax.cli import records as cli
-from blm_jax.results import findings, records
+from blm_jax.study import findings, records
 from tests import ROOT
 
 CLAIMS = ["source", "dataset", "claim", "verdict", "after Holm"]

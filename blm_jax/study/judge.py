@@ -1,7 +1,7 @@
-"""Checking the papers' claims (`blm_jax.results.claims`) on finished
+"""Checking the papers' claims (`blm_jax.study.claims`) on finished
 grids: each claim's contrasts estimated from the grids' per-seed cells (and
 their predictions.npz's hits when present), tested by
-`blm_jax.results.statistics`, and Holm-adjusted over one report's verdicts.
+`blm_jax.study.statistics`, and Holm-adjusted over one report's verdicts.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from typing import Callable
 
 import numpy as np
 
-from blm_jax.results import claims, metrics
-from blm_jax.results import predictions as predictions_lib
-from blm_jax.results import statistics
+from blm_jax.results import metrics, predictions as predictions_lib
+from blm_jax.study import claims, statistics
 
 LEVEL = statistics.LEVEL
 # Why a claim was not run ("not_run_reason"): its grids are not in the run;

@@ -28,7 +28,7 @@ design); `key=a.b.c` picks a summary inside the record (heatmap of
 `controls.answer_only.summary`, say); `view=context_free` renders
 results.json's context-free baselines (best score, its baseline and the
 context gain per cell); `view=findings_KIND` renders sentences of
-docs/findings.md (blm_jax.results.findings). Without options a record
+docs/findings.md (blm_jax.study.findings). Without options a record
 with a `summary` renders as a heatmap.
 
 A record made from a run keeps the builder versions of the data it read;
@@ -44,10 +44,11 @@ import datetime
 import fnmatch
 import os
 import re
+import subprocess
 from typing import Any
 
 from blm_jax.base import files
-from blm_jax.results import findings, judge, markdown_table
+from blm_jax.study import findings, judge, markdown_table
 
 MARKER = re.compile(
     r"^<!-- table: (?P<path>\S+)(?P<opts>(?: [\w.]+=\S+)*) -->\n"
@@ -56,6 +57,19 @@ MARKER = re.compile(
 
 
 MAX_RECORD_BYTES = 256 << 20  # results.json, report.json or a record.
+# The checkout (the repository root) whose commit a record names.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+
+def head_commit(root: str = ROOT) -> str:
+  """The checkout's HEAD, short, for a record's `commit` ('' outside git)."""
+  try:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                          capture_output=True, text=True,
+                          check=True).stdout.strip()
+  except (OSError, subprocess.CalledProcessError):
+    return ""
 
 
 class RecordError(ValueError):
@@ -170,7 +184,7 @@ def record_from_report(out: str, command: str, commit: str,
   if curves.get("curves"):  # 001 Figures 7-8: F1 against the training size
     # Here, not at the top: `records tables` stays free of matplotlib and
     # the models that the curves' grouping imports.
-    from blm_jax.results import training_curves
+    from blm_jax.study import training_curves
 
     record["training_curves"] = curves
     record["tables"]["training_curves"] = {

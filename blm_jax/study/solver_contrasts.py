@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blm_jax.results import judge, statistics
+from blm_jax.study import judge, statistics
 
 COLUMNS = ("dataset", "best", "other", "difference (mean F1)",
            "95% interval", "p", "verdict", "verdict (Holm)")

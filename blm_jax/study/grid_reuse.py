@@ -1,7 +1,7 @@
 """Whether a finished grid may stand for a grid a suite would run now.
 
 A grid's results (its workdir's results.json, or its record kept with
-`reproduce --keep`, blm_jax/results/grid_records.py) are reused only if
+`reproduce --keep`, blm_jax/study/grid_records.py) are reused only if
 the config this command would run made them and its datasets' builders
 are at the versions they were trained on; else one error names the
 differing keys or versions.
@@ -14,10 +14,9 @@ import json
 import os
 import sys
 
-from blm_jax.cli import records as records_cli
-from blm_jax.cli import suites
 from blm_jax.data import input_pipeline
-from blm_jax.results import grid_records, predictions, records
+from blm_jax.results import predictions
+from blm_jax.study import grid_records, records, suites
 from blm_jax.training import run_identity
 
 
@@ -133,7 +132,7 @@ def code_commit() -> str:
   """The checkout's commit when this process first asks (reproduce asks
   as it starts): the code it loaded, not the commit the checkout has
   moved to by the time a grid of a long suite finishes."""
-  return records_cli.head_commit()
+  return records.head_commit()
 
 
 def keep_grid(keep: str, grid: suites.Grid, workdir: str, results: dict,

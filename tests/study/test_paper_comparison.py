@@ -1,7 +1,7 @@
 """The report's lines that set our grids beside 000: Table 5's rows and
 each dataset section's "what differs" line."""
 
-from blm_jax.results import paper_comparison
+from blm_jax.study import paper_comparison
 
 
 def test_table5_rows_follow_the_papers_order_and_add_sources_it_lacks():

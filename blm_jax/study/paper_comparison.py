@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from blm_jax.results import markdown_table, paper_values
+from blm_jax.study import markdown_table, paper_values
 
 # One unit's traversal "decreases the differentiation among patterns" when
 # it lowers the pattern-level accuracy by more than this.

@@ -24,7 +24,7 @@ safe side where the instances do. Welch-Satterthwaite's df for the sum
 variance comes out small by chance it grants normal tails, and the
 simulated rate of p < 0.005 under the null was 2.8% instead of 0.5%, which
 breaks Holm's correction. Simulations
-(tests/results/test_statistics.py, studies/claims_simulation.py) check the
+(tests/study/test_statistics.py, studies/claims_simulation.py) check the
 coverage and the false-verdict rates against the nominal ones.
 
 A claim combines its contrasts with one of two rules:

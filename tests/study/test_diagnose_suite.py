@@ -12,8 +12,9 @@ import pytest
 import numpy as np
 
 from blm_jax.analysis import attribute_probes
-from blm_jax.cli import diagnose, diagnose_suite, reproduce, suites
+from blm_jax.cli import diagnose, diagnose_suite, reproduce
 from blm_jax.data import input_pipeline
+from blm_jax.study import suites
 from data_builders.common import attributes
 from tests import ROOT, tiny_checkpoints
 from tests.results.test_gold_ceiling import _seq_instances

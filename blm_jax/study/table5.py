@@ -11,7 +11,7 @@ import os
 from typing import Sequence
 
 from blm_jax.analysis import restore as probe
-from blm_jax.results import paper_comparison, paper_values
+from blm_jax.study import paper_comparison, paper_values
 
 _CHUNKS = "blm_chunks/"
 

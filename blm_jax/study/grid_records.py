@@ -24,7 +24,8 @@ import os
 
 from blm_jax.base import files
 from data_builders.common import safe_io
-from blm_jax.results import predictions, records
+from blm_jax.results import predictions
+from blm_jax.study import records
 
 # A paper-scale grid's record is tens of kB; anything past this is not one.
 MAX_BYTES = 4 << 20

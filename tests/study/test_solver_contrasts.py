@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from blm_jax.results import solver_contrasts
 from blm_jax.results import predictions
+from blm_jax.study import solver_contrasts
 
 TYPES = ("I", "II", "III")
 

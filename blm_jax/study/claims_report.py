@@ -2,7 +2,7 @@
 
 `report(runs, models, out, command, preds)` writes report.md and
 report.json: each dataset's heatmaps side by side, the verdicts of
-`blm_jax.results.claims` (raw and Holm-adjusted), the two designs side by
+`blm_jax.study.claims` (raw and Holm-adjusted), the two designs side by
 side, the papers' printed numbers beside ours (`paper_comparison`) and
 how each claim became a test; report.html is the same page, self-contained
 with each grid's figures inline. report.json keeps each grid's
@@ -15,10 +15,9 @@ import os
 from typing import Callable
 
 from blm_jax.base import files
-from blm_jax.results import (battery, claims, html_report, judge,
-                             markdown_table, paper_comparison,
-                             schedule, solver_contrasts,
-                             training_curves)
+from blm_jax.study import (battery, claims, html_report, judge, markdown_table,
+                           paper_comparison, schedule, solver_contrasts,
+                           training_curves)
 
 TYPES = claims.TYPES
 LEVEL = judge.LEVEL
@@ -224,7 +223,7 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
       "variance is the seeds' (s²/n, t with n-1 degrees of freedom) plus "
       "the test instances' (from predictions.npz, paired between models "
       "that share a test set), with t(n-1) tails "
-      "(blm_jax/results/statistics.py). **Holm**: the verdict "
+      "(blm_jax/study/statistics.py). **Holm**: the verdict "
       "after Holm's family-wise correction over every verdict of this "
       "report, with its adjusted p-value. Per seed: the statistic of each "
       "seed alone.",

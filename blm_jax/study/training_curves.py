@@ -19,7 +19,8 @@ import re
 
 from matplotlib.figure import Figure
 
-from blm_jax.results import markdown_table, metrics, paper_values, plots
+from blm_jax.results import metrics, plots
+from blm_jax.study import markdown_table, paper_values
 from blm_jax.training import run_identity
 
 SIZE_KEY = "data.num_train"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from blm_jax.encoders import encoder as encoders
-from blm_jax.results import claims
+from blm_jax.study import claims
 from data_builders import registry
 
 

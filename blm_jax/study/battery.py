@@ -17,7 +17,7 @@ import io
 import os
 
 from blm_jax.base import files
-from blm_jax.results import markdown_table
+from blm_jax.study import markdown_table
 
 COLUMNS = ("dataset", "encoder", "diagonal F1", "off-diagonal F1",
            "best context-free", "context gain", "gold reference",

@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from blm_jax.cli import reproduce, suites
-from blm_jax.results import claims_report, paper_values, records
-from blm_jax.results import training_curves as tc
+from blm_jax.cli import reproduce
 from blm_jax.results.experiment import run_experiment
+from blm_jax.study import (claims_report, paper_values, records, suites,
+                           training_curves as tc)
 from tests import synthetic
-from tests.cli.test_reproduce_suites import _configs
+from tests.study.test_reproduce_suites import _configs
 
 pytestmark = pytest.mark.slow
 

@@ -5,8 +5,7 @@ checked against the data, unpaired means across datasets."""
 import numpy as np
 import pytest
 
-from blm_jax.results import claims
-from blm_jax.results import claims_report, judge
+from blm_jax.study import claims, claims_report, judge
 
 TYPES = claims.TYPES
 AGR = ("Corr", "Coord", "WNA", "WN1", "WN2", "AEV", "AEN1", "AEN2")

@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
-from blm_jax.results import claims, claims_report, judge
-from tests.results.test_reproduce import COS_GAIN, _hits, _run
+from blm_jax.study import claims, claims_report, judge
+from tests.study.test_reproduce import COS_GAIN, _hits, _run
 
 
 def _with_context_free(results, best):

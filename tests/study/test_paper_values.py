@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from blm_jax.results import paper_values
+from blm_jax.study import paper_values
 from tests import ROOT
 
 PAPERS = next((p for p in (os.path.join(ROOT, "..", "shared", "papers"),

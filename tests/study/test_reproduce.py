@@ -8,10 +8,8 @@ import types
 import numpy as np
 import pytest
 
-from blm_jax.results import claims as reproduce
-from blm_jax.results import claims_report
-from blm_jax.results import judge
 from blm_jax.results import predictions
+from blm_jax.study import claims as reproduce, claims_report, judge
 from blm_jax.training.grid import GridSpec
 from blm_jax.training.trainer import Predictions
 from tests import ROOT
@@ -426,7 +424,7 @@ def test_a_grid_without_every_type_is_not_run_not_a_crash():
 def test_a_report_off_the_papers_schedule_says_so_everywhere(tmp_path):
   """A :cpu-like schedule: the report says so at its top and beside every
   verdict, the record carries it, and no path outside the project shows."""
-  from blm_jax.results import schedule
+  from blm_jax.study import schedule
 
   rng = np.random.default_rng(3)
   ffnn, vae2 = _run(_hits(rng, 0.6)), _run(_hits(rng, 0.9))

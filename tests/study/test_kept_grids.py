@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from blm_jax.cli import grid_reuse, reproduce, suites
-from tests.cli.test_reproduce_suites import (
+from blm_jax.cli import reproduce
+from blm_jax.study import grid_reuse, suites
+from tests.study.test_reproduce_suites import (
     _configs, _opts, _synthetic_run, chunk_grid, rebuild_since)
 
 pytestmark = pytest.mark.slow
@@ -30,11 +31,11 @@ def test_a_kept_record_names_the_commit_its_process_started_from(
     tmp_path, monkeypatch):
   # The checkout moves on (commits land) while a long suite runs: the
   # record names the commit whose code the process loaded.
-  from blm_jax.cli import records as records_cli
+  from blm_jax.study import records
   grid_reuse.code_commit.cache_clear()
-  monkeypatch.setattr(records_cli, "head_commit", lambda: "aaaaaaa")
+  monkeypatch.setattr(records, "head_commit", lambda: "aaaaaaa")
   assert grid_reuse.code_commit() == "aaaaaaa"
-  monkeypatch.setattr(records_cli, "head_commit", lambda: "bbbbbbb")
+  monkeypatch.setattr(records, "head_commit", lambda: "bbbbbbb")
   configs, keep = _configs(tmp_path), str(tmp_path / "kept")
   try:
     _suite(_opts(configs, tmp_path / "o", suite="cos_en/ffnn"), keep)

@@ -9,8 +9,9 @@ import types
 
 import pytest
 
-from blm_jax.cli import grid_reuse, reproduce, suites
+from blm_jax.cli import reproduce
 from blm_jax.results.experiment import run_experiment
+from blm_jax.study import grid_reuse, suites
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 TOY = '''
@@ -448,7 +449,7 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
   inline, and a second pass (a resumed run or the shards' merge) reads
   the probe instead of redoing it."""
   from blm_jax.analysis import probing
-  from blm_jax.results import paper_comparison
+  from blm_jax.study import paper_comparison
 
   d, config, grid = chunk_grid()
   out = tmp_path / "o"
@@ -491,7 +492,7 @@ def test_chunk_grids_are_probed_once_and_reported_beside_000_sec_7(
           "seeds here, one train/dev sample; 000 sec. 7: \"average F1 "
           "score over three runs\")") in md
   # The record keeps the report's tables: the doc renders them from it.
-  from blm_jax.results import records
+  from blm_jax.study import records
   rec = records.record_from_report(str(out), "cmd", "abc")
   assert rec["probing"] == record["probing"]
   assert set(rec["tables"]) >= {"claims", "designs", "table5", "probing"}
@@ -566,7 +567,7 @@ def test_a_suite_of_several_models_reports_every_solver_across_the_datasets(
     tmp_path):
   # Two models on two datasets: one row per dataset and model, in the
   # record's `solvers` table and the report, each as its grid's summary.
-  from blm_jax.results import battery
+  from blm_jax.study import battery
 
   configs = _configs(tmp_path)
   (tmp_path / "configs" / "relnet.py").write_text(

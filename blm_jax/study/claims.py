@@ -1,5 +1,5 @@
 """The papers' claims, each a test on finished grids (checked by
-`blm_jax.results.judge`).
+`blm_jax.study.judge`).
 
 Each claim quotes the paper's words (000 = Merlo et al., 004 = Samo et al.,
 BLM-s/IE), verbatim, and turns them into a test that says what the quote
@@ -14,7 +14,7 @@ seed-mean heatmaps. A contrast may instead be a statistic that is not
 linear in the cells (the rank correlation of two heatmaps): a function of
 the models' per-seed F1, estimated from its per-seed values alone. The
 interval, p-values and verdict are
-`blm_jax.results.statistics`' (seed variance with t tails, test-instance
+`blm_jax.study.statistics`' (seed variance with t tails, test-instance
 variance from predictions.npz, intersection-union rule for ties, Holm over
 a report's verdicts).
 
