@@ -152,7 +152,7 @@ SUITES = ("paper000", "paper000_ctx", "paper000_seq", "paper004",
 def _suite(name: str, datasets, needs_manual_dir) -> list[Grid]:
   if name == "battery":
     return battery(datasets, needs_manual_dir)
-  if name == "diagnose":  # blm_jax/cli/diagnose_suite.py: no grids.
+  if name == "diagnose":  # blm_jax/study/diagnose_suite.py: no grids.
     raise SuiteError("--suite=diagnose runs the diagnosis ladder, no grids: "
                      "give it alone, without other suites or grids")
   return {"paper000": paper000, "paper000_ctx": paper000_ctx,

@@ -12,9 +12,10 @@ import pytest
 import numpy as np
 
 from blm_jax.analysis import attribute_probes
-from blm_jax.cli import diagnose, diagnose_suite, reproduce
+from blm_jax.cli import diagnose
+from blm_jax.cli import reproduce as reproduce_cli
 from blm_jax.data import input_pipeline
-from blm_jax.study import suites
+from blm_jax.study import diagnose_suite, reproduce, suites
 from data_builders.common import attributes
 from tests import ROOT, tiny_checkpoints
 from tests.results.test_gold_ceiling import _seq_instances
@@ -58,8 +59,8 @@ def _config_of(tmp_path, **kw):
 
 def test_plan_only_lists_every_design_and_runs_nothing(tmp_path):
   lines = []
-  diagnose_suite.main(_opts(tmp_path), REGISTRY, _config_of(tmp_path),
-                      echo=lines.append)
+  reproduce_cli.run_diagnose_suite(_opts(tmp_path), REGISTRY,
+                                   _config_of(tmp_path), echo=lines.append)
   (text,) = lines
   assert text.splitlines()[0] == (
       "plan: the diagnosis ladder on 5 designs (lexical type I, every "
@@ -68,8 +69,8 @@ def test_plan_only_lists_every_design_and_runs_nothing(tmp_path):
   assert not (tmp_path / "out").exists()
   with pytest.raises(suites.SuiteError, match="^--suite=diagnose runs "
                      "design by design and resumes: drop --shard"):
-    diagnose_suite.main(_opts(tmp_path, shard="0/2"), REGISTRY,
-                        _config_of(tmp_path))
+    reproduce_cli.run_diagnose_suite(_opts(tmp_path, shard="0/2"),
+                                     REGISTRY, _config_of(tmp_path))
 
 
 @pytest.mark.slow

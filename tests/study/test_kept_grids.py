@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from blm_jax.cli import reproduce
+from blm_jax.study import reproduce
 from blm_jax.study import grid_reuse, suites
 from tests.study.test_reproduce_suites import (
     _configs, _opts, _synthetic_run, chunk_grid, rebuild_since)

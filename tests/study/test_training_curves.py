@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from blm_jax.cli import reproduce
+from blm_jax.study import reproduce
 from blm_jax.results.experiment import run_experiment
 from blm_jax.study import (claims_report, paper_values, records, suites,
                            training_curves as tc)

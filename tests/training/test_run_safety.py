@@ -14,7 +14,7 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax.cli import reproduce
+from blm_jax.study import reproduce
 from blm_jax.results.experiment import run_experiment
 from blm_jax.study import grid_reuse
 from blm_jax.training import (checkpoints, memory_fit, progress, set_aside,

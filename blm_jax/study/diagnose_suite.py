@@ -6,9 +6,10 @@
 For each sequence-necessary design and its generalisation regimes (the
 registry's short names ending in `_seq`, `_seq_rules` or `_seq_extrap`),
 lexical type I of `configs/ffnn.py:dataset=<name>` (with the command's
---variant, --encoder and --seeds): `blm_jax.cli.diagnose`'s ladder over
-every layer of the encoder (the design analyzer, the gold ceiling, the
-probes with compounding and probe-then-solve) into
+--variant, --encoder and --seeds): the ladder (`blm_jax.cli.diagnose`'s,
+which `reproduce` hands to `run`) over every layer of the encoder (the
+design analyzer, the gold ceiling, the probes with compounding and
+probe-then-solve) into
 `<out>/<name>/diagnose/`. A design whose diagnose.json is there is done
 (the suite resumes design by design). Then `<out>/diagnose_suite.json`, a
 study record whose `ladder` table has one row per design (rules, chance,
@@ -22,9 +23,10 @@ from __future__ import annotations
 import datetime
 import os
 import re
-import sys
 
+from blm_jax.analysis import attribute_probes
 from blm_jax.base import files
+from blm_jax.study import markdown_table, records, suites
 
 SUITE = "diagnose"
 DESIGN = re.compile(r"_seq(_rules|_extrap)?$")
@@ -43,8 +45,6 @@ def entries_of(names, config_of, out: str) -> list[tuple]:
   """[(name, config, its diagnose folder, its diagnose.json or None)];
   `config_of(grid)`: the config reproduce gives that grid (its
   --variant, --seeds, --encoder)."""
-  from blm_jax.study import records, suites
-
   entries = []
   for name in names:
     grid = suites.Grid(name, "ffnn", f"dataset={name}", "diagnosis ladder")
@@ -68,14 +68,6 @@ def plan_lines(entries) -> list[str]:
   return lines
 
 
-def default_ladder(config, folder: str) -> dict:
-  """The real ladder: the config's data (built if need be), every layer."""
-  from blm_jax.cli import diagnose
-
-  config, data, splits = diagnose.load(config, "I")
-  return diagnose.ladder(config, data, splits, "all", folder)["result"]
-
-
 def _f(x) -> str:
   return "-" if x is None else f"{x:.3f}"
 
@@ -94,8 +86,6 @@ def summary_row(name: str, result: dict) -> list[str]:
          for k, v in layers.items()}
   best = max(pts, key=pts.get)
   last = list(layers)[-1]
-  from blm_jax.analysis import attribute_probes
-
   weakest, alone = attribute_probes.weakest_attribute(result, last)
   mean = lambda v: sum(v) / len(v) if v else None
   return [name,
@@ -106,10 +96,10 @@ def summary_row(name: str, result: dict) -> list[str]:
           f"{weakest} (alone {alone:.3f})"]
 
 
-def run(entries, out: str, command: str, ladder_fn=default_ladder,
-        echo=print) -> dict:
-  """Runs the ladder of every design not done, then writes the suite's
-  record and table; returns the record."""
+def run(entries, out: str, command: str, ladder_fn, echo=print) -> dict:
+  """Runs the ladder of every design not done (`ladder_fn(config,
+  folder)` -> its diagnose.json), then writes the suite's record and
+  table; returns the record."""
   results = {}
   for name, config, folder, result in entries:
     if result is None:
@@ -134,29 +124,6 @@ def run(entries, out: str, command: str, ladder_fn=default_ladder,
       "tables": {"ladder": {"columns": COLUMNS, "rows": rows}}}
   os.makedirs(out, exist_ok=True)
   files.write_json(os.path.join(out, "diagnose_suite.json"), record)
-  from blm_jax.study import markdown_table
-
   files.write_text(os.path.join(out, "diagnose_suite.md"), "\n".join(
       markdown_table.lines(COLUMNS, rows)) + "\n")
   return record
-
-
-def main(opts, datasets, config_of, echo=print) -> None:
-  """`reproduce --suite=diagnose`: the plan, then (without --plan_only)
-  the ladder of every design not done and the suite's record.
-  `config_of(grid)`: each design's config as reproduce makes it."""
-  from blm_jax.study import suites
-
-  if opts.shard or opts.grids or opts.report_only:
-    raise suites.SuiteError("--suite=diagnose runs design by design and "
-                            "resumes: drop --shard, --grids and "
-                            "--report_only")
-  entries = entries_of(designs(datasets), config_of, opts.out)
-  echo("\n".join(plan_lines(entries)))
-  if opts.plan_only:
-    return
-  record = run(entries, opts.out, "python -m blm_jax.cli.reproduce "
-               + " ".join(sys.argv[1:]), echo=echo)
-  echo(f"wrote {os.path.join(opts.out, 'diagnose_suite.json')} and "
-       f"diagnose_suite.md ({len(record['tables']['ladder']['rows'])} "
-       "designs)")
