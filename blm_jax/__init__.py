@@ -13,8 +13,8 @@ The package is built in layers; each imports only the layers below it (and
   models/     the solvers (Flax modules) and their losses
   embedding/  sentence embeddings of a table, the on-disk cache, filling it
   encoders/   frozen Flax encoders, their tokenizers and checkpoint readers
-  data/       the sentence table, the input pipeline, lint, answers-only
-              scores, export
+  data/       the sentence table, the input pipeline, lint, export, the
+              context-free scorers and their cache
   base/       helpers every layer uses (atomic file writes)
 
 Below them, `data_builders` holds the instance schema, the answer labels,

@@ -236,7 +236,7 @@ def context_free_table(context_free: dict, train_types=None,
   if any("set_logit" not in c for c in cells):
     table += ("\n*Made with the earlier baseline set (candidate_mlp, "
               "word_logit, odd_one_in): `best` and the gain leave out the "
-              "set scorers (`blm_jax.data.set_scorer`), which can only "
+              "set scorers (`blm_jax.data.context_free.set_scorer`), which can only "
               "raise `best`.*\n")
   return table
 

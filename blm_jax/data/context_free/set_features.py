@@ -32,7 +32,9 @@ from typing import Sequence
 
 import numpy as np
 
-from blm_jax.data.answers_only import DIM, features as word_features, tokens
+from blm_jax.data.context_free.answers_only import (DIM,
+                                                    features as word_features,
+                                                    tokens)
 
 # A token is a function word when it occurs in at least this share of the
 # fitted candidates (at most MAX_FUNCTION_WORDS of them).

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blm_jax.data import answers_only
+from blm_jax.data.context_free import answers_only
 
 
 def _padded(batches: Sequence) -> tuple[np.ndarray, ...]:

@@ -35,8 +35,8 @@ from typing import Sequence
 
 import numpy as np
 
-from blm_jax.data import answers_only
-from blm_jax.data.set_features import SetFeaturizer
+from blm_jax.data.context_free import answers_only
+from blm_jax.data.context_free.set_features import SetFeaturizer
 
 SCORERS = ("set_logit", "set_trees")
 N_FOLDS = 5

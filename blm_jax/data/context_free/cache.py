@@ -1,6 +1,7 @@
 """A content-keyed cache of the context-free baselines' scores.
 
-The baselines of `context_free.py` depend on the data (the train tables of
+The baselines (`scorers.py` here, the candidate MLP in
+`blm_jax.results.context_free`) depend on the data (the train tables of
 a grid's train types, the test tables, the sentences they index, the
 embeddings), the MLP settings and the code that computes them, never on
 the solver: the ffnn, cnn and vae2 grids of one dataset get the same
@@ -51,10 +52,12 @@ from data_builders.common import safe_io
 FORMAT_VERSION = 1
 # A cache file holds a few hundred floats; anything much larger is not one.
 MAX_BYTES = 1 << 20
-# The modules whose code computes the scores: their file bytes are hashed.
-SOURCES = ("blm_jax.results.context_free", "blm_jax.data.set_scorer",
-           "blm_jax.data.set_features", "blm_jax.data.answers_only",
-           "blm_jax.models.losses")
+# The modules whose code computes the scores: their file bytes are hashed
+# (named, not imported: the MLP and its loss are in layers above this one).
+SOURCES = ("blm_jax.results.context_free", "blm_jax.models.losses",
+           *(f"blm_jax.data.context_free.{m}" for m in (
+               "scorers", "answers_only", "set_features", "set_scorer",
+               "stacked_logit")))
 _PACKAGES = ("jax", "jaxlib", "optax", "numpy")
 # The arrays of a table the scores read (answers, masks, correct), plus
 # the rest of what says which instances it holds.
