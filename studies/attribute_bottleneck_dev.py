@@ -9,7 +9,7 @@ often slot j's argmax on the dev context sentences is attribute j's value
 `gold_attributes` control's table): does the relation part learn the rule
 when the slots can be read exactly?
 
-  python benchmarks/attribute_bottleneck_dev.py --name=default \
+  python studies/attribute_bottleneck_dev.py --name=default \
       --record=studies/records/attribute_bottleneck_dev_agreement_en_seq.json \
       [--set=model.slots=6 --set=train.learning_rate=3e-3 ...]
 
@@ -211,7 +211,7 @@ def main(argv):
   commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, cwd=_HERE).stdout
   entry = {
-      "command": " ".join(["python", "benchmarks/attribute_bottleneck_dev.py",
+      "command": " ".join(["python", "studies/attribute_bottleneck_dev.py",
                            *sys.argv[1:]]),
       "commit": commit.strip(), "input": FLAGS.input,
       "overrides": list(FLAGS.set), "seed": FLAGS.seed,
@@ -228,11 +228,11 @@ def main(argv):
         dataset=FLAGS.dataset, source="measured",
         study=("the attribute-bottleneck solver on dev, one cell (seed, "
                "type I), with the slots' accuracy per attribute "
-               "(benchmarks/attribute_bottleneck_dev.py)"),
+               "(studies/attribute_bottleneck_dev.py)"),
         date=time.strftime("%Y-%m-%d", time.gmtime()),
         # One record, many runs: each run's own command and commit are in
         # `runs`; these say so for the record as a whole.
-        command="python benchmarks/attribute_bottleneck_dev.py --name=N "
+        command="python studies/attribute_bottleneck_dev.py --name=N "
                 "... (each run's command: runs.N.command)",
         commit=",".join(sorted({r["commit"] for r in record["runs"].values()
                                 if r.get("commit")})),

@@ -4,8 +4,8 @@ same instances split by rule) for the checks of
 `data_builders.blm_agreement.validate`: per check, the instances with a
 finding, with an example id and message, and the generation time.
 
-    PYTHONPATH=. python benchmarks/agreement_seq_scans.py --out studies/records/agreement_seq_scans.json
-    PYTHONPATH=. python benchmarks/agreement_seq_scans.py --languages=ro --types=III
+    PYTHONPATH=. python studies/agreement_seq_scans.py --out studies/records/agreement_seq_scans.json
+    PYTHONPATH=. python studies/agreement_seq_scans.py --languages=ro --types=III
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     with open(args.out, "w") as f:
       json.dump({"study": "agreement _seq validators (counts of instances "
                           "with a finding, per check)",
-                 "command": "python benchmarks/agreement_seq_scans.py "
+                 "command": "python studies/agreement_seq_scans.py "
                             + " ".join(argv or sys.argv[1:]),
                  "date": datetime.date.today().isoformat(),
                  "commit": records_cli.head_commit(), "source": "measured",

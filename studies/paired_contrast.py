@@ -3,7 +3,7 @@ grids run outside a suite: the best of two or more finished workdirs on one
 dataset against each other one, paired by seed and test instance when they
 share them, with the 95% interval and Holm's correction.
 
-  python benchmarks/paired_contrast.py --workdir=workdirs/a \
+  python studies/paired_contrast.py --workdir=workdirs/a \
       --workdir=workdirs/b --out=studies/records/x.json
 
 Writes a record with one `contrast` table (`records tables` renders it).
@@ -65,7 +65,7 @@ def main(argv):
                "(blm_jax/study/solver_contrasts.py)",
       "source": "measured", "date": time.strftime("%Y-%m-%d", time.gmtime()),
       "commit": records_cli.head_commit(),
-      "command": " ".join(["python", "benchmarks/paired_contrast.py",
+      "command": " ".join(["python", "studies/paired_contrast.py",
                            *sys.argv[1:]]),
       "config": None, "workdirs": seen,
       "tables": {"contrast": {"columns": list(solver_contrasts.COLUMNS),
