@@ -126,7 +126,7 @@ def main(argv=None) -> None:
       raise SystemExit(f"error: --names: {n!r} is not a regime; known: "
                        f"{', '.join(known)}")
   seeds = tuple(int(s) for s in a.seeds.split(","))
-  from blm_jax.results import records
+  from blm_jax.study import records
 
   record = (records.read_json_object(a.out, "this script's record")
             if os.path.isfile(a.out) else {})

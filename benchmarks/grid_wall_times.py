@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.cli import reproduce, suites  # noqa: E402
+from blm_jax.study import reproduce  # noqa: E402
+from blm_jax.study import suites  # noqa: E402
 
 LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) (.*)$")
 DATA = re.compile(r"^data: .*\((\d+(?:\.\d+)?)s\)$")

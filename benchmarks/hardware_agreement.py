@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 from blm_jax.base import files  # noqa: E402
-from blm_jax.results import statistics  # noqa: E402
+from blm_jax.study import statistics  # noqa: E402
 
 
 def choices(paths: list[str]) -> dict:

@@ -6,7 +6,7 @@ Draws synthetic grids with a known truth (tests/claims_simulation.py) for
 each scenario of the issue (paired gain at 0; one seed-dominated cell at
 its threshold; a 4-way tie at the bottom; the diagonal check at its
 tolerance), at 3 and 5 seeds, runs them through
-`blm_jax.results.judge.check` and records the coverage of the 95%
+`blm_jax.study.judge.check` and records the coverage of the 95%
 interval (single-contrast claims) and the rate of the wrong verdict,
 with its Monte Carlo standard error. Also the family-wise rate of a wrong
 verdict over 10 independent null claims, raw and after Holm.
@@ -22,9 +22,8 @@ import time
 
 import numpy as np
 
-from blm_jax.results import claims
 from blm_jax.cli import records as records_cli
-from blm_jax.results import judge
+from blm_jax.study import claims, judge
 from tests import claims_simulation as sim
 
 

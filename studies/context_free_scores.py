@@ -23,9 +23,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.cli import lint as lint_cli  # noqa: E402
-from blm_jax.data import answers_only, lint  # noqa: E402
+from blm_jax.cli import lint as lint_cli, records as records_cli  # noqa: E402
+from blm_jax.data import lint  # noqa: E402
+from blm_jax.data.context_free import answers_only  # noqa: E402
 from configs import common  # noqa: E402
 from data_builders.common import loading  # noqa: E402
 

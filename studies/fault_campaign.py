@@ -558,7 +558,7 @@ def forced_resume_recorded(c):
 @case("error naming the grid and the differing keys")
 def reproduce_reuses_a_cpu_grid(c):
   sys.path.insert(0, ROOT)
-  from blm_jax.cli import reproduce
+  from blm_jax.study import reproduce
   from blm_jax.training import run_identity
 
   out = os.path.join(c.root, "reproduce")

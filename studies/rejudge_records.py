@@ -4,7 +4,7 @@
   python studies/rejudge_records.py studies/records/paper000_minilm.json
 
 A record made from a report that kept each grid's per-seed F1 (`seed_f1`)
-is re-judged by today's claims (`blm_jax.results.claims`): every claim on
+is re-judged by today's claims (`blm_jax.study.claims`): every claim on
 the F1 heatmaps, t over seeds (the record holds no predictions, so the
 test-instance part is 0), Holm over those verdicts; claims on the shares
 of the answers need each seed's answer counts, which such a record does
@@ -12,7 +12,7 @@ not keep, and are left out. The table sets each verdict beside the one
 recorded for the same claim and dataset ('-' where the claim's wording
 is new).
 
-Records made before blm_jax/results/statistics.py keep, per verdict, the
+Records made before blm_jax/study/statistics.py keep, per verdict, the
 claim's statistic on each seed ('per seed' column) but not the per-seed
 F1 of every cell nor the per-instance hits. From those values alone this
 adds a `claims_rejudged` table to the record: the t(n-1) interval over
@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import sys
 
-from blm_jax.results import claims, judge, statistics
+from blm_jax.study import claims, judge, statistics
 
 SEED_F1_COLUMNS = (*judge.VERDICT_COLUMNS, "recorded verdict")
 
@@ -112,7 +112,7 @@ def main(argv) -> None:
                   "verdict", "p", "after Holm over the record"],
       "rows": rejudge(record)}
   record["rejudged_by"] = ("python studies/rejudge_records.py " + path
-                           + " (blm_jax/results/statistics.py, seeds only)")
+                           + " (blm_jax/study/statistics.py, seeds only)")
   _write(path, record)
   for row in record["tables"]["claims_rejudged"]["rows"]:
     print(" | ".join(row))

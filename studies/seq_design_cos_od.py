@@ -5,7 +5,7 @@
 For each `<cos|od>_<en|it>_seq` config and lexical type, on its train split
 (the builder's own split of the 3000 generated instances, 2160; generated,
 not built or embedded): the answers-only word logit (top 1 and top 2,
-cross-fitted as `blm_jax.data.answers_only` does) and odd-one-in, against
+cross-fitted as `blm_jax.data.context_free.answers_only` does) and odd-one-in, against
 chance and the effective chance 1/8 (the eight well-formed cells); the best
 single context position and the best pair (cross-fitted majority answer
 pattern given that position's / pair's pattern, two halves); and the share
@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.data import answers_only  # noqa: E402
+from blm_jax.data.context_free import answers_only  # noqa: E402
 from data_builders.blm_cos_od import generate, seq, templates  # noqa: E402
 from data_builders.common import splits  # noqa: E402
 

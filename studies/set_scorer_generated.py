@@ -1,4 +1,4 @@
-"""The strongest context-free scorer (`blm_jax.data.set_scorer`) on the
+"""The strongest context-free scorer (`blm_jax.data.context_free.set_scorer`) on the
 training split of generated configs, without building or embedding them.
 
   python studies/set_scorer_generated.py --configs=roll_ctx,cos_plus_ctx \
@@ -24,7 +24,7 @@ sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.data import answers_only, set_scorer  # noqa: E402
+from blm_jax.data.context_free import answers_only, set_scorer  # noqa: E402
 from data_builders.blm_cos_plus import blm_cos_plus_dataset_builder as cos_plus  # noqa: E402,E501
 from data_builders.blm_cos_plus import generate as cos_plus_gen  # noqa: E402
 from data_builders.blm_roll import blm_roll_dataset_builder as roll  # noqa: E402

@@ -55,7 +55,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.results import markdown_table  # noqa: E402
+from blm_jax.study import markdown_table  # noqa: E402
 from blm_jax.training import run_identity  # noqa: E402
 from configs import (attribute_bottleneck, cnn_seq, ffnn,  # noqa: E402
                      relnet, sent_vae, two_level_vae_subnets, vae, vae2,
@@ -368,7 +368,7 @@ def reuse_problem(entry: dict, config) -> list[str]:
   """Why a recorded run cannot stand for a run of `config` ([] if it can):
   a config key its results depend on, or its data's builder version (a
   run that recorded none differs in every builder)."""
-  from blm_jax.cli import grid_reuse
+  from blm_jax.study import grid_reuse
 
   saved = {"data": {"builder_versions": entry.get("builder_versions") or {}}}
   return (run_identity.reuse_differences(entry["config"], config)

@@ -8,7 +8,7 @@ The population F1 of a cell (over instances and seeds) is truth[t][u]
 exactly while the probabilities stay inside [0, 1] (keep truth in
 [w + 3 sd, 1 - w - 3 sd]).
 
-Used by tests/results/test_statistics.py (small) and
+Used by tests/study/test_statistics.py (small) and
 studies/claims_simulation.py (the committed figures).
 """
 
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from blm_jax.results import claims, judge, predictions
+from blm_jax.results import predictions
+from blm_jax.study import claims, judge
 
 TYPES = claims.TYPES
 

@@ -44,8 +44,7 @@ CHUNKS = "chunks_"
 def rest_grids() -> list:
   """The REST_SUITE grids (`suites.Grid`) without a record in KEPT, in the
   suite's order."""
-  from blm_jax.cli import suites
-  from blm_jax.results import grid_records
+  from blm_jax.study import grid_records, suites
   from configs import common
   spec = os.environ.get("REST_SUITE") or "paper000_seq,paper000_ctx"
   try:
@@ -61,7 +60,7 @@ def rest_plan(procs: int) -> list[str]:
   """`rest_grids` dealt to `procs` processes as `reproduce --shard` deals
   a suite (`suites.shard`: a dataset's grids, and a chunk grid with the
   dataset its source is, in one process, after it in the suite's order)."""
-  from blm_jax.cli import suites
+  from blm_jax.study import suites
   grids = rest_grids()
   lines = [",".join(g.key for g in suites.shard(grids, i, procs))
            for i in range(procs)]
@@ -69,7 +68,7 @@ def rest_plan(procs: int) -> list[str]:
 
 
 def names(which: str) -> list[str]:
-  from blm_jax.cli import suites
+  from blm_jax.study import suites
   from configs import common
   named = {"seq": SEQ, "paper000": suites.FIG15 + suites.FIG16,
            "solvers": suites.SOLVER_DATASETS,

@@ -34,7 +34,8 @@ import os
 import sys
 from typing import Sequence
 
-from blm_jax.data import answers_only, design
+from blm_jax.data import design
+from blm_jax.data.context_free import answers_only
 from blm_jax.data.lint import lint, LintReport, populations
 from data_builders.common import attributes
 from data_builders.common import validation
@@ -227,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="also exit non-zero on warnings")
   parser.add_argument("--answers_only", action="store_true",
                       help="also check that the answers alone do not solve "
-                      "the puzzle (blm_jax.data.answers_only)")
+                      "the puzzle (blm_jax.data.context_free.answers_only)")
   parser.add_argument("--probe", action="store_true",
                       help="also score the embedding probe (an MLP on each "
                       "candidate's frozen embedding alone, cross-fitted)")

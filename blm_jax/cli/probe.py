@@ -10,7 +10,8 @@ writes PNGs and probe.json into W/probe/ (see blm_jax.analysis.probing).
 
 from __future__ import annotations
 
-from blm_jax.analysis import probing, table5
+from blm_jax.analysis import probing
+from blm_jax.study import table5
 
 
 # ---- Command line (flags defined only when run as a program) ---------------

@@ -12,7 +12,7 @@ baselines and a `claims` table), or of a diagnose folder (diagnose.json).
 `tables` rewrites every table between `<!-- table: RECORD [options] -->`
 and `<!-- end table -->` in README.md and docs/**/*.md from its record;
 with --check it changes nothing and names each file and table that
-differs (see blm_jax/results/records.py for the options); either way it
+differs (see blm_jax/study/records.py for the options); either way it
 fails on a table whose record was made with other builder versions than
 this checkout's, unless the table is marked stale (`stale=yes`).
 `latex` prints (or writes to --out) a record as a booktabs LaTeX table:
@@ -22,25 +22,15 @@ a run's heatmap with its context-free scores, or a suite's tables.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 from blm_jax.base import files
-from blm_jax.results import records
 from blm_jax.results import tables as tables_lib
+from blm_jax.study import records
+from blm_jax.study.records import head_commit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
-
-
-def head_commit(root: str = ROOT) -> str:
-  """The checkout's HEAD, short, for a record's `commit` ('' outside git)."""
-  try:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
-                          capture_output=True, text=True,
-                          check=True).stdout.strip()
-  except (OSError, subprocess.CalledProcessError):
-    return ""
 
 
 def make(workdir: str, out: str, command: str, commit: str = "",

@@ -53,10 +53,10 @@ from typing import Sequence
 
 import numpy as np
 
-from blm_jax.data import answers_only, set_scorer
-from blm_jax.data.answers_only import DIM, tokens
+from blm_jax.data.context_free import answers_only, set_scorer
+from blm_jax.data.context_free.answers_only import DIM, tokens
+from blm_jax.data.context_free.set_features import SetFeaturizer
 from blm_jax.data.lint import population_key
-from blm_jax.data.set_features import SetFeaturizer
 from data_builders.common import attributes as attributes_lib
 from data_builders.common.schema import BLMInstance
 from data_builders.common.splits import rule_key

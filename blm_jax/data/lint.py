@@ -12,7 +12,7 @@ It prints, per rule, how many instances break it and a few examples (sentence
 and candidate numbers count from 1, in the instance's stored order), and exits
 1 when an error rule fires (with --strict, also a warning rule; an info rule
 never), 2 when the input cannot be read. `--answers_only` adds the answers-only cue check
-(`blm_jax.data.answers_only`: a model that never sees the context must stay near
+(`blm_jax.data.context_free.answers_only`: a model that never sees the context must stay near
 chance); it is opt-in because it fits a model per subset (seconds) and
 several older templates carry documented local cues.
 
@@ -29,7 +29,7 @@ import collections
 import dataclasses
 from typing import Callable, Iterable, Sequence
 
-from blm_jax.data import answers_only as answers_only_lib
+from blm_jax.data.context_free import answers_only as answers_only_lib
 from data_builders.common import labels as labels_lib
 from data_builders.common import validation
 from data_builders.common.schema import BLMInstance

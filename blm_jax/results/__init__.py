@@ -1,3 +1,2 @@
-"""Results: metrics of a trained grid, results.json and plots, the papers'
-claims checked on finished grids, and the study records every table in the
-docs is generated from."""
+"""Results of one run: its metrics, results.json, tables, plots and
+context-free baselines (the study over many runs is `blm_jax.study`)."""

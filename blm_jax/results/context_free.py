@@ -1,4 +1,4 @@
-"""Context-free baselines: what a grid run's candidates give without context.
+"""Context-free baselines of a grid run: the candidate MLP and the assembly.
 
 A BLM result means something only if the context was needed. For every
 (train type, test type) pair of a grid, five scorers that never see the
@@ -8,19 +8,13 @@ the test type's test instances:
   candidate_mlp  a one-hidden-layer MLP scoring each candidate's frozen
                  embedding alone, trained with the solver's max-margin loss
                  (full-batch Adam, seeded; every train type in one jitted,
-                 vmapped fit): a cue in the embedding of the correct answer;
-  word_logit     the conditional logit of `blm_jax.data.answers_only` on
-                 each candidate's word unigrams and bigrams, fitted on the
-                 train type (no cross-fitting: train and test instances are
-                 different splits): a cue in the words;
-  odd_one_in     no fitting; the candidate sharing the most word bigrams
-                 with the others (`answers_only.odd_one_in_hit`): the
-                 correct answer as the centre of its minimal variants. It
-                 depends on the test type only;
-  set_logit,     the set scorer of `blm_jax.data.set_scorer` (each
-  set_trees      candidate's features relative to its answer set: a
-                 conditional logit and boosted trees), fitted on the train
-                 type: the strongest context-free scorer we have.
+                 vmapped fit): a cue in the embedding of the correct answer.
+                 It is here, not with the others, because that loss is the
+                 models layer's;
+  word_logit,    the scorers of `blm_jax.data.context_free` (`scorers`):
+  odd_one_in,    a cue in the words, the correct answer as the centre of
+  set_logit,     its minimal variants, and each candidate's features
+  set_trees      relative to its answer set (the strongest we have).
 
 Each score is an accuracy (ties shared out evenly for the two word
 and set baselines), the same quantity as the heatmap's F1 (`metrics.cell_metrics`:
@@ -29,9 +23,9 @@ is the solver's mean F1 minus the best of the five.
 
 The scores depend on the data and the MLP settings, not on the solver, so
 they are computed once per dataset: `cached_scores` keeps them in a
-content-keyed cache (`context_free_cache.py`, the folder given by
+content-keyed cache (`data.context_free.cache`, the folder given by
 `config.results.context_free_cache`), and each grid adds the gain from
-its own summary after the lookup.
+its own summary after the lookup (`context_free`: results.json's key).
 """
 
 from __future__ import annotations
@@ -47,11 +41,11 @@ import numpy as np
 import optax
 
 from blm_jax.base.background import Background
-from blm_jax.data import answers_only, set_scorer
+from blm_jax.data.context_free import cache as context_free_cache
+from blm_jax.data.context_free import scorers, set_scorer
 from blm_jax.data.input_pipeline import BLMData
 from blm_jax.data.sentence_table import SentenceTable
 from blm_jax.models import losses
-from blm_jax.results import context_free_cache, stacked_logit
 
 BASELINES = ("candidate_mlp", "word_logit", "odd_one_in", "set_logit",
              "set_trees")
@@ -68,60 +62,6 @@ class MLPSettings:
   weight_decay: float = 1e-4
   seed: int = 0
   reduction: str = "sum"  # `losses.max_margin`, as config.loss
-
-
-def _answer_texts(table: SentenceTable, sentences) -> list[list[str]]:
-  return [[sentences[i] for i, m in zip(row, mask) if m]
-          for row, mask in zip(table.answers, table.answer_mask)]
-
-
-def _real_correct(table: SentenceTable) -> np.ndarray:
-  """The correct index among each instance's real (unmasked) candidates."""
-  before = np.cumsum(table.answer_mask, axis=1) - 1
-  return before[np.arange(table.num_instances), table.correct]
-
-
-def _word_batch(table: SentenceTable, sentences):
-  return answers_only.batch_texts(_answer_texts(table, sentences),
-                                  _real_correct(table))
-
-
-def word_logit_accuracy(train: dict[str, SentenceTable],
-                        test: dict[str, SentenceTable],
-                        sentences) -> dict[str, dict[str, float]]:
-  """{train type: {test type: expected accuracy}} of the word logit, one
-  fit per train type, all fitted together (`stacked_logit`)."""
-  held = {u: _word_batch(table, sentences) for u, table in test.items()}
-  fitted = stacked_logit.fit_logits([_word_batch(table, sentences)
-                                     for table in train.values()])
-  return {t: {u: answers_only.held_out_accuracy(w, b)
-              for u, b in held.items()} for t, w in zip(train, fitted)}
-
-
-def set_scorer_accuracy(train: dict[str, SentenceTable],
-                        test: dict[str, SentenceTable], sentences
-                        ) -> dict[str, dict[str, dict[str, float]]]:
-  """{scorer: {train type: {test type: expected accuracy}}} of the set
-  scorers (`set_scorer.SCORERS`), one fit per train type."""
-  held = {u: (_answer_texts(t, sentences), _real_correct(t))
-          for u, t in test.items()}
-  out = {s: {} for s in set_scorer.SCORERS}
-  for t, table in train.items():
-    model = set_scorer.fit(_answer_texts(table, sentences),
-                           _real_correct(table))
-    for u, (texts, correct) in held.items():
-      got = model.scores(texts)
-      for s in set_scorer.SCORERS:
-        out[s].setdefault(t, {})[u] = set_scorer.containment(
-            got[s], correct, 1)
-  return out
-
-
-def odd_one_in_accuracy(test: SentenceTable, sentences) -> float:
-  """Odd-one-in's expected accuracy on `test` (nothing fitted)."""
-  return float(np.mean([
-      answers_only.odd_one_in_hit(texts, k) for texts, k in zip(
-          _answer_texts(test, sentences), _real_correct(test))]))
 
 
 def _mlp_scores(params, x: jax.Array) -> jax.Array:
@@ -223,9 +163,9 @@ def baseline_scores(data: BLMData, train_types, test_types,
   mlp = Background(lambda: candidate_mlp_accuracy(
       data.embeddings, train, test, settings),
                    what="the candidate-only MLP baseline")
-  words = word_logit_accuracy(train, test, sentences)
-  odd = {u: odd_one_in_accuracy(test[u], sentences) for u in test_types}
-  sets = set_scorer_accuracy(train, test, sentences)
+  words = scorers.word_logit_accuracy(train, test, sentences)
+  odd = {u: scorers.odd_one_in_accuracy(test[u], sentences) for u in test_types}
+  sets = scorers.set_scorer_accuracy(train, test, sentences)
   mlp = mlp.result()
   return {t: {u: {"candidate_mlp": mlp[t][u], "word_logit": words[t][u],
                   "odd_one_in": odd[u],

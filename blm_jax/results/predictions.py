@@ -3,7 +3,7 @@
 results.json keeps per-cell F1, which is enough for a heatmap but not for
 a confidence interval: resampling test instances, and pairing two models
 on the same instances, needs per-instance correctness. The results layer
-writes this file next to results.json; `blm_jax.results.claims` reads it.
+writes this file next to results.json; `blm_jax.study.claims` reads it.
 
 Arrays (numpy strings, so the file loads without pickle):
   cell_seed [C], cell_train [C], cell_variant [C]: the grid's cells in

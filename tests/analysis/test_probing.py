@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from absl import flags
 
-from blm_jax.analysis import probe_figures, probing, restore as probe, table5
+from blm_jax.analysis import probe_figures, probing, restore as probe
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
 from blm_jax.results.experiment import run_experiment
+from blm_jax.study import table5
 from tests import synthetic
 from blm_jax.cli import probe as probe_cli
 

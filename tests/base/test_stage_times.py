@@ -6,7 +6,7 @@ import json
 import pytest
 
 from blm_jax.base.stage_clock import StageClock, split_compile, stages_line
-from blm_jax.cli import grid_timing
+from blm_jax.study import grid_timing
 
 
 def test_the_clock_sums_repeats_in_first_seen_order_and_counts_failures():

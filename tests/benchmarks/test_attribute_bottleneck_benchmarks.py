@@ -1,13 +1,16 @@
-"""The helpers of benchmarks/attribute_bottleneck_dev.py (slot accuracy,
-the runs table, overrides) and benchmarks/paired_contrast.py (its one
+"""The helpers of studies/attribute_bottleneck_dev.py (slot accuracy,
+the runs table, overrides) and studies/paired_contrast.py (its one
 line for a workdir without results)."""
 
+import os
 import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, "benchmarks")
+from tests import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "studies"))
 import attribute_bottleneck_dev as dev  # noqa: E402
 import paired_contrast  # noqa: E402
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from blm_jax.results import judge
+from blm_jax.study import judge
 from tests import ROOT
 
 pytestmark = pytest.mark.slow

@@ -11,8 +11,9 @@ import tensorflow_datasets as tfds
 from absl import flags
 
 from blm_jax.cli import embed as embed_cli, export as export_cli
-from blm_jax.cli import lint as lint_cli, reproduce
+from blm_jax.cli import lint as lint_cli
 from blm_jax.data import export
+from blm_jax.study import reproduce
 from data_builders import registry
 from data_builders.common import builder, instances, schema
 from tests import ROOT

@@ -9,7 +9,8 @@ import sys
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.common.schema import BLMInstance, Sentence
 from tests.release_fixtures import release_rows, write_release
 from blm_jax.cli import lint as lint_cli

@@ -1,4 +1,4 @@
-"""The set-relative context-free scorer (blm_jax.data.set_scorer): it finds a
+"""The set-relative context-free scorer (blm_jax.data.context_free.set_scorer): it finds a
 cue in the shape of the answer set that a one-candidate-at-a-time logit
 cannot, stays near chance where there is none, and its folds keep shared
 answer sets and correct answers together."""
@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from blm_jax.data import answers_only, set_features, set_scorer
+from blm_jax.data.context_free import answers_only, set_features, set_scorer
 
 WORDS = [f"w{i}" for i in range(60)]
 SLOTS = 5

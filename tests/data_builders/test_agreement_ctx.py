@@ -8,7 +8,8 @@ import hashlib
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
 from data_builders.blm_agreement import generate, lexicon, templates
 from data_builders.common import labels

@@ -9,7 +9,8 @@ import itertools
 
 import pytest
 
-from blm_jax.data import answers_only, design, lint
+from blm_jax.data import design, lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab
 from data_builders.blm_agreement import generate, generate_seq, lexicon, templates
 from data_builders.blm_agreement import seq_templates as st

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_mixture import blm_mixture_dataset_builder as bmix
 from data_builders.blm_mixture import generate
 from data_builders.blm_mixture import lexicon

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.common import labels
 from data_builders.blm_sequence_of_tense import (
     blm_sequence_of_tense_dataset_builder as bsot)

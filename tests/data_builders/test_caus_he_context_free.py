@@ -7,7 +7,7 @@ import collections
 
 import pytest
 
-from blm_jax.data import answers_only
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_caus_he import generate, morph
 
 CHANCE = 0.25

@@ -7,7 +7,8 @@ import collections
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
 from data_builders.blm_cos_od import ctx, generate, lexicon, templates
 from data_builders.common import labels, schema

@@ -11,7 +11,8 @@ import itertools
 
 import pytest
 
-from blm_jax.data import answers_only, design, lint
+from blm_jax.data import design, lint
+from blm_jax.data.context_free import answers_only
 from configs import common
 from data_builders.blm_cos_od import blm_cos_od_dataset_builder as cos_od
 from data_builders.blm_cos_od import generate, lexicon, seq, templates

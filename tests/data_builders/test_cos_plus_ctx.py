@@ -9,7 +9,8 @@ import hashlib
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from configs import common
 from data_builders.blm_cos_plus import blm_cos_plus_dataset_builder as cos_plus
 from data_builders.blm_cos_plus import generate, lexicon, templates

@@ -156,7 +156,7 @@ def test_each_entry_is_declared_by_the_package_that_builds_it():
 
 
 def test_designs_follow_their_names_and_pair_with_their_paper_design():
-  from blm_jax.results import claims
+  from blm_jax.study import claims
   from data_builders import registry
   for e in registry.entries():
     suffix = e.short_name.rpartition("_")[2]
@@ -324,7 +324,7 @@ _PATH_LOADERS = ("spec_from_file_location", "SourceFileLoader", "run_path",
 # The one left: reproduce runs the config files a suite names
 # (`--configs_dir`), as launch.py runs the one `--config` names.
 _ALLOWED_PATH_LOADS = {
-    "blm_jax/cli/reproduce.py:load_config",
+    "blm_jax/study/reproduce.py:load_config",
     # The trainer's command line lists the keys of the config file a user
     # names on it (for a misspelled key), as launch.py did.
     "blm_jax/cli/train.py:_load_config_file"}

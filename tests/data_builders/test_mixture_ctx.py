@@ -9,7 +9,8 @@ import itertools
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from configs import common
 from data_builders.blm_mixture import blm_mixture_dataset_builder as bmix
 from data_builders.blm_mixture import generate, lexicon, templates

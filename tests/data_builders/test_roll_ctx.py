@@ -9,7 +9,8 @@ import hashlib
 import pytest
 import tensorflow_datasets as tfds
 
-from blm_jax.data import answers_only, lint, set_scorer
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only, set_scorer
 from data_builders.blm_roll import blm_roll_dataset_builder as roll
 from data_builders.blm_roll import generate, lexicon, templates
 from data_builders.common import schema

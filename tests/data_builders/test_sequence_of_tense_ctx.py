@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_sequence_of_tense import (
     blm_sequence_of_tense_dataset_builder as bsot)
 from data_builders.blm_sequence_of_tense import generate, lexicon, templates

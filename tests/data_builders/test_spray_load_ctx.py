@@ -7,7 +7,8 @@ import collections
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_spray_load import generate, lexicon, templates
 from data_builders.common.template import token_diff
 from tests.builder_checks import repr_digest

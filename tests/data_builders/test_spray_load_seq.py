@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from blm_jax.data import answers_only, lint
+from blm_jax.data import lint
+from blm_jax.data.context_free import answers_only
 from data_builders.blm_spray_load import (english, generate, lexicon,
                                           realise, sequence, templates)
 from data_builders.common import labels as labels_lib

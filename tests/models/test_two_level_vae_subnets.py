@@ -123,7 +123,7 @@ def test_a_tiny_grid_trains_and_probe_maps_its_regions(tmp_path):
   # A suite's report (the solvers suite probes this model) lists each
   # cell's line under its own heading, not as one of 000 sec. 7's probes.
   from blm_jax.analysis import regions
-  from blm_jax.results import paper_comparison
+  from blm_jax.study import paper_comparison
   md = "\n".join(paper_comparison.sections({}, {"cos_en": result}))
   assert "000 Figures 20-22" not in md
   assert "## Where the sentence pattern lives (region maps)" in md

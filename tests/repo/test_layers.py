@@ -14,7 +14,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Bottom to top, as blm_jax/__init__.py documents them.
 LAYERS = ("base", "data", "encoders", "embedding", "models", "training",
-          "results", "analysis", "cli")
+          "results", "analysis", "study", "cli")
 
 
 def _module_name(path: pathlib.Path) -> str:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from blm_jax.data import input_pipeline
+from blm_jax.data.context_free import scorers
 from blm_jax.results import context_free
 from data_builders.common import schema
 
@@ -114,13 +115,13 @@ def test_odd_one_in_picks_the_centre_of_minimal_variants():
     order = rng.permutation(len(answers))
     rows.append(([answers[k] for k in order], int(np.argmax(order == 3))))
   table = _table(rows)
-  assert context_free.odd_one_in_accuracy(table, table.sentences) == 1.0
+  assert scorers.odd_one_in_accuracy(table, table.sentences) == 1.0
 
 
 def test_odd_one_in_is_near_chance_on_unrelated_candidates():
   data = _data(cue=False)
-  assert abs(context_free.odd_one_in_accuracy(data.test["I"],
-                                              data.table.sentences)
+  assert abs(scorers.odd_one_in_accuracy(data.test["I"],
+                                         data.table.sentences)
              - CHANCE) < 0.1
 
 

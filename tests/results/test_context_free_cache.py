@@ -12,7 +12,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from blm_jax.results import context_free, context_free_cache as cfc
+from blm_jax.data.context_free import cache as cfc
+from blm_jax.results import context_free
 from tests import synthetic
 
 TYPES = ("I", "II")
@@ -141,9 +142,10 @@ def test_a_change_to_a_scorer_source_misses(data, tmp_path, monkeypatch):
   assert _entry(data, tmp_path)[1] != before
   monkeypatch.setattr(cfc, "SOURCES", cfc.SOURCES[:-1])
   assert set(cfc.cache_key(data.embeddings, (), {}, {}, {}, "")[
-      "sources"]) == {"blm_jax.results.context_free",
-                      "blm_jax.data.set_scorer", "blm_jax.data.set_features",
-                      "blm_jax.data.answers_only", "blm_jax.models.losses"}
+      "sources"]) == {"blm_jax.results.context_free", "blm_jax.models.losses",
+                      *(f"blm_jax.data.context_free.{m}" for m in (
+                          "scorers", "set_scorer", "set_features",
+                          "answers_only", "stacked_logit"))}
 
 
 def _foreign(data, path):

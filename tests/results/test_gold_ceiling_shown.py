@@ -5,7 +5,8 @@ results.json) and as columns of the battery table."""
 import numpy as np
 from matplotlib.text import Text
 
-from blm_jax.results import battery, plots, report
+from blm_jax.results import plots, report
+from blm_jax.study import battery
 
 TYPES = ("I", "II")
 

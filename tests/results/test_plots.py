@@ -131,7 +131,8 @@ def test_errors_figure_takes_the_correct_label_from_the_data(
   first-met label as an error."""
   import json
   from blm_jax.data.sentence_table import build_sentence_table
-  from blm_jax.results import judge, metrics, report
+  from blm_jax.results import metrics, report
+  from blm_jax.study import judge
   from data_builders.blm_jsonl import own_format
   lines = [{"id": f"i{i}", "context": [f"a {i}.", f"b {i}."],
             "answers": [f"x {i}.", f"y {i}.", f"z {i}."], "correct": 2,

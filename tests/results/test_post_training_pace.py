@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from blm_jax.base.background import Background
-from blm_jax.data import answers_only, input_pipeline, set_features, set_scorer
-from blm_jax.results import context_free, experiment, report, stacked_logit
+from blm_jax.data import input_pipeline
+from blm_jax.data.context_free import (answers_only, scorers, set_features,
+                                       set_scorer, stacked_logit)
+from blm_jax.results import context_free, experiment, report
 from blm_jax.training.progress import Progress
 from data_builders.common import schema
 
@@ -136,29 +138,28 @@ def _one_after_another(data, types):
   test = {u: data.test[u] for u in types}
   mlp = context_free.candidate_mlp_accuracy(data.embeddings, train, test,
                                             SETTINGS)
-  held = {u: context_free._word_batch(tab, sentences)
+  held = {u: scorers._word_batch(tab, sentences)
           for u, tab in test.items()}
   words = {}
   for t, tab in train.items():
-    w = answers_only.fit_logit(context_free._word_batch(tab, sentences))
+    w = answers_only.fit_logit(scorers._word_batch(tab, sentences))
     words[t] = {u: answers_only.held_out_accuracy(w, b)
                 for u, b in held.items()}
   sets = {}
   for t, tab in train.items():
-    texts = context_free._answer_texts(tab, sentences)
+    texts = scorers._answer_texts(tab, sentences)
     featurizer = set_features.SetFeaturizer.fit(texts)
     dense = [featurizer.dense(x) for x in texts]
     x = set_scorer._Featured(dense, [featurizer.sparse(s, d)
                                      for s, d in zip(texts, dense)])
-    model = set_scorer._fit(featurizer, x, context_free._real_correct(tab))
+    model = set_scorer._fit(featurizer, x, scorers._real_correct(tab))
     for u, utab in test.items():
-      got = model.scores(context_free._answer_texts(utab, sentences))
+      got = model.scores(scorers._answer_texts(utab, sentences))
       for s in set_scorer.SCORERS:
         sets.setdefault(s, {}).setdefault(t, {})[u] = (
-            set_scorer.containment(got[s], context_free._real_correct(utab),
-                                   1))
+            set_scorer.containment(got[s], scorers._real_correct(utab), 1))
   return {t: {u: {"candidate_mlp": mlp[t][u], "word_logit": words[t][u],
-                  "odd_one_in": context_free.odd_one_in_accuracy(
+                  "odd_one_in": scorers.odd_one_in_accuracy(
                       test[u], sentences),
                   **{s: sets[s][t][u] for s in set_scorer.SCORERS}}
               for u in types} for t in types}

@@ -14,11 +14,11 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax.cli import grid_reuse, reproduce
+from blm_jax.study import reproduce
 from blm_jax.results.experiment import run_experiment
-from blm_jax.training import checkpoints, memory_fit, progress, set_aside
-from blm_jax.training import trainer as train
-from blm_jax.training import workdir_lock
+from blm_jax.study import grid_reuse
+from blm_jax.training import (checkpoints, memory_fit, progress, set_aside,
+                              trainer as train, workdir_lock)
 from tests import ROOT, synthetic
 
 ENV = dict(os.environ, JAX_PLATFORMS="cpu")
