@@ -109,7 +109,8 @@ def check_encoder(r: Report, cache_dir: str) -> None:
   t = time.perf_counter()
   try:
     folder = encoders.minilm_dir()
-    vectors = embed.embed_sentences(["The dog barks."], "minilm",
+    vectors = embed.embed_sentences(["The dog barks."],
+                                    embed.EncoderSpec("minilm"),
                                     cache_dir=cache_dir, progress=False)
   except Exception as e:  # Whatever it is, the line says it.
     r.line("offline encoder", False, f"minilm: {e}".splitlines()[0])

@@ -20,9 +20,9 @@ from typing import Sequence
 
 from blm_jax.data import input_pipeline, names
 from blm_jax.embedding import cache as embedding_cache
-from blm_jax.embedding.embed import (DEFAULT_BATCH_SIZE, DEFAULT_CACHE_DIR,
-                                     DEFAULT_MAX_LENGTH, EncoderSpec,
-                                     from_config)
+from blm_jax.embedding.embed import DEFAULT_BATCH_SIZE
+from blm_jax.embedding.spec import (DEFAULT_CACHE_DIR, DEFAULT_MAX_LENGTH,
+                                    EncoderSettings, EncoderSpec)
 from blm_jax.embedding.fill import fill_cache, fill_for_run, FillReport
 from blm_jax.encoders import blocks as transformer_blocks, encoder as encoders
 from blm_jax.training import config_check
@@ -84,8 +84,9 @@ def run(f) -> FillReport:
           f"--{n} has no config key (training cannot use it)"
           for n in clashes))
     config_check.validate(config)
-    spec, opts = from_config(config.encoder)
-    cache_dir, batch_size = opts["cache_dir"], opts["batch_size"]
+    encoder = EncoderSettings(**config.encoder)
+    spec = encoder.spec
+    cache_dir, batch_size = encoder.cache_root, encoder.batch_size
     datasets = _resolve(f.dataset) if f.dataset else _datasets_of(config)
     data_dir = config.data.get("data_dir") or None
     manual_dir = config.data.get("manual_dir") or None

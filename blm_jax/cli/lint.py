@@ -64,7 +64,8 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
   import numpy as np
 
   from blm_jax.data.sentence_table import build_sentence_table
-  from blm_jax.embedding.embed import DEFAULT_CACHE_DIR, embed_sentences
+  from blm_jax.embedding.embed import (DEFAULT_CACHE_DIR, EncoderSpec,
+                                       embed_sentences)
   from blm_jax.results.context_free import cross_fitted_mlp_accuracy
 
   out = {}
@@ -73,7 +74,8 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
       continue
     table = build_sentence_table(members)
     used = np.unique(table.answers[table.answer_mask])
-    vectors = embed_sentences([table.sentences[i] for i in used], encoder,
+    vectors = embed_sentences([table.sentences[i] for i in used],
+                              EncoderSpec(encoder),
                               cache_dir=cache_dir or DEFAULT_CACHE_DIR,
                               progress=False)
     emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
