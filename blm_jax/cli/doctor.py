@@ -19,6 +19,9 @@ import sys
 import tempfile
 import time
 
+# Each check imports the part it checks: a broken install is then one
+# failing line of the report, not an ImportError before the first one.
+
 PACKAGES = ("jax", "jaxlib", "flax", "optax", "orbax-checkpoint",
             "tensorflow-datasets", "numpy", "tokenizers", "safetensors",
             "ml-collections")

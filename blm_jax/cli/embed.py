@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from blm_jax.base import compile_cache
+from blm_jax.cli import usage
 from blm_jax.data import input_pipeline, names
 from blm_jax.embedding import cache as embedding_cache
 from blm_jax.embedding.embed import DEFAULT_BATCH_SIZE
@@ -129,7 +131,6 @@ def main(argv) -> None:
 
     absl_logging.set_verbosity(absl_logging.WARNING)
     tfds.disable_progress_bar()
-  from blm_jax.base import compile_cache
   compile_cache.enable()
   try:
     run(flags.FLAGS)
@@ -192,6 +193,4 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
   define_flags()
-  from blm_jax.cli import usage
-
   usage.run(main)

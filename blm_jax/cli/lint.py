@@ -36,6 +36,10 @@ from typing import Sequence
 
 from blm_jax.data import answers_only, design
 from blm_jax.data.lint import lint, LintReport, populations
+from blm_jax.data.names import resolve_datasets
+from blm_jax.data.sentence_table import build_sentence_table
+# The encoder stack and results.context_free are imported in probe_scores:
+# only --probe needs them, and a lint without it stays a quick data check.
 from data_builders.common import attributes
 from data_builders.common import validation
 
@@ -63,7 +67,6 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
   answer); only the candidates are embedded."""
   import numpy as np
 
-  from blm_jax.data.sentence_table import build_sentence_table
   from blm_jax.embedding.embed import (DEFAULT_CACHE_DIR, EncoderSpec,
                                        embed_sentences)
   from blm_jax.results.context_free import cross_fitted_mlp_accuracy
@@ -151,8 +154,6 @@ def targets_of(target: str) -> list[str]:
   neither."""
   if os.path.exists(target):
     return [target]
-  from blm_jax.data.names import resolve_datasets
-
   return resolve_datasets(target)
 
 

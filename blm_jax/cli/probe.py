@@ -11,6 +11,7 @@ writes PNGs and probe.json into W/probe/ (see blm_jax.analysis.probing).
 from __future__ import annotations
 
 from blm_jax.analysis import probing, table5
+from blm_jax.cli import quiet, usage
 
 
 # ---- Command line (flags defined only when run as a program) ---------------
@@ -45,8 +46,6 @@ def main(argv, flag_values=None):
 
   from absl import app, flags
 
-  from blm_jax.cli import quiet
-
   quiet.quiet_logs()
   fv = flag_values if flag_values is not None else flags.FLAGS
   if len(argv) > 1:
@@ -67,6 +66,4 @@ def main(argv, flag_values=None):
 
 if __name__ == "__main__":
   define_flags()
-  from blm_jax.cli import usage
-
   usage.run(main)
