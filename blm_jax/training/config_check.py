@@ -17,11 +17,14 @@ import os
 import re
 
 from blm_jax.data import names as names_lib
+from blm_jax.data.input_pipeline import DataSpec
+from blm_jax.embedding.spec import EncoderSettings
 from blm_jax.encoders import encoder as encoders
 from blm_jax.models import losses, registry
 from blm_jax.training import config_defaults, run_identity, variants
 from blm_jax.training.grid import GRID_MODES
 from blm_jax.training.optimizers import OPTIMIZERS
+from blm_jax.training.settings import GridSettings, TrainSettings
 from blm_jax.training.solver import SELECT_BY
 
 # A hub id: 'org/name' (or a legacy one-part name, which must be registered).
@@ -270,7 +273,24 @@ def problems(config) -> list[str]:
     out.append("config.grid.seeds=(): needs at least one seed")
   elif len(set(seeds)) != len(seeds):
     out.append(f"config.grid.seeds={seeds!r}: a seed is repeated")
-  return [p for p in out if p]
+  return [p for p in out if p] or _typed_value_problems(config)
+
+
+def _typed_value_problems(config) -> list[str]:
+  """What the typed values the trainer reads the config into refuse, once
+  every check above passed: a bound they keep that is not checked here is
+  still one line, before any work."""
+  out = []
+  for make in (lambda: EncoderSettings(**config.encoder),
+               lambda: DataSpec(**config.data),
+               lambda: TrainSettings(**config.train),
+               lambda: GridSettings(controls=config.controls,
+                                    **config.grid)):
+    try:
+      make()
+    except ValueError as e:
+      out.append(str(e))
+  return out
 
 
 def validate(config) -> None:

@@ -54,3 +54,10 @@ def test_a_key_no_section_has_is_named_before_anything_is_built():
     config_check.validate(c)
   assert "config.data.num_trian is not a config key" in str(e.value)
   assert "config.encoder.polling is not a config key" in str(e.value)
+
+
+def test_validate_reports_what_a_typed_value_refuses():
+  c = config_defaults.default_config("ffnn")
+  c.encoder.max_length = 1  # > 0, as config_check's own bound; not >= 2
+  assert config_check.problems(c) == [
+      "config.encoder.max_length=1: must be an integer >= 2"]
