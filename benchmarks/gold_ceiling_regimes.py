@@ -51,7 +51,6 @@ def measure(name: str, workdir: str, num_train: int, seeds, epochs) -> dict:
 
   from blm_jax.data import design, input_pipeline
   from blm_jax.results import experiment
-  from blm_jax.training import distributed
   from configs import ffnn
   from data_builders.common import attributes, loading
 
@@ -65,7 +64,7 @@ def measure(name: str, workdir: str, num_train: int, seeds, epochs) -> dict:
     config.results.figure_formats = "png"
     if epochs:
       config.train.epochs = epochs
-  distributed.build_data_once(config.data)
+  input_pipeline.build_data_once(config.data)
   data_dir = config.data.data_dir or None
   tfds_name = input_pipeline.dataset_name(config.data.name, "I")
   data = input_pipeline.load(

@@ -38,7 +38,9 @@ if _HERE not in sys.path:
 
 from blm_jax import models  # noqa: E402
 from blm_jax.data import input_pipeline  # noqa: E402
-from blm_jax.training import embedding_sources, trainer  # noqa: E402
+from blm_jax.embedding import sources as embedding_sources  # noqa: E402
+from blm_jax.embedding.spec import EncoderSettings  # noqa: E402
+from blm_jax.training import trainer, variants  # noqa: E402
 from blm_jax.training.optimizers import create_optimizer  # noqa: E402
 from blm_jax.training.solver import (Solver, SplitIndex, eval_rows,  # noqa: E402
                                      split_accuracy)
@@ -97,7 +99,7 @@ def _slot_accuracy(latent, split: SplitIndex, n: int, slots: int,
 def run(config, input_kind: str, log) -> dict:
   # The gold table replaces the vectors: nothing to embed (width 384, the
   # one-hot attributes zero-padded to it).
-  embed_fn = (embedding_sources.default_embed_fn(config.encoder)
+  embed_fn = (embedding_sources.embed_fn(EncoderSettings(**config.encoder))
               if input_kind == "encoder" else
               lambda sentences: np.zeros((len(sentences), 384), np.float32))
   data = input_pipeline.load(config.data, embed_fn,
@@ -105,7 +107,7 @@ def run(config, input_kind: str, log) -> dict:
   trainer._check_compatible(config, data)
   emb = np.asarray(data.embeddings, np.float32)
   if input_kind == "gold":
-    emb = embedding_sources.gold_attribute_table(data.table, emb.shape[1])
+    emb = variants.gold_attribute_table(data.table, emb.shape[1])
   model = models.create_model(config.model, embed_dim=emb.shape[1],
                               num_context=data.num_context,
                               score=config.train.score, loss_cfg=config.loss)

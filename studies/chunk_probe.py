@@ -23,7 +23,7 @@ def main(name: str, ridge: float = 1.0) -> None:
             for s in ("train", "test")}
   texts = sorted({t.text for v in splits.values() for x in v
                   for t in x.context + x.answers})
-  table = embed.embed_sentences(texts, "minilm")
+  table = embed.embed_sentences(texts, embed.EncoderSpec("minilm"))
   row = {t: i for i, t in enumerate(texts)}
   emb = lambda s: table[row[s.text]]
   unit = lambda v: v / np.linalg.norm(v)

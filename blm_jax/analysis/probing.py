@@ -43,7 +43,8 @@ from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from blm_jax.models import registry
 from blm_jax.results.plots import run_dataset_title
-from blm_jax.training import embedding_sources
+from blm_jax.embedding import sources as embedding_sources
+from blm_jax.embedding.spec import EncoderSettings
 from data_builders.common import loading as data_lib
 
 ANALYSES = ("confusion", "traversal", "projection", "tsne", "regions")
@@ -327,7 +328,8 @@ def analyze(workdir: str, analyses: Sequence[str] | None = None,
                      f"{probe.decodable()}; {workdir} holds a {model!r} run")
   data_dir = data_dir or config.data.data_dir or None
   manual_dir = config.data.manual_dir or None
-  embed_fn = embed_fn or embedding_sources.default_embed_fn(config.encoder)
+  embed_fn = embed_fn or embedding_sources.embed_fn(
+      EncoderSettings(**config.encoder))
   if data is None:
     data = input_pipeline.load(config.data, embed_fn, data_dir,
                                seeds=tuple(config.grid.seeds))

@@ -28,9 +28,10 @@ import numpy as np
 
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
+from blm_jax.embedding import sources as embedding_sources
+from blm_jax.embedding.spec import EncoderSettings
 from blm_jax.models import registry
-from blm_jax.training import (checkpoints, config_defaults,
-                              embedding_sources, trainer as train)
+from blm_jax.training import checkpoints, config_defaults, trainer as train
 from blm_jax.training.grid import GridSpec
 from blm_jax.training.solver import eval_rows, Solver, SplitIndex
 from data_builders.common import loading as data_lib
@@ -204,7 +205,8 @@ def predict(workdir: str, dataset: str, split: str = "test",
   config = load_config(workdir)
   instances = data_lib.load_instances(dataset, split, data_dir, manual_dir)
   table = build_sentence_table(instances)
-  embed_fn = embed_fn or embedding_sources.default_embed_fn(config.encoder)
+  embed_fn = embed_fn or embedding_sources.embed_fn(
+      EncoderSettings(**config.encoder))
   blm = probe_data(config, table, embed_fn)
   run = restore(workdir, blm)
   out = run.apply(blm.embeddings, table)

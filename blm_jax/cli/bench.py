@@ -34,9 +34,11 @@ import jax
 import numpy as np
 
 from blm_jax.base import files
+from blm_jax.cli import quiet, usage
 from blm_jax.data import input_pipeline
 from blm_jax.models import sentence_vae
 from blm_jax.training import config_defaults, trainer as train
+from blm_jax.training.solver import gather
 
 # A run writes its record under workdirs/benchmarks/ (git-ignored) of the
 # folder the command runs in; only with --record does it replace the
@@ -168,7 +170,6 @@ def matmul_gflops(n: int = 2048, reps: int = 5) -> dict:
 def step_flops(timed: TimedGrid) -> float:
   """XLA's FLOP count of one training step of one cell."""
   import jax.numpy as jnp
-  from blm_jax.training.solver import gather
   grid = timed.grid
   state = jax.tree.map(lambda x: x[0], timed.state)
   split = jax.tree.map(lambda x: x[0], grid.train)
@@ -267,8 +268,6 @@ def define_flags() -> None:
 
 def main(argv):
   del argv
-  from blm_jax.cli import quiet
-
   quiet.quiet_logs()  # jax's backend INFO lines (libtpu) off the console.
   if _TABLE.value:
     with open(_TABLE.value) as f:
@@ -353,6 +352,4 @@ def main(argv):
 
 if __name__ == "__main__":
   define_flags()
-  from blm_jax.cli import usage
-
   usage.run(main)

@@ -56,7 +56,6 @@ def load(config, lexical_type: str | None):
   import numpy as np
 
   from blm_jax.data import input_pipeline
-  from blm_jax.training import distributed
   from data_builders.common import loading
 
   config_check.validate(config)
@@ -68,7 +67,7 @@ def load(config, lexical_type: str | None):
   with config.unlocked():
     config.data.train_types = (t,)
     config.data.test_types = (t,)
-  distributed.build_data_once(config.data)
+  input_pipeline.build_data_once(config.data)
   data = input_pipeline.load(config.data, lambda s: np.zeros((len(s), 1),
                                                              np.float32),
                              config.data.data_dir or None,
@@ -109,7 +108,7 @@ def ladder(config, data, splits: dict, layers_flag: str, out_dir: str,
   from blm_jax.embedding import embed
   from blm_jax.encoders import encoder as encoders
   from blm_jax.results import gold_ceiling
-  from blm_jax.training import embedding_sources
+  from blm_jax.embedding.spec import EncoderSettings
   from data_builders.common import loading
 
   t = tuple(config.data.train_types)[0]
@@ -117,13 +116,14 @@ def ladder(config, data, splits: dict, layers_flag: str, out_dir: str,
   if not table.attribute_names:
     raise UsageError(f"{config.data.name!r}: no attributes to probe: "
                      f"{table.attributes_missing}")
-  spec = embedding_sources.encoder_spec(config.encoder)
+  encoder = EncoderSettings(**config.encoder)
+  spec = encoder.spec
   enc = encoders.load_encoder(spec.name_or_path, spec.revision, spec.dtype)
   layers = parse_layers(layers_flag, enc.num_layers)
   if embed_layers is None:
     embed_layers = lambda sentences, ks: embed.embed_layers(
-        sentences, spec, ks, batch_size=config.encoder.batch_size,
-        cache_dir=embedding_sources.embedding_cache_dir(config.encoder))[0]
+        sentences, spec, ks, batch_size=encoder.batch_size,
+        cache_dir=encoder.cache_root)[0]
   by_layer = embed_layers(list(table.sentences), layers)
   result = attribute_probes.diagnose_layers(
       {f"layer={k}": by_layer[k] for k in layers}, table,

@@ -19,6 +19,9 @@ import sys
 import tempfile
 import time
 
+# Each check imports the part it checks: a broken install is then one
+# failing line of the report, not an ImportError before the first one.
+
 PACKAGES = ("jax", "jaxlib", "flax", "optax", "orbax-checkpoint",
             "tensorflow-datasets", "numpy", "tokenizers", "safetensors",
             "ml-collections")
@@ -109,7 +112,8 @@ def check_encoder(r: Report, cache_dir: str) -> None:
   t = time.perf_counter()
   try:
     folder = encoders.minilm_dir()
-    vectors = embed.embed_sentences(["The dog barks."], "minilm",
+    vectors = embed.embed_sentences(["The dog barks."],
+                                    embed.EncoderSpec("minilm"),
                                     cache_dir=cache_dir, progress=False)
   except Exception as e:  # Whatever it is, the line says it.
     r.line("offline encoder", False, f"minilm: {e}".splitlines()[0])

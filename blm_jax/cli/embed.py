@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from blm_jax.base import compile_cache
+from blm_jax.cli import usage
 from blm_jax.data import input_pipeline, names
 from blm_jax.embedding import cache as embedding_cache
-from blm_jax.embedding.embed import (DEFAULT_BATCH_SIZE, DEFAULT_CACHE_DIR,
-                                     DEFAULT_MAX_LENGTH, EncoderSpec,
-                                     from_config)
+from blm_jax.embedding.embed import DEFAULT_BATCH_SIZE
+from blm_jax.embedding.spec import (DEFAULT_CACHE_DIR, DEFAULT_MAX_LENGTH,
+                                    EncoderSettings, EncoderSpec)
 from blm_jax.embedding.fill import fill_cache, fill_for_run, FillReport
 from blm_jax.encoders import blocks as transformer_blocks, encoder as encoders
 from blm_jax.training import config_check
@@ -84,8 +86,9 @@ def run(f) -> FillReport:
           f"--{n} has no config key (training cannot use it)"
           for n in clashes))
     config_check.validate(config)
-    spec, opts = from_config(config.encoder)
-    cache_dir, batch_size = opts["cache_dir"], opts["batch_size"]
+    encoder = EncoderSettings(**config.encoder)
+    spec = encoder.spec
+    cache_dir, batch_size = encoder.cache_root, encoder.batch_size
     datasets = _resolve(f.dataset) if f.dataset else _datasets_of(config)
     data_dir = config.data.get("data_dir") or None
     manual_dir = config.data.get("manual_dir") or None
@@ -128,7 +131,6 @@ def main(argv) -> None:
 
     absl_logging.set_verbosity(absl_logging.WARNING)
     tfds.disable_progress_bar()
-  from blm_jax.base import compile_cache
   compile_cache.enable()
   try:
     run(flags.FLAGS)
@@ -191,6 +193,4 @@ def define_flags(fv=None, argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
   define_flags()
-  from blm_jax.cli import usage
-
   usage.run(main)

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import errno
 
+# The errors told here are classes of the training stack (jax, orbax): they
+# are imported when an error is formatted, not with this module, which the
+# command lines import before parsing their flags (--help stays fast).
+
 
 def error_line(e: Exception) -> str | None:
   """'error: ...' for the errors a user acts on without a traceback: a full

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 
+from blm_jax.cli import quiet, usage
 from blm_jax.data.export import export, FORMATS
+from blm_jax.data.names import resolve_datasets
 
 
 def run(f) -> dict[str, str]:
   """The command line's work, given parsed absl flag values `f`; an
   unknown --dataset or an --out that cannot be written is one error line."""
-  from blm_jax.data.names import resolve_datasets
-
   try:
     datasets = resolve_datasets(f.dataset)
   except ValueError as e:
@@ -61,8 +61,6 @@ def _export_each(datasets: list[str], f) -> dict[str, str]:
 def main(argv) -> None:
   from absl import flags
 
-  from blm_jax.cli import quiet
-
   if len(argv) > 1:
     raise SystemExit(f"unexpected arguments: {argv[1:]}")
   quiet.quiet_logs()
@@ -93,6 +91,4 @@ def define_flags(fv=None) -> None:
 
 if __name__ == "__main__":
   define_flags()
-  from blm_jax.cli import usage
-
   usage.run(main)

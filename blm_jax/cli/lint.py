@@ -37,6 +37,10 @@ from typing import Sequence
 from blm_jax.data import design
 from blm_jax.data.context_free import answers_only
 from blm_jax.data.lint import lint, LintReport, populations
+from blm_jax.data.names import resolve_datasets
+from blm_jax.data.sentence_table import build_sentence_table
+# The encoder stack and results.context_free are imported in probe_scores:
+# only --probe needs them, and a lint without it stays a quick data check.
 from data_builders.common import attributes
 from data_builders.common import validation
 
@@ -64,8 +68,8 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
   answer); only the candidates are embedded."""
   import numpy as np
 
-  from blm_jax.data.sentence_table import build_sentence_table
-  from blm_jax.embedding.embed import DEFAULT_CACHE_DIR, embed_sentences
+  from blm_jax.embedding.embed import (DEFAULT_CACHE_DIR, EncoderSpec,
+                                       embed_sentences)
   from blm_jax.results.context_free import cross_fitted_mlp_accuracy
 
   out = {}
@@ -74,7 +78,8 @@ def probe_scores(instances, encoder: str, cache_dir: str | None
       continue
     table = build_sentence_table(members)
     used = np.unique(table.answers[table.answer_mask])
-    vectors = embed_sentences([table.sentences[i] for i in used], encoder,
+    vectors = embed_sentences([table.sentences[i] for i in used],
+                              EncoderSpec(encoder),
                               cache_dir=cache_dir or DEFAULT_CACHE_DIR,
                               progress=False)
     emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
@@ -150,8 +155,6 @@ def targets_of(target: str) -> list[str]:
   neither."""
   if os.path.exists(target):
     return [target]
-  from blm_jax.data.names import resolve_datasets
-
   return resolve_datasets(target)
 
 

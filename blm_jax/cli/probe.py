@@ -11,6 +11,7 @@ writes PNGs and probe.json into W/probe/ (see blm_jax.analysis.probing).
 from __future__ import annotations
 
 from blm_jax.analysis import probing
+from blm_jax.cli import quiet, usage
 from blm_jax.study import table5
 
 
@@ -46,8 +47,6 @@ def main(argv, flag_values=None):
 
   from absl import app, flags
 
-  from blm_jax.cli import quiet
-
   quiet.quiet_logs()
   fv = flag_values if flag_values is not None else flags.FLAGS
   if len(argv) > 1:
@@ -68,6 +67,4 @@ def main(argv, flag_values=None):
 
 if __name__ == "__main__":
   define_flags()
-  from blm_jax.cli import usage
-
   usage.run(main)

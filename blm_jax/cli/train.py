@@ -35,8 +35,13 @@ from absl import app, flags
 from absl import logging as absl_logging
 from ml_collections import config_flags
 
+from blm_jax.base.stage_clock import stages_line
+from blm_jax.cli import usage
 from blm_jax.cli.errors import error_line  # noqa: F401 (launch.error_line)
 from blm_jax.training import progress
+# The modules that load jax and the training stack (the config checks, the
+# compile cache, the multi-process runtime, the experiment, its tables) are
+# imported inside main(), after the flags are parsed, so --help stays fast.
 
 _CONFIG = config_flags.DEFINE_config_file(
     "config", None, "Experiment config file (configs/<name>.py[:variant]).",
@@ -338,14 +343,11 @@ def main(argv):
               f"{sweep['layers']}: " + " ".join(f"{x:.3f}" for x in f1))
   print(f"wrote {workdir}/results.json, results.csv, heatmap.png, errors.png"
         + (", layers.png" if sweep else ""))
-  from blm_jax.base.stage_clock import stages_line
   print(stages_line(results.get("stage_seconds", {})))
 
 
 def run() -> None:
   """The command line: flags parsed (config keys checked), then `main`."""
-  from blm_jax.cli import usage
-
   usage.run(main, flags_parser=parse_flags)
 
 

@@ -22,8 +22,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Sequence
 
+import jax
 import numpy as np
 
+from blm_jax.base import processes
 from blm_jax.data.sentence_table import build_sentence_table, SentenceTable
 from data_builders.common import attributes, labels, loading as data, schema
 
@@ -68,6 +70,75 @@ class BLMData:
   @property
   def label_names(self) -> tuple[str, ...]:
     return self.table.label_names
+
+
+@dataclasses.dataclass(frozen=True)
+class DataSpec:
+  """A config's `data` section as one typed value, read once where a run
+  starts (`DataSpec(**config.data)`); a bad value raises a ValueError of
+  one line naming `config.data.<key>`. Every function here that takes
+  `data_cfg` takes this (or the config section itself).
+  """
+
+  name: str  # TFDS name, '{}' for the lexical type
+  train_types: tuple[str, ...]
+  test_types: tuple[str, ...]
+  num_train: int = 2000  # sampled per train type, dev included
+  dev_fraction: float = 0.2
+  seed: int = 0
+  seed_follows_grid: bool = False
+  max_test: int = 0  # 0 = the whole test split
+  num_answers: int = 0  # 0 = whatever the data has
+  data_dir: str = ""  # '' = $BLM_DATA_DIR or ~/tensorflow_datasets
+  manual_dir: str = ""
+
+  def __post_init__(self):
+    object.__setattr__(self, "train_types", tuple(self.train_types))
+    object.__setattr__(self, "test_types", tuple(self.test_types))
+    problem = _data_problem(self)
+    if problem:
+      raise ValueError(f"config.data.{problem}")
+
+
+def _data_problem(d: DataSpec) -> str | None:
+  def whole(v, low):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= low
+
+  if not isinstance(d.name, str) or not d.name:
+    return f"name={d.name!r}: expected a TFDS name such as 'blm_cos/en_type_{{}}'"
+  for key in ("train_types", "test_types"):
+    if not getattr(d, key) or not all(isinstance(t, str)
+                                      for t in getattr(d, key)):
+      return f"{key}={getattr(d, key)!r}: expected a tuple of lexical types"
+  if not whole(d.num_train, 1):
+    return f"num_train={d.num_train!r}: must be an integer >= 1"
+  if not isinstance(d.dev_fraction, (int, float)) or not 0 < d.dev_fraction < 1:
+    return f"dev_fraction={d.dev_fraction!r}: must be a number in (0, 1)"
+  for key in ("seed", "max_test", "num_answers"):
+    if not whole(getattr(d, key), 0):
+      return f"{key}={getattr(d, key)!r}: must be an integer >= 0"
+  if not isinstance(d.seed_follows_grid, bool):
+    return f"seed_follows_grid={d.seed_follows_grid!r}: expected True or False"
+  for key in ("data_dir", "manual_dir"):
+    if not isinstance(getattr(d, key), str):
+      return f"{key}={getattr(d, key)!r}: expected a folder or ''"
+  return None
+
+
+def build_data_once(data_cfg) -> None:
+  """Process 0 builds the run's TFDS datasets (if not built yet) while the
+  others wait, so that no two processes write one dataset folder at once.
+  A host that does not share process 0's data_dir builds its own copy when
+  it loads. Nothing to do with one process."""
+  if jax.process_count() == 1:
+    return
+  if processes.is_writer():
+    for t in dict.fromkeys(tuple(data_cfg.train_types)
+                           + tuple(data_cfg.test_types)):
+      data.prepare(dataset_name(data_cfg.name, t),
+                   data_cfg.data_dir or None,
+                   getattr(data_cfg, "manual_dir", "") or None)
+  processes.barrier("data built")
 
 
 def dataset_name(template: str, lexical_type: str) -> str:
@@ -136,7 +207,8 @@ def builder_versions(data_cfg) -> dict[str, str]:
 
 def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None,
          seeds: Sequence[int] = ()) -> BLMData:
-  """Loads, samples and embeds the data of `config.data`.
+  """Loads, samples and embeds the data of `data_cfg` (a DataSpec, or a
+  config's data section).
 
   `seeds`: the grid's seeds; with `data.seed_follows_grid` every train
   type gets one train/dev sample per seed (`BLMData.train_by_seed`), and
@@ -144,14 +216,14 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None,
   """
   types = tuple(dict.fromkeys(
       tuple(data_cfg.train_types) + tuple(data_cfg.test_types)))
-  follow = bool(data_cfg.get("seed_follows_grid", False))
+  follow = bool(getattr(data_cfg, "seed_follows_grid", False))
   if follow and not seeds:
     raise ValueError("config.data.seed_follows_grid=True needs the grid's "
                      "seeds (config.grid.seeds)")
   parts: dict[tuple[str, str], list[schema.BLMInstance]] = {}
   seeded: dict[tuple[int, str, str], list[schema.BLMInstance]] = {}
   dev_source: dict[str, str] = {}
-  manual_dir = data_cfg.get("manual_dir") or None
+  manual_dir = getattr(data_cfg, "manual_dir", "") or None
   for t in types:
     name = dataset_name(data_cfg.name, t)
     splits = data.split_names(name, data_dir, manual_dir)
@@ -169,7 +241,7 @@ def load(data_cfg, embed_fn: EmbedFn, data_dir: str | None = None,
         seeded[s, t, "train"], seeded[s, t, "dev"] = samples[s]
       dev_source[t] += "; one sample per grid seed (data.seed_follows_grid)"
     test = data.load_instances(name, "test", data_dir, manual_dir)
-    if data_cfg.get("max_test") and len(test) > data_cfg.max_test:
+    if getattr(data_cfg, "max_test", 0) and len(test) > data_cfg.max_test:
       # A seeded sample: ids are ordered by verb/seed, a prefix is not.
       rng = np.random.default_rng([data_cfg.seed, 1, *t.encode()])
       keep = np.sort(rng.permutation(len(test))[:data_cfg.max_test])

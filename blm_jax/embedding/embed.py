@@ -3,10 +3,14 @@
 Python:
 
   from blm_jax.embedding.embed import EncoderSpec, embed_sentences
-  x = embed_sentences(table.sentences)                  # MiniLM, mean pooled
-  x = embed_sentences(table.sentences, encoder=EncoderSpec(
+  x = embed_sentences(table.sentences, EncoderSpec())   # MiniLM, mean pooled
+  x = embed_sentences(table.sentences, EncoderSpec(
       "google/electra-base-discriminator", pooling="mean", layer=-1),
       cache_dir="~/.cache/blm_jax/embeddings")         # float32 [n, D]
+
+A training run reads its encoder section once (`spec.EncoderSettings`) and
+asks `sources` for its tables; the EncoderSpec is the one form every
+function here takes.
 
 To fill the cache ahead of training (a dataset's splits, or exactly one
 run's sentences): `python -m blm_jax.cli.embed` (`blm_jax.embedding.fill`).
@@ -42,99 +46,22 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import sys
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import jax
 import numpy as np
 
 from blm_jax.embedding import cache as embedding_cache, placement
 from blm_jax.embedding.placement import DEFAULT_BATCH_SIZE
+from blm_jax.embedding.spec import (DEFAULT_CACHE_DIR, DEFAULT_MAX_LENGTH,
+                                    EncoderSpec)
 from blm_jax.encoders import blocks as transformer_blocks, encoder as encoders
 
-# The max_length training uses (configs/common.py encoder.max_length; a test
-# keeps the two equal), so the command line fills the cache training reads.
-DEFAULT_MAX_LENGTH = 64
 # Batches per cache shard: the work a killed run can lose, and what the
 # embedding of a dataset holds in memory before writing.
 DEFAULT_SHARD_BATCHES = 16
-DEFAULT_CACHE_DIR = os.environ.get(
-    "BLM_EMBED_CACHE", os.path.expanduser("~/.cache/blm_jax/embeddings"))
-
-
-@dataclasses.dataclass(frozen=True)
-class EncoderSpec:
-  """Which embeddings: what a training config carries to name its inputs.
-
-  Attributes:
-    name_or_path: registry name ('minilm', 'google/electra-base-discriminator',
-      'openai-community/openai-gpt', ...), an alias, a hub id, or a folder.
-    pooling: 'mean' (over the attention mask), 'first' ([CLS]/<s>) or 'last'.
-    layer: which hidden state: -1 the last layer, 0 the embeddings layer.
-    max_length: tokens kept per sentence (special tokens included); None:
-      DEFAULT_MAX_LENGTH or the model's limit if that is lower.
-    revision: hub revision (branch, tag or commit) for hub ids.
-    dtype: compute dtype, 'float32' or 'bfloat16' (faster on accelerators;
-      embeddings differ from float32 by about 1%, so they are cached under
-      their own key).
-    random_weights_seed: None for the published weights; a seed for the
-      same architecture and tokenizer with freshly initialised weights (the
-      random-encoder control, `encoders.randomized`), cached under its own
-      key.
-  """
-
-  name_or_path: str = encoders.DEFAULT_ENCODER
-  pooling: str = "mean"
-  layer: int = -1
-  max_length: int | None = None
-  revision: str | None = None
-  dtype: str = "float32"
-  random_weights_seed: int | None = None
-
-  def __post_init__(self):
-    if self.pooling not in encoders.POOLINGS:
-      raise ValueError(f"EncoderSpec.pooling={self.pooling!r} is not one of "
-                       f"{encoders.POOLINGS}")
-    if not isinstance(self.layer, int):
-      raise ValueError(f"EncoderSpec.layer={self.layer!r} is not an int")
-    if self.max_length is not None and (
-        not isinstance(self.max_length, int) or self.max_length < 2):
-      raise ValueError(f"EncoderSpec.max_length={self.max_length!r} must be "
-                       "an int >= 2")
-    if self.dtype not in transformer_blocks.COMPUTE_DTYPES:
-      raise ValueError(f"EncoderSpec.dtype={self.dtype!r} is not one of "
-                       f"{sorted(transformer_blocks.COMPUTE_DTYPES)}")
-    if self.random_weights_seed is not None and (
-        not isinstance(self.random_weights_seed, int)
-        or isinstance(self.random_weights_seed, bool)):
-      raise ValueError(f"EncoderSpec.random_weights_seed="
-                       f"{self.random_weights_seed!r} is not None or an int")
-
-  @classmethod
-  def parse(cls, value: Any) -> "EncoderSpec":
-    """From None, a name/path, a mapping (e.g. a ConfigDict) or a spec."""
-    if value is None:
-      return cls()
-    if isinstance(value, cls):
-      return value
-    if isinstance(value, str):
-      return cls(name_or_path=value)
-    if isinstance(value, encoders.Encoder):
-      return cls(name_or_path=value.name, dtype=value.dtype)
-    if isinstance(value, Mapping) or hasattr(value, "to_dict"):
-      d = dict(value.to_dict() if hasattr(value, "to_dict") else value)
-      fields = {f.name for f in dataclasses.fields(cls)}
-      unknown = sorted(set(d) - fields)
-      if unknown:
-        raise ValueError(f"encoder spec: unknown keys {unknown}; valid keys "
-                         f"are {sorted(fields)}")
-      return cls(**d)
-    raise TypeError(f"cannot make an EncoderSpec from {type(value).__name__}")
-
-  def to_dict(self) -> dict:
-    return dataclasses.asdict(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -265,23 +192,26 @@ def _progress_bar(total: int, name: str, enabled: bool):
 
 
 def _resolve(encoder, pooling, layer, max_length):
-  """(loaded Encoder, EncoderSpec) from the arguments of embed_sentences."""
-  spec = EncoderSpec.parse(encoder)
-  explicit_spec = isinstance(encoder, (EncoderSpec, Mapping)) or hasattr(
-      encoder, "to_dict")
+  """(loaded Encoder, EncoderSpec) from the arguments of embed_sentences:
+  an EncoderSpec (the one form a run uses), or an encoder already loaded
+  (tests, benchmarks) with pooling, layer and max_length as keywords."""
   overrides = {k: v for k, v in (("pooling", pooling), ("layer", layer),
                                  ("max_length", max_length)) if v is not None}
-  for k, v in overrides.items():
-    if explicit_spec and getattr(spec, k) != v:
+  if isinstance(encoder, EncoderSpec):
+    if overrides:
       raise ValueError(
-          f"embed_sentences: {k}={v!r} contradicts the encoder spec's "
-          f"{k}={getattr(spec, k)!r}; pass one or the other")
-  spec = dataclasses.replace(spec, **overrides)
-  if isinstance(encoder, encoders.Encoder):
-    loaded = encoder
-  else:
+          f"embed_sentences: {', '.join(overrides)} given beside an "
+          "EncoderSpec; set them in the spec")
+    spec = encoder
     loaded = encoders.load_encoder(spec.name_or_path, spec.revision,
                                    spec.dtype)
+  elif isinstance(encoder, encoders.Encoder):
+    spec = EncoderSpec(name_or_path=encoder.name, dtype=encoder.dtype,
+                       **overrides)
+    loaded = encoder
+  else:
+    raise TypeError(f"embed_sentences takes an EncoderSpec (or a loaded "
+                    f"encoders.Encoder), not {type(encoder).__name__}")
   if spec.random_weights_seed is not None:
     loaded = encoders.randomized(loaded, spec.random_weights_seed)
   return loaded, spec
@@ -289,7 +219,7 @@ def _resolve(encoder, pooling, layer, max_length):
 
 def embed_with_stats(
     sentences: Sequence[str],
-    encoder: Any = None,
+    encoder: EncoderSpec | encoders.Encoder,
     *,
     pooling: str | None = None,
     layer: int | None = None,
@@ -319,7 +249,7 @@ def embed_with_stats(
 
 def embed_layers(
     sentences: Sequence[str],
-    encoder: Any = None,
+    encoder: EncoderSpec | encoders.Encoder,
     layers: Sequence[int] | None = None,
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
@@ -450,7 +380,7 @@ def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
 
 def embed_sentences(
     sentences: Sequence[str],
-    encoder: Any = None,
+    encoder: EncoderSpec | encoders.Encoder,
     *,
     pooling: str | None = None,
     layer: int | None = None,
@@ -466,14 +396,11 @@ def embed_sentences(
 
   Args:
     sentences: texts; repeats are embedded once.
-    encoder: None (the offline default, MiniLM), a name/alias/hub id/folder,
-      an `EncoderSpec` (or a mapping of its fields, e.g. a config section), or
-      an already loaded `encoders.Encoder`.
-    pooling: 'mean' | 'first' | 'last'; None means the spec's ('mean' for a
-      plain name). With an EncoderSpec, a value that contradicts it raises.
-    layer: hidden state to pool (-1 last, 0 embeddings); None as above (-1).
-    max_length: tokens per sentence; None as above (64, or the model's
-      limit if lower).
+    encoder: the `EncoderSpec` of the vectors (a run's comes from its
+      config: `EncoderSettings(**config.encoder).spec`), or an already
+      loaded `encoders.Encoder` (tests, benchmarks).
+    pooling, layer, max_length: with a loaded encoder only ('mean', -1 and
+      64 or the model's limit when None); an EncoderSpec carries its own.
     batch_size: sentences per device step, over all devices together
       (rounded up to a multiple of the device count); 0 chooses the largest
       that fits the devices' memory (`choose_batch_size`).
@@ -500,21 +427,3 @@ def embed_sentences(
       batch_size=batch_size, cache_dir=cache_dir, progress=progress,
       devices=devices, shard_batches=shard_batches,
       shard_params=shard_params)[0]
-
-
-# -- filling the cache for a dataset ------------------------------------------
-
-
-def from_config(encoder_cfg) -> tuple[EncoderSpec, dict]:
-  """(EncoderSpec, {batch_size, cache_dir}) of a config's `encoder` section.
-
-  Training and the command line's --config both go through here, so they
-  compute the same cache keys.
-  """
-  spec = EncoderSpec(
-      name_or_path=encoder_cfg.name or EncoderSpec.name_or_path,
-      pooling=encoder_cfg.pooling, layer=encoder_cfg.layer,
-      max_length=encoder_cfg.max_length,
-      dtype=encoder_cfg.dtype)
-  return spec, {"batch_size": encoder_cfg.batch_size,
-                "cache_dir": encoder_cfg.cache_dir or DEFAULT_CACHE_DIR}

@@ -4,15 +4,16 @@ exactly the sentences one training run reads (`fill_for_run`)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
-from blm_jax.embedding.embed import (DEFAULT_BATCH_SIZE, DEFAULT_CACHE_DIR,
-                                     EmbedStats, embed_with_stats,
-                                     from_config)
+from blm_jax.embedding.embed import (DEFAULT_BATCH_SIZE, EmbedStats,
+                                     embed_with_stats)
+from blm_jax.embedding.spec import (DEFAULT_CACHE_DIR, EncoderSettings,
+                                    EncoderSpec)
 from data_builders.common import loading
 
 
@@ -49,12 +50,12 @@ def process_share(sentences: Sequence[str], index: int,
   return distinct[index::count]
 
 
-def fill_cache(dataset: str | Sequence[str], encoder: Any = None, *,
+def fill_cache(dataset: str | Sequence[str], spec: EncoderSpec, *,
                splits: Sequence[str] | None = None,
                data_dir: str | None = None, manual_dir: str | None = None,
                cache_dir: str = DEFAULT_CACHE_DIR,
                batch_size: int = DEFAULT_BATCH_SIZE,
-               progress: bool = True, **spec_overrides) -> FillReport:
+               progress: bool = True) -> FillReport:
   """Embeds (into the cache) every distinct sentence of a dataset's splits.
 
   `dataset` may be several names: their sentences are embedded together,
@@ -77,9 +78,9 @@ def fill_cache(dataset: str | Sequence[str], encoder: Any = None, *,
           "instances": alone.num_instances,
           "sentences": len(alone.sentences),
           "dedup_ratio": round(alone.dedup_ratio, 3)}
-  _, stats = embed_with_stats(sentences, encoder, batch_size=batch_size,
+  _, stats = embed_with_stats(sentences, spec, batch_size=batch_size,
                               cache_dir=cache_dir, progress=progress,
-                              return_embeddings=False, **spec_overrides)
+                              return_embeddings=False)
   return FillReport(dataset=", ".join(names), splits=per_split,
                     sentences=len(sentences), references=references,
                     stats=stats)
@@ -90,13 +91,13 @@ def fill_for_run(config, progress: bool = True) -> FillReport:
   `config` reads: its sampled train/dev instances and its test instances,
   under the cache key of its encoder settings."""
 
-  spec, options = from_config(config.encoder)
+  encoder = EncoderSettings(**config.encoder)
   done = {}
 
   def fill(sentences):
     _, done["stats"] = embed_with_stats(
-        sentences, spec, progress=progress, return_embeddings=False,
-        **options)
+        sentences, encoder.spec, progress=progress, return_embeddings=False,
+        batch_size=encoder.batch_size, cache_dir=encoder.cache_root)
     # input_pipeline only checks the row count; nothing is trained here.
     return np.zeros((len(sentences), 0), np.float32)
 

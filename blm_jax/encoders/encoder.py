@@ -47,7 +47,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blm_jax.encoders import bert_family, gpt2, hf_checkpoint, llama_family
+from blm_jax.encoders import bert_family, gpt2, hf_checkpoint, hf_tokenizer
+from blm_jax.encoders import llama_family
 from blm_jax.encoders import memory, openai_gpt, token_pooling
 from blm_jax.encoders import blocks as transformer_blocks
 
@@ -449,8 +450,6 @@ def _non_finite(params) -> str | None:
 
 @functools.lru_cache(maxsize=2)
 def _load_cached(name: str, model_dir: str, dtype: str) -> Encoder:
-  from blm_jax.encoders import hf_tokenizer
-
   compute = transformer_blocks.compute_dtype(dtype)
   config = _supported_config(name, model_dir)
   try:  # The tokenizer first: its padding side is part of the module.

@@ -13,15 +13,14 @@ import ml_collections
 
 from blm_jax.data import input_pipeline
 from blm_jax.results import report
-from blm_jax.training import (distributed, embedding_sources, trainer,
-                              workdir_lock)
+from blm_jax.training import distributed, trainer, variants, workdir_lock
 from blm_jax.training.progress import Progress
 
 
 def run_experiment(config: ml_collections.ConfigDict, workdir: str,
                    embed_fn: input_pipeline.EmbedFn | None = None,
                    data: input_pipeline.BLMData | None = None,
-                   sources_fn: embedding_sources.SourcesFn | None = None,
+                   sources_fn: variants.SourcesFn | None = None,
                    progress: Progress | None = None) -> dict | None:
   """Trains every cell of `config`'s grid, evaluates and reports it.
 

@@ -20,7 +20,8 @@ from blm_jax.base.stage_clock import StageClock, stages_line
 from blm_jax.data import input_pipeline
 from blm_jax.results import (context_free, gold_ceiling, metrics, plots,
                              predictions, tables, tensorboard)
-from blm_jax.training import embedding_sources, run_identity, trainer, variants
+from blm_jax.embedding.spec import EncoderSettings
+from blm_jax.training import run_identity, trainer, variants
 
 
 def _cell_results(outcome: trainer.TrainingOutcome) -> list[dict]:
@@ -69,7 +70,7 @@ def context_free_cache_dir(config: ml_collections.ConfigDict) -> str:
   value = config.results.get("context_free_cache", "auto")
   if value != "auto":
     return os.path.expanduser(value)
-  root = embedding_sources.embedding_cache_dir(config.encoder)
+  root = EncoderSettings(**config.encoder).cache_root
   return os.path.join(os.path.dirname(os.path.abspath(
       os.path.expanduser(root))), "context_free")
 

@@ -16,6 +16,17 @@ import difflib
 import os
 import re
 
+from blm_jax.data import names as names_lib
+from blm_jax.data.input_pipeline import DataSpec
+from blm_jax.embedding.spec import EncoderSettings
+from blm_jax.encoders import encoder as encoders
+from blm_jax.models import losses, registry
+from blm_jax.training import config_defaults, run_identity, variants
+from blm_jax.training.grid import GRID_MODES
+from blm_jax.training.optimizers import OPTIMIZERS
+from blm_jax.training.settings import GridSettings, TrainSettings
+from blm_jax.training.solver import SELECT_BY
+
 # A hub id: 'org/name' (or a legacy one-part name, which must be registered).
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -57,8 +68,6 @@ def _number(key: str, value, *, integer: bool, low: float,
 
 
 def _encoder_error(name) -> str | None:
-  from blm_jax.encoders import encoder as encoders
-
   if not isinstance(name, str) or not name:
     return (f"config.encoder.name={name!r}: expected 'minilm', a hub name "
             "such as 'google/electra-base-discriminator', or a model folder")
@@ -82,8 +91,6 @@ def _encoder_error(name) -> str | None:
 
 def _variants_error(key: str, value) -> str | None:
   """A bad `controls` or `encoder.layer_sweep` (variants.py's message)."""
-  from blm_jax.training import variants
-
   try:
     if key == "controls":
       variants.parse_controls(value)
@@ -96,8 +103,6 @@ def _variants_error(key: str, value) -> str | None:
 
 def _missing_keys(config) -> list[str]:
   """Keys of the solver's default config that `config` lacks."""
-  from blm_jax.training import config_defaults
-
   name = config.model.name
   have = set(config_defaults.flat_keys(config))
   return [f"config.{k} is missing (a {name!r} config has every key of "
@@ -109,9 +114,6 @@ def _missing_keys(config) -> list[str]:
 def _solver_problems(config) -> list[str | None]:
   """The solver's own keys: none foreign, values its spec accepts, weights
   of its loss terms."""
-  from blm_jax.models import registry
-  from blm_jax.training import config_defaults
-
   spec = registry.get(config.model.name)
   out: list[str | None] = list(config_defaults.foreign_keys(config))
   for key, accepted in spec.choices.items():
@@ -144,9 +146,6 @@ def _type_problems(config) -> list[str]:
   solver's default (config_defaults): an override such as
   --config.grid.seeds=[0;1] or --config.model.channels=8,x,8 parses as a
   string, which would otherwise fail only once the data is built."""
-  from blm_jax.models import registry
-  from blm_jax.training import config_defaults
-
   if config.model.name not in registry.names():
     return []
   defaults = config_defaults.default_config(config.model.name)
@@ -175,12 +174,6 @@ def _type_problems(config) -> list[str]:
 
 def problems(config) -> list[str]:
   """Every problem of `config`, one message each (empty when valid)."""
-  from blm_jax.encoders import encoder as encoders
-  from blm_jax.models import losses, registry
-  from blm_jax.training import config_defaults, run_identity
-  from blm_jax.training.optimizers import OPTIMIZERS
-  from blm_jax.training.solver import SELECT_BY
-
   out: list[str | None] = []
   name = config.model.name
   out.append(_choices("model.name", name, registry.names()))
@@ -243,7 +236,6 @@ def problems(config) -> list[str]:
   out.append(_number("train.keep_checkpoints", t.keep_checkpoints,
                      integer=True, low=1,
                      what="checkpoints kept; 1 suffices to resume"))
-  from blm_jax.training.grid import GRID_MODES
   out.append(_choices("grid.mode", config.grid.mode, GRID_MODES))
   out.append(_number("grid.memory_limit_gb", config.grid.memory_limit_gb,
                      integer=False, low=0,
@@ -281,7 +273,24 @@ def problems(config) -> list[str]:
     out.append("config.grid.seeds=(): needs at least one seed")
   elif len(set(seeds)) != len(seeds):
     out.append(f"config.grid.seeds={seeds!r}: a seed is repeated")
-  return [p for p in out if p]
+  return [p for p in out if p] or _typed_value_problems(config)
+
+
+def _typed_value_problems(config) -> list[str]:
+  """What the typed values the trainer reads the config into refuse, once
+  every check above passed: a bound they keep that is not checked here is
+  still one line, before any work."""
+  out = []
+  for make in (lambda: EncoderSettings(**config.encoder),
+               lambda: DataSpec(**config.data),
+               lambda: TrainSettings(**config.train),
+               lambda: GridSettings(controls=config.controls,
+                                    **config.grid)):
+    try:
+      make()
+    except ValueError as e:
+      out.append(str(e))
+  return out
 
 
 def validate(config) -> None:
@@ -298,8 +307,6 @@ def check_dataset_names(config) -> None:
   instead of TFDS's catalogue of every dataset it knows, and before the
   workdir is created.
   """
-  from blm_jax.data import names as names_lib
-
   template = config.data.name
   types = sorted(set(config.data.train_types) | set(config.data.test_types))
   if "{}" not in template and len(types) > 1:

@@ -112,7 +112,7 @@ def _shared() -> ml_collections.ConfigDict:
   # Context-free baselines (candidate-only MLP, word logit, odd-one-in) per
   # (train, test) pair: results.json 'context_free'. False skips them.
   c.results.context_free = True
-  # Where those baselines' scores are cached (results/context_free_cache.py):
+  # Where those baselines' scores are cached (data/context_free/cache.py):
   # they depend on the data only, so the grids of one dataset fit them
   # once. 'auto' = a folder 'context_free' beside the embedding cache
   # (~/.cache/blm_jax/context_free by default); '' = no cache.
@@ -163,7 +163,8 @@ def flat_keys(cfg, prefix: str = "") -> list[str]:
 
 
 def foreign_keys(config) -> list[str]:
-  """Messages for model/loss keys that solver `config.model.name` lacks.
+  """Messages for model/loss keys that solver `config.model.name` lacks,
+  and for keys of the shared sections that no solver has.
 
   Such a key does nothing; it usually is another solver's (a config built
   by hand, or a workdir's config.json edited).
@@ -179,4 +180,13 @@ def foreign_keys(config) -> list[str]:
         out.append(
             f"config.{section}.{key} is not a key of the {name!r} solver; "
             f"its config.{section} keys: {', '.join(sorted(keys))}")
+  # The shared sections become typed values (EncoderSettings, DataSpec,
+  # TrainSettings, GridSettings), which have exactly these keys.
+  shared = _shared()
+  for section in ("data", "encoder", "train", "grid"):
+    keys = set(shared[section])
+    for key in config[section]:
+      if key not in keys:
+        out.append(f"config.{section}.{key} is not a config key; the "
+                   f"config.{section} keys: {', '.join(sorted(keys))}")
   return out

@@ -11,12 +11,13 @@ process holds only its own devices' shards of the global arrays
   JAX_PROCESS_ID), or JAX's cluster auto-detection (SLURM, Open MPI, cloud
   TPU) when none is given; gloo collectives on CPU. A coordinator that cannot
   be reached is reported after `init_timeout_s`, in one line.
-- `is_writer`: process 0 writes the workdir's files (config.json, log.txt,
-  results.json, plots); orbax writes the checkpoints of all processes.
-- `barrier`: a wait for every process (the coordination service's barrier,
-  which fails, rather than hangs, once a peer stops answering heartbeats).
-- `embed_shared`: each process embeds its share of the sentences into the
-  shared cache, then every process reads the whole table from it.
+- `is_writer`, `barrier` (from `base.processes`): process 0 writes the
+  workdir's files (config.json, log.txt, results.json, plots; orbax writes
+  the checkpoints of all processes); a barrier waits for every process
+  (the coordination service's, which fails, rather than hangs, once a peer
+  stops answering heartbeats). Each process embeds its share of the
+  sentences (`embedding.sources.embed_shared`); process 0 builds the data
+  (`data.input_pipeline.build_data_once`).
 - `lost_peer_message`: the one-line error for a peer that died. A dead peer
   surfaces as a collective that fails at once (gloo: connection closed) or,
   at the latest after `heartbeat_timeout_s`, as JAX's coordination service
@@ -30,28 +31,23 @@ With one process every function here is a no-op or the identity.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
 import socket
 import sys
 import time
-from typing import Callable, Sequence, TypeVar
 
 import jax
 import numpy as np
 
+from blm_jax.base.processes import (BARRIER_TIMEOUT_S, DistributedError,
+                                    barrier, is_writer)
+
 ENV_COORDINATOR = "JAX_COORDINATOR_ADDRESS"  # JAX reads this one itself.
 ENV_NUM_PROCESSES = "JAX_NUM_PROCESSES"
 ENV_PROCESS_ID = "JAX_PROCESS_ID"
-# How long a barrier waits for the slowest process (embedding its share can
-# take hours); a dead peer fails it much sooner, through the heartbeats.
-BARRIER_TIMEOUT_S = 24 * 3600
-
-T = TypeVar("T")
-
-
-class DistributedError(RuntimeError):
-  """The processes of a run could not start or lost one of them."""
+# `is_writer`, `barrier` and `DistributedError` live in base/processes.py,
+# where the data and embedding layers reach them too; they are used here
+# under the same names.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,31 +159,6 @@ def process_count() -> int:
   return jax.process_count()
 
 
-def is_writer() -> bool:
-  """Whether this process writes the workdir's own files (process 0)."""
-  return jax.process_index() == 0
-
-
-_barriers = itertools.count()
-
-
-def barrier(name: str, timeout_s: float = BARRIER_TIMEOUT_S) -> None:
-  """Waits until every process reaches the barrier of the same name (in the
-  same order); a no-op with one process."""
-  if jax.process_count() == 1:
-    return
-  import orbax.checkpoint as ocp
-
-  key = f"blm_jax.{next(_barriers)}.{name}"
-  try:
-    ocp.multihost.get_barrier_sync_fn()(key=key,
-                                        timeout_ms=int(timeout_s * 1000))
-  except Exception as e:  # The client's errors have no public class.
-    raise DistributedError(
-        f"process {jax.process_index()}: barrier {name!r} failed: "
-        f"{str(e).splitlines()[0]}") from e
-
-
 def min_bytes_over_processes(value: int) -> int:
   """The smallest of every process's byte count `value`, in whole MiB (one
   decision for all; MiB keep it within the int32 that JAX moves)."""
@@ -215,27 +186,6 @@ def to_host(x) -> np.ndarray:
 
     return np.asarray(multihost_utils.process_allgather(x, tiled=True))
   return np.asarray(x)
-
-
-def embed_shared(embed: Callable[[list[str]], T],
-                 sentences: Sequence[str]) -> T:
-  """`embed(sentences)`, the encoding split over the processes.
-
-  `embed` must read and fill the shared embedding cache. Each process first
-  embeds its share (`fill.process_share`) into the cache; after a barrier
-  every process calls `embed` on all the sentences, which now reads them
-  from the cache. With a cache folder that the processes do not share
-  (hosts without a common file system) the second call embeds what it did
-  not find: the result is the same, only the time saved is lost.
-  """
-  if jax.process_count() == 1:
-    return embed(list(sentences))
-  from blm_jax.embedding import fill
-
-  embed(fill.process_share(sentences, jax.process_index(),
-                           jax.process_count()))
-  barrier("embedding")
-  return embed(list(sentences))
 
 
 _LOST_PEER_SIGNS = ("Connection closed by peer", "Connection reset by peer",
@@ -288,23 +238,3 @@ def exit_now(message: str, code: int = 1) -> None:
   print(message, file=sys.stderr, flush=True)
   sys.stdout.flush()
   os._exit(code)
-
-
-def build_data_once(data_cfg) -> None:
-  """Process 0 builds the run's TFDS datasets (if not built yet) while the
-  others wait, so that no two processes write one dataset folder at once.
-  A host that does not share process 0's data_dir builds its own copy when
-  it loads."""
-  if jax.process_count() == 1:
-    return
-  if is_writer():
-    from blm_jax.data import input_pipeline
-    from data_builders.common import loading
-
-    types = dict.fromkeys(tuple(data_cfg.train_types)
-                          + tuple(data_cfg.test_types))
-    for t in types:
-      loading.prepare(input_pipeline.dataset_name(data_cfg.name, t),
-                      data_cfg.data_dir or None,
-                      data_cfg.get("manual_dir") or None)
-  barrier("data built")

@@ -12,13 +12,14 @@ import numpy as np
 from blm_jax.encoders.memory import gib
 from blm_jax.training import distributed
 from blm_jax.training.grid import available_bytes, Grid
+from blm_jax.training.settings import GridSettings
 
 
-def memory_budget(config, grid: Grid) -> int:
+def memory_budget(limit_gb: float, grid: Grid) -> int:
   """Bytes the grid's epoch may use: config.grid.memory_limit_gb, or (0)
   what this process's first device has available now (the least over the
   processes, so that all of them compile the same epoch)."""
-  limit = config.grid.memory_limit_gb
+  limit = limit_gb
   if limit:
     return int(limit * 2**30)
   return distributed.min_bytes_over_processes(
@@ -43,21 +44,24 @@ def save_bytes(grid: Grid) -> int:
   return sum(sizes) + max(sizes, default=0)
 
 
-def _size_keys(config) -> str:
+def model_widths(model_cfg) -> str:
   """The model's numeric keys (its widths), e.g. 'config.model.hidden_factor=3.5'."""
-  keys = [f"config.model.{k}={v}" for k, v in config.model.items()
+  keys = [f"config.model.{k}={v}" for k, v in model_cfg.items()
           if isinstance(v, (int, float, tuple)) and not isinstance(v, bool)
           and k != "name"]
   return ", ".join(keys)
 
 
-def fit_memory(config, grid: Grid) -> list[str]:
+def fit_memory(grid: Grid, settings: GridSettings, batch_size: int,
+               widths: str) -> list[str]:
   """`grid.fit_memory` within the memory budget less what a checkpoint
   save holds; the MemoryError names the keys that set the size: the
-  model's widths where the state alone does not fit, else the batch size
-  and the number of cells."""
-  budget, save = memory_budget(config, grid), save_bytes(grid)
-  of = ("set by config.grid.memory_limit_gb" if config.grid.memory_limit_gb
+  model's widths (`widths`, from `model_widths`) where the state alone
+  does not fit, else config.train.batch_size (`batch_size`) and the number
+  of cells."""
+  budget = memory_budget(settings.memory_limit_gb, grid)
+  save = save_bytes(grid)
+  of = ("set by config.grid.memory_limit_gb" if settings.memory_limit_gb
         else "free")
   state = sum(math.prod(x.shape) * np.dtype(x.dtype).itemsize
               for x in jax.tree.leaves(grid.abstract_state()))
@@ -68,18 +72,18 @@ def fit_memory(config, grid: Grid) -> list[str]:
         f"{grid.num_cells} cells: {gib(state)}"
         + (", and a checkpoint save holds a host copy as large" if save
            else "") + f"), over the {gib(budget)} {of}: lower "
-        f"the model's width ({_size_keys(config)}) or train fewer cells"
+        f"the model's width ({widths}) or train fewer cells"
         + (", or raise config.grid.memory_limit_gb"
-           if config.grid.memory_limit_gb else ""))
+           if settings.memory_limit_gb else ""))
   try:
     # A limit below the save's own size leaves nothing (not less).
     notes = grid.fit_memory(budget - save,
-                            may_scan=config.grid.mode == "auto")
+                            may_scan=settings.mode == "auto")
   except MemoryError as e:
     raise MemoryError(
         f"{e}, or lower config.train.batch_size (now "
-        f"{config.train.batch_size}) or the model's width ("
-        f"{_size_keys(config)}) (of the {budget / 2**30:.2f} GiB {of}"
+        f"{batch_size}) or the model's width ("
+        f"{widths}) (of the {budget / 2**30:.2f} GiB {of}"
         + (f", {save / 2**30:.2f} GiB are kept for the host copy of the "
            "state a checkpoint save makes" if save else "") + ")") from None
   if save:

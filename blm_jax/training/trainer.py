@@ -7,8 +7,14 @@ checkpoints/, tells a `Progress` of resumes, epochs and checkpoints, and
 returns a `TrainingOutcome`; results.json and the plots are the results
 layer's (`blm_jax.results.report`). The per-cell step is in `solver.py`, the
 vmapping in `grid.py`; where the embeddings come from in
-`embedding_sources.py`, the memory check in `memory_fit.py`, the checkpoint
-resume in `resume.py`.
+`blm_jax.embedding.sources` (asked through `variants.default_sources`), the
+memory check in `memory_fit.py`, the checkpoint resume in `resume.py`.
+
+The config is read once, at the top of `train_and_evaluate`: its sections
+become typed values (`EncoderSettings`, `DataSpec`, `GridSettings`,
+`TrainSettings`) that are handed down in its place; the whole config goes
+only to its checks, the run's identity and resume, and the solver's own
+sections to the model.
 """
 
 from __future__ import annotations
@@ -30,18 +36,19 @@ from blm_jax import models
 from blm_jax.base import files
 from blm_jax.base.stage_clock import StageClock, split_compile
 from blm_jax.data import input_pipeline
+from blm_jax.data.input_pipeline import DataSpec
+from blm_jax.embedding import sources as embedding_sources
+from blm_jax.embedding.spec import EncoderSettings
 from blm_jax.training import (checkpoints, config_check, distributed,
-                              run_identity, variants, workdir_lock)
-from blm_jax.training.embedding_sources import (default_embed_fn,
-                                                default_sources, Sources,
-                                                SourcesFn,
-                                                with_gold_attributes)
+                              memory_fit, run_identity, variants,
+                              workdir_lock)
 from blm_jax.training.grid import Grid, GridSpec, resolve_mode
-from blm_jax.training.memory_fit import fit_memory
 from blm_jax.training.resume import restore_run
 from blm_jax.training.optimizers import create_optimizer
 from blm_jax.training.progress import Progress
+from blm_jax.training.settings import GridSettings, TrainSettings
 from blm_jax.training.solver import Solver
+from blm_jax.training.variants import Sources, SourcesFn
 from data_builders.common import safe_io
 
 
@@ -89,36 +96,49 @@ def loss_weights(config, embed_dim: int) -> tuple[tuple[str, float], ...]:
       spec.weights(config, embed_dim).items())
 
 
-def build_grid(config, data: input_pipeline.BLMData, mesh=None,
-               sources: Sources | None = None) -> Grid:
-  """The grid of `config` on `data`: seeds x train types, times the real
-  run, every control of `config.controls` and the swept layers of
-  `sources` (`variants.py`)."""
+def build_solver(config, data: input_pipeline.BLMData) -> Solver:
+  """One cell's solver: the model of `config.model` and its loss terms
+  (`config.loss`) on `data`, trained by `config.train`."""
+  train = TrainSettings(**config.train)
   model = models.create_model(config.model, embed_dim=data.embed_dim,
                               num_context=data.num_context,
-                              score=config.train.score, loss_cfg=config.loss)
+                              score=train.score, loss_cfg=config.loss)
   largest = max(t.num_instances for t in (*data.train.values(),
                                            *data.train_by_seed.values()))
-  solver = Solver(
-      model=model, tx=create_optimizer(config.train),
-      score=config.train.score,
-      predict_score=config.train.predict_score,
+  return Solver(
+      model=model, tx=create_optimizer(train),
+      score=train.score,
+      predict_score=train.predict_score,
       answer_reduction=config.loss.answer_reduction,
       loss_weights=loss_weights(config, data.embed_dim),
-      batch_size=config.train.batch_size,
-      steps_per_epoch=max(1, math.ceil(largest / config.train.batch_size)),
-      select_by=config.train.select_by,
-      eval_chunk=config.train.eval_chunk)
+      batch_size=train.batch_size,
+      steps_per_epoch=max(1, math.ceil(largest / train.batch_size)),
+      select_by=train.select_by,
+      eval_chunk=train.eval_chunk)
+
+
+def grid_spec(settings: GridSettings, train_types: tuple[str, ...],
+              sources: Sources) -> GridSpec:
+  """Seeds x train types, times the real run, every control and the swept
+  layers of `sources` (`variants.py`)."""
+  return GridSpec(settings.seeds, tuple(train_types),
+                  variants.grid_variants(settings.controls,
+                                         sources.sweep_layers,
+                                         sources.main_layer))
+
+
+def build_grid(config, data: input_pipeline.BLMData, mesh=None,
+               sources: Sources | None = None) -> Grid:
+  """The grid of `config` on `data` (what `train_and_evaluate` trains;
+  tests, benchmarks and restoring a run build it here)."""
+  settings = GridSettings(controls=config.controls, **config.grid)
   sources = sources or Sources({})
-  spec = GridSpec(tuple(int(s) for s in config.grid.seeds),
-                  tuple(config.data.train_types),
-                  variants.grid_variants(
-                      variants.parse_controls(config.controls),
-                      sources.sweep_layers, sources.main_layer))
-  mode = resolve_mode(config.grid.mode, config.model.name,
+  mode = resolve_mode(settings.mode, config.model.name,
                       (mesh.devices.flat[0] if mesh is not None
                        else jax.devices()[0]).platform)
-  return Grid(solver, spec, data, mesh, sources.tables, mode)
+  return Grid(build_solver(config, data),
+              grid_spec(settings, config.data.train_types, sources), data,
+              mesh, sources.tables, mode)
 
 
 class _LogFile(logging.FileHandler):
@@ -281,10 +301,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     config: an experiment config (see configs/).
     workdir: where everything of this run goes; re-running with the same
       workdir resumes from the last checkpoint.
-    embed_fn: sentences -> [n, D] embeddings; default: config.encoder.
+    embed_fn: sentences -> [n, D] embeddings; default: config.encoder's
+      (`embedding.sources.embed_fn`).
     data: already loaded data (tests and benchmarks); default: config.data.
-    sources_fn: (config, sentences) -> the `Sources` of the random-encoder
-      control and the layer sweep; default: `default_sources`.
+    sources_fn: (EncoderSettings, controls, sentences) -> the `Sources` of
+      the random-encoder control and the layer sweep; default:
+      `variants.default_sources`.
     progress: told of resumes, epochs and checkpoints as they happen.
 
   Returns:
@@ -292,6 +314,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     predictions of every cell.
   """
   config_check.validate(config)  # Before any data is built or embedded.
+  # The typed values the run is made of, read once from the config.
+  encoder = EncoderSettings(**config.encoder)
+  data_spec = DataSpec(**config.data)
+  grid_settings = GridSettings(controls=config.controls, **config.grid)
+  train = TrainSettings(**config.train)
+  show_progress = bool(config.progress)
   progress = progress or Progress()
 
   # The workdir is locked before any data work, so that a second run on it
@@ -311,32 +339,40 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
     clock = StageClock()
     t0 = time.perf_counter()
     if data is None:
-      distributed.build_data_once(config.data)
-      embed = embed_fn or default_embed_fn(config.encoder)
+      input_pipeline.build_data_once(data_spec)
+      embed = embed_fn or embedding_sources.embed_fn(encoder)
 
       def timed_embed(sentences):
         with clock.measure("embedding"):
           return embed(sentences)
 
-      data = input_pipeline.load(
-          config.data, timed_embed, config.data.data_dir or None,
-          seeds=tuple(int(s) for s in config.grid.seeds))
+      data = input_pipeline.load(data_spec, timed_embed,
+                                 data_spec.data_dir or None,
+                                 seeds=grid_settings.seeds)
     check_compatible(config, data)
     t1 = time.perf_counter()
     clock.add("data", t1 - t0 - clock.seconds("embedding"))
     with clock.measure("variant_embeddings"):
-      sources = (sources_fn or default_sources)(config, data.table.sentences)
+      sources = (sources_fn or variants.default_sources)(
+          encoder, grid_settings.controls, data.table.sentences)
       try:
-        sources = with_gold_attributes(config, data, sources)
+        sources = variants.with_gold_attributes(
+            grid_settings.controls, data_spec.name, data, sources)
       except ValueError as e:
         raise DataMismatchError(str(e)) from None
     variant_seconds = clock.seconds("variant_embeddings")
     data_seconds = time.perf_counter() - t0
 
     # ---- Model, optimizer and grid -----------------------------------------
-    grid = build_grid(config, data, sources=sources)
+    mode = resolve_mode(grid_settings.mode, config.model.name,
+                        jax.devices()[0].platform)
+    grid = Grid(build_solver(config, data),
+                grid_spec(grid_settings, data_spec.train_types, sources),
+                data, None, sources.tables, mode)
+    widths = memory_fit.model_widths(config.model)
     with clock.measure("compile"):  # fit_memory compiles the epoch.
-      memory_notes = fit_memory(config, grid)
+      memory_notes = memory_fit.fit_memory(grid, grid_settings,
+                                           train.batch_size, widths)
   except BaseException:
     workdir_lock.undo(workdir, remove_lock=not had_lock, remove_dir=made)
     raise
@@ -375,7 +411,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   if distributed.is_writer():
     files.write_text(os.path.join(workdir, "config.json"),
                      config.to_json_best_effort(indent=2, sort_keys=True))
-  epochs = config.train.epochs
+  epochs = train.epochs
   start_epoch = 0
   history = {"train": {}, "dev_accuracy": [], "dev_loss": []}
   if restored is not None:
@@ -392,8 +428,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   progress.on_train_start(start_epoch, epochs)
 
   # ---- Train ----------------------------------------------------------------
-  mgr = checkpoints.manager(ckpt_dir,
-                            config.train.keep_checkpoints)
+  mgr = checkpoints.manager(ckpt_dir, train.keep_checkpoints)
   per_epoch = epoch_instances(grid, data)
   for line in small_test_sets(data):
     log.warning("%s", line)
@@ -402,10 +437,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   train_seconds, trained_epochs = 0.0, 0
   epoch_seconds: list[float] = []
   last_save = time.monotonic()
-  min_gap = float(config.train.get("checkpoint_min_seconds", 0.0))
+  min_gap = float(train.checkpoint_min_seconds)
   bar = tqdm.tqdm(range(start_epoch, epochs), initial=start_epoch,
                   total=epochs, desc=f"{grid.num_cells} cells", unit="epoch",
-                  disable=not config.progress or not distributed.is_writer())
+                  disable=not show_progress or not distributed.is_writer())
   try:
     for epoch in bar:
       t = time.perf_counter()
@@ -440,7 +475,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                                     "instances_per_s": per_epoch / dt,
                                     **measured})
       if epoch == epochs - 1 or (
-          (epoch + 1) % config.train.checkpoint_every_epochs == 0
+          (epoch + 1) % train.checkpoint_every_epochs == 0
           and time.monotonic() - last_save >= min_gap):
         last_save = time.monotonic()
         try:
@@ -460,7 +495,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   log.info("%s", checkpoints.size_line(ckpt_dir, state, grid.num_cells))
 
   # ---- Evaluate every cell on every test type ------------------------------
-  test_types = tuple(config.data.test_types)
+  test_types = data_spec.test_types
   test = {}
   with clock.measure("evaluation"):
     predicted = grid.predict_tests(state.best_params)
@@ -477,7 +512,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
           "embed_dim": data.embed_dim,
           "train_sizes": {t: s.num_instances for t, s in data.train.items()},
           "sample_seed": ("the grid seed" if data.train_by_seed
-                          else int(config.data.seed)),
+                          else data_spec.seed),
           "dev_sizes": {t: s.num_instances for t, s in data.dev.items()},
           "dev_source": dict(data.dev_source),
           "test_sizes": {t: s.num_instances for t, s in data.test.items()}},

@@ -32,13 +32,20 @@ in a grid without variants.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+from typing import Callable, Sequence
 
 import flax.struct
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from blm_jax.data.input_pipeline import BLMData
+from blm_jax.embedding import sources as embedding_sources
+from blm_jax.embedding.spec import EncoderSettings, parse_layer_sweep
+from data_builders.common import attributes
 
 CONTROLS = ("answer_only", "shuffled_context", "random_encoder",
             "gold_attributes")
@@ -109,48 +116,75 @@ def parse_controls(value) -> tuple[str, ...]:
   return tuple(names)
 
 
-def parse_layer_sweep(value: str, num_layers: int | None = None
-                      ) -> tuple[int, ...] | str:
-  """`config.encoder.layer_sweep` -> hidden-state indices, in order.
-
-  '' = no sweep, 'all' = every hidden state 0..num_layers (the embedding
-  layer and each block), or a comma-separated list such as '0,3,6'
-  (negative indices count from the last layer). Without `num_layers` (the
-  encoder is not loaded yet) only the syntax is checked and 'all' is
-  returned as is.
-  """
-  key = "config.encoder.layer_sweep"
-  if not isinstance(value, str):
-    raise ValueError(f"{key}={value!r}: expected a string: '', 'all' or "
-                     "comma-separated layer indices such as '0,3,6'")
-  value = value.strip()
-  if not value:
-    return ()
-  if value == "all":
-    return "all" if num_layers is None else tuple(range(num_layers + 1))
-  try:
-    layers = [int(s) for s in value.split(",")]
-  except ValueError:
-    raise ValueError(f"{key}={value!r}: expected '', 'all' or comma-separated"
-                     " layer indices such as '0,3,6'") from None
-  if num_layers is None:
-    return tuple(layers)
-  n = num_layers + 1
-  bad = [k for k in layers if not -n <= k < n]
-  if bad:
-    raise ValueError(f"{key}={value!r}: layer(s) {bad} out of range; the "
-                     f"encoder has hidden states 0..{num_layers} (0 = "
-                     "embeddings, -1 = last)")
-  out = tuple(dict.fromkeys(k % n for k in layers))
-  return out
-
-
 def grid_variants(controls=(), sweep_layers=(), main_layer: int | None = None
                   ) -> tuple[str, ...]:
   """'' then the controls, then one 'layer=k' per swept layer other than
   `main_layer` (the real cells already are that layer)."""
   layers = tuple(layer_variant(k) for k in sweep_layers if k != main_layer)
   return ("",) + tuple(controls) + layers
+
+
+@dataclasses.dataclass(frozen=True)
+class Sources:
+  """The embedding tables the grid's variants read besides the real one.
+
+  tables: {'random_encoder' | 'gold_attributes' | 'layer=k': [S, D]}, rows
+    as the real table's.
+  sweep_layers: the swept hidden states (non-negative), () without a sweep.
+  main_layer: the hidden state of the real cells (non-negative).
+  """
+
+  tables: dict
+  sweep_layers: tuple[int, ...] = ()
+  main_layer: int | None = None
+
+
+# (encoder settings, the controls, the sentences) -> Sources.
+SourcesFn = Callable[[EncoderSettings, tuple[str, ...], Sequence[str]],
+                     Sources]
+
+
+def default_sources(encoder: EncoderSettings, controls: tuple[str, ...],
+                    sentences: Sequence[str]) -> Sources:
+  """The random encoder's and every swept layer's embeddings (cached),
+  asked of the embedding layer."""
+  if "random_encoder" not in controls and not encoder.sweeps:
+    return Sources({})
+  by_layer, main = embedding_sources.layer_tables(encoder, sentences)
+  tables = {layer_variant(k): t for k, t in by_layer.items()}
+  if "random_encoder" in controls:
+    tables["random_encoder"] = embedding_sources.random_encoder_table(
+        encoder, sentences)
+  return Sources(tables, tuple(by_layer), main)
+
+
+def gold_attribute_table(table, embed_dim: int) -> np.ndarray:
+  """[S, embed_dim] float32: each sentence's one-hot attributes, zero-padded
+  to the embedding's width (the `gold_attributes` control)."""
+  one_hot = attributes.one_hot(table.attributes, table.attribute_sizes)
+  if one_hot.shape[1] > embed_dim:
+    raise ValueError(
+        f"config.controls=gold_attributes: the {one_hot.shape[1]} one-hot "
+        f"attribute values do not fit the embedding width {embed_dim}")
+  out = np.zeros((one_hot.shape[0], embed_dim), np.float32)
+  out[:, :one_hot.shape[1]] = one_hot
+  return out
+
+
+def with_gold_attributes(controls: tuple[str, ...], data_name: str,
+                         data: BLMData, sources: Sources) -> Sources:
+  """`sources` plus the `gold_attributes` control's table when `controls`
+  name it; one line when the data (`data_name`) has no attributes."""
+  if "gold_attributes" not in controls:
+    return sources
+  table = data.table
+  if not table.attribute_names:
+    raise ValueError(f"config.controls=gold_attributes: "
+                     f"{data_name!r} has no attributes: "
+                     f"{table.attributes_missing}")
+  gold = gold_attribute_table(table, data.embed_dim)
+  return dataclasses.replace(sources, tables={**sources.tables,
+                                              "gold_attributes": gold})
 
 
 def stack_sources(embeddings: np.ndarray, sources: dict[str, np.ndarray],

@@ -26,7 +26,8 @@ monitoring.register_event_listener(on_event)
 print("cache", compile_cache.enable())
 from blm_jax.embedding import embed
 embed.embed_sentences([f"the cat sat on mat {i}" for i in range(6)],
-                      encoder=sys.argv[1], batch_size=4, progress=False)
+                      embed.EncoderSpec(sys.argv[1]), batch_size=4,
+                      progress=False)
 print("misses", counts["miss"], "hits", counts["hit"])
 """
 

@@ -107,18 +107,16 @@ def test_bf16_is_close_and_cached_apart(bert, tmp_path):
 
 
 @pytest.mark.slow
-def test_spec_parsing_and_conflicts(bert):
-  spec = embed.EncoderSpec.parse({"name_or_path": "minilm", "pooling": "first"})
-  assert spec == embed.EncoderSpec("minilm", pooling="first")
-  assert embed.EncoderSpec.parse(spec.to_dict()) == spec
-  assert embed.EncoderSpec.parse(None).name_or_path == "minilm"
-  with pytest.raises(ValueError, match=r"unknown keys \['poolng'\]"):
-    embed.EncoderSpec.parse({"poolng": "mean"})
+def test_spec_forms_and_conflicts(bert):
+  spec = embed.EncoderSpec("minilm", pooling="first")
+  assert embed.EncoderSpec(**spec.to_dict()) == spec
   with pytest.raises(ValueError, match="pooling='avg' is not one of"):
     embed.EncoderSpec(pooling="avg")
-  with pytest.raises(ValueError, match="pooling='mean' contradicts the "
-                     "encoder spec's pooling='first'"):
+  with pytest.raises(ValueError, match="pooling given beside an "
+                     "EncoderSpec; set them in the spec"):
     embed.embed_sentences(["a"], spec, pooling="mean")
+  with pytest.raises(TypeError, match="takes an EncoderSpec .* not str"):
+    embed.embed_sentences(["a"], "minilm")
   with pytest.raises(TypeError, match="not a str"):
     embed.embed_sentences("a sentence", bert)
   with pytest.raises(TypeError, match="sentence 1 is a int"):

@@ -13,7 +13,8 @@ import tensorflow_datasets as tfds
 from blm_jax.data import input_pipeline
 from blm_jax.embedding import cache as embedding_cache, embed, placement
 from blm_jax.encoders import encoder as encoders
-from blm_jax.training import embedding_sources
+from blm_jax.embedding import sources as embedding_sources
+from blm_jax.embedding.spec import EncoderSettings
 from tests import ROOT, tiny_checkpoints
 from tests.embedding.test_embed import EmbedToyBlm
 from blm_jax.cli import embed as embed_cli
@@ -191,8 +192,9 @@ def test_command_line_config_fills_the_cache_training_reads(bert, tmp_path,
   # Training with the same config reads every sentence from that cache:
   # the same sentences, the same key folder, no new shard.
   cfg = fv["config"].value
-  data = input_pipeline.load(cfg.data, embedding_sources.default_embed_fn(cfg.encoder),
-                             str(data_dir))
+  data = input_pipeline.load(
+      cfg.data, embedding_sources.embed_fn(EncoderSettings(**cfg.encoder)),
+      str(data_dir))
   assert len(data.table.sentences) == report.sentences
   assert os.listdir(cache) == [key_dir] and _shards(cache) == shards
   # --split: whole splits (here all 52 sentences), under the same key.

@@ -399,9 +399,11 @@ def test_runs_without_transformers(tmp_path):
       "import sys; sys.modules['transformers'] = None; "
       "sys.modules['torch'] = None\n"
       "from blm_jax.encoders import encoder as encoders\n"
-      "from blm_jax.embedding.embed import embed_sentences\n"
-      f"x = embed_sentences(['the cat eats .'], {folder!r}, progress=False)\n"
-      "y = embed_sentences(['the cat eats .'], progress=False)\n"
+      "from blm_jax.embedding.embed import EncoderSpec, embed_sentences\n"
+      f"x = embed_sentences(['the cat eats .'], EncoderSpec({folder!r}), "
+      "progress=False)\n"
+      "y = embed_sentences(['the cat eats .'], EncoderSpec(), "
+      "progress=False)\n"
       "print(x.shape, y.shape)\n")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                        text=True, cwd=ROOT)

@@ -53,11 +53,12 @@ def test_width_and_names():
 @pytest.mark.slow  # Loads MiniLM and compiles two poolings.
 def test_minilm_segments_embed_wider_and_cache_apart(tmp_path):
   sentences = ["The girl sprayed paint onto the wall.", "Cats sleep."]
-  mean = embed.embed_sentences(sentences, progress=False,
+  segments = embed.EncoderSpec(pooling="segments3")
+  mean = embed.embed_sentences(sentences, embed.EncoderSpec(), progress=False,
                                cache_dir=str(tmp_path))
-  seg = embed.embed_sentences(sentences, pooling="segments3", progress=False,
+  seg = embed.embed_sentences(sentences, segments, progress=False,
                               cache_dir=str(tmp_path))
-  again = embed.embed_sentences(sentences, pooling="segments3", progress=False,
+  again = embed.embed_sentences(sentences, segments, progress=False,
                                 cache_dir=str(tmp_path))
   assert mean.shape == (2, 384) and seg.shape == (2, 1152)
   np.testing.assert_array_equal(seg, again)

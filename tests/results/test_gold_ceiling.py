@@ -11,7 +11,7 @@ import pytest
 from blm_jax.data import input_pipeline
 from blm_jax.models import attribute_relations as ar
 from blm_jax.results import gold_ceiling
-from blm_jax.training import embedding_sources, variants
+from blm_jax.training import variants
 from data_builders.blm_spray_load import sequence
 from data_builders.common.schema import BLMInstance, Sentence
 
@@ -94,10 +94,8 @@ def test_without_attributes_the_ceiling_says_which_rungs_are_skipped():
 
 def test_gold_attributes_control_table():
   data = _data(n_train=20)
-  config = ml_collections.ConfigDict(
-      {"controls": "gold_attributes", "data": {"name": "x"}})
-  sources = embedding_sources.with_gold_attributes(
-      config, data, embedding_sources.Sources({}))
+  sources = variants.with_gold_attributes(
+      ("gold_attributes",), "x", data, variants.Sources({}))
   gold = sources.tables["gold_attributes"]
   assert gold.shape == data.embeddings.shape
   # Each sentence: one value per attribute present, zero padding after.
@@ -108,8 +106,8 @@ def test_gold_attributes_control_table():
   no_attr = _data(name="blm_jsonl/mine", n_train=20)
   with pytest.raises(ValueError, match=r"config.controls=gold_attributes: "
                      r"'x' has no attributes: its family declares no"):
-    embedding_sources.with_gold_attributes(
-        config, no_attr, embedding_sources.Sources({}))
+    variants.with_gold_attributes(
+        ("gold_attributes",), "x", no_attr, variants.Sources({}))
   narrow = input_pipeline.from_parts(
       {("I", s): _seq_instances(5, i) for i, s in enumerate(
           ("train", "dev", "test"))},
@@ -117,8 +115,8 @@ def test_gold_attributes_control_table():
       name="blm_spray_load/seq_type_{}")
   with pytest.raises(ValueError, match=r"the 17 one-hot attribute values do "
                      r"not fit the embedding width 4"):
-    embedding_sources.with_gold_attributes(
-        config, narrow, embedding_sources.Sources({}))
+    variants.with_gold_attributes(
+        ("gold_attributes",), "x", narrow, variants.Sources({}))
 
 
 def test_report_skips_the_ceiling_in_one_line_without_attributes():

@@ -56,12 +56,14 @@ def _synthetic_run(embed=False):
                           types=("I", "II", "III"))
     if embed:  # the grid's own encoder embeds the synthetic sentences
       from blm_jax.data import input_pipeline
-      from blm_jax.training import embedding_sources
+      from blm_jax.embedding import sources as embedding_sources
+      from blm_jax.embedding.spec import EncoderSettings
       parts = {(t, s): synthetic.instances(n, t, k)[0]
                for k, t in enumerate(("I", "II", "III"))
                for s, n in (("train", 60), ("dev", 20), ("test", 40))}
       data = input_pipeline.from_parts(
-          parts, embedding_sources.default_embed_fn(config.encoder))
+          parts,
+          embedding_sources.embed_fn(EncoderSettings(**config.encoder)))
     run_experiment(config, workdir, data=data)
   return run
 

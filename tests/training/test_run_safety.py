@@ -177,12 +177,12 @@ def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
                                                          monkeypatch):
   """The lock comes first: a second run does not spend the data loading,
   embedding and compiling before it is refused."""
-  from blm_jax.training import distributed
+  from blm_jax.data import input_pipeline
 
   def no_data_work(data_cfg):
     raise AssertionError("the data work started")
 
-  monkeypatch.setattr(distributed, "build_data_once", no_data_work)
+  monkeypatch.setattr(input_pipeline, "build_data_once", no_data_work)
   work = tmp_path / "w"
   work.mkdir()
   holder = _lock_holder(work)
@@ -198,12 +198,12 @@ def test_a_locked_workdir_is_refused_before_any_data_work(tmp_path,
 @pytest.mark.slow
 def test_a_run_failing_before_training_leaves_no_workdir(tmp_path,
                                                         monkeypatch):
-  from blm_jax.training import distributed
+  from blm_jax.data import input_pipeline
 
   def fails(data_cfg):
     raise ValueError("no such dataset")
 
-  monkeypatch.setattr(distributed, "build_data_once", fails)
+  monkeypatch.setattr(input_pipeline, "build_data_once", fails)
   cfg = synthetic.config("ffnn", epochs=1)
   work = tmp_path / "new"
   with pytest.raises(ValueError, match="no such dataset"):

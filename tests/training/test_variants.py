@@ -13,7 +13,6 @@ from blm_jax.data import input_pipeline
 from blm_jax.data.sentence_table import build_sentence_table
 from blm_jax.results.experiment import run_experiment
 from blm_jax.training import config_check
-from blm_jax.training import embedding_sources
 from blm_jax.training import run_identity
 from blm_jax.training import trainer as train
 from blm_jax.training import variants
@@ -92,7 +91,7 @@ def test_answer_only_is_chance_without_cue_and_above_with_planted_cue():
 def test_real_cells_are_unchanged_by_the_controls_beside_them():
   data = synthetic.data(n_train=60, n_dev=20, n_test=20, types=("I",))
   rng = np.random.default_rng(0)
-  sources = embedding_sources.Sources({"random_encoder": rng.normal(
+  sources = variants.Sources({"random_encoder": rng.normal(
       size=data.embeddings.shape).astype(np.float32)})
   with_controls, grid, state = _trained_accuracy(
       _config("answer_only,shuffled_context,random_encoder", epochs=2),
@@ -187,9 +186,9 @@ def test_results_report_controls_selectivity_and_layer_sweep(tmp_path):
       np.float32) for k in (0, 1)}
   seen = []
 
-  def sources_fn(config, sentences):
+  def sources_fn(encoder, controls, sentences):
     seen.append(len(sentences))
-    return embedding_sources.Sources(tables, sweep_layers=(0, 1, 2), main_layer=2)
+    return variants.Sources(tables, sweep_layers=(0, 1, 2), main_layer=2)
 
   c = synthetic.config("ffnn", epochs=2, seeds=(0, 1))
   c.controls = "answer_only"

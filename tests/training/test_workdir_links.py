@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from blm_jax.training import distributed
+from blm_jax.data import input_pipeline
 from blm_jax.training import trainer as train
 from blm_jax.training import workdir_lock
 from tests import ROOT, synthetic
@@ -18,7 +18,7 @@ from tests import ROOT, synthetic
 def no_data_work(monkeypatch):
   def fails(data_cfg):
     raise AssertionError("the data work started")
-  monkeypatch.setattr(distributed, "build_data_once", fails)
+  monkeypatch.setattr(input_pipeline, "build_data_once", fails)
 
 
 @pytest.mark.slow
