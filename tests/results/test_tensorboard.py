@@ -81,9 +81,8 @@ def test_the_writer_leaves_torch_unloaded(tmp_path):
       pytest.skip(f"{needed} is not installed")
   code = ("import sys; from blm_jax.results import tensorboard; "
           "tensorboard._writer(sys.argv[1]).close(); "
-          "loaded = 'torch' in sys.modules; "
-          "import torch; print(loaded, torch.__name__)")
+          "print('torch' in sys.modules)")
   out = subprocess.run([sys.executable, "-c", code, str(tmp_path)],
                        cwd=ROOT, capture_output=True, text=True, check=True)
-  # Unloaded while the writer worked; importable again after it.
-  assert out.stdout.split() == ["False", "torch"]
+  # Neither loaded nor left blocked (a None entry would be `in` too).
+  assert out.stdout.split() == ["False"]
