@@ -52,6 +52,7 @@ def _loss_cfg(**kw):
   return c
 
 
+@pytest.mark.slow
 def test_sentence_terms_by_hand_sum_and_mean():
   """eq. (4) recomputed from the sentence VAE's own outputs."""
   ctx = jax.random.normal(jax.random.key(0), (2, 3, 8))
@@ -89,6 +90,7 @@ def test_sentence_terms_by_hand_sum_and_mean():
                              rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_total_loss_weights_every_term_and_kl_scale():
   cfg = synthetic.config("vae2")
   cfg.loss.answer_margin = 2.0
@@ -129,6 +131,7 @@ def test_total_loss_weights_every_term_and_kl_scale():
                            "sentence_margin", "sentence_kl"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim,want", [(768, 178_126), (384, 88_270)])
 def test_reference_variant_matches_the_authors_architecture(dim, want):
   """Parameter counts of the authors' VariationalAutoencoder_2level (their
@@ -183,6 +186,7 @@ def test_dev_selection_tie_breaking(select_by, acc, loss, keeps_new):
   assert float(new.best_params) == (7.0 if keeps_new else 3.0)
 
 
+@pytest.mark.slow
 def test_chunked_evaluation_equals_unchunked():
   data = synthetic.data(n_train=40, n_dev=20, n_test=53, num_context=4)
   out = {}
