@@ -6,9 +6,10 @@ this session; a test run that creates ~/tensorflow_datasets or
 Many tests compile the same programs (a grid's epoch, a solver's forward):
 JAX's persistent compilation cache, in a temporary folder of this session,
 compiles each once (tests/training/test_train.py: 282 s -> 113 s, measured
-in one run), and XLA compiles them at optimisation level 0. The suite runs on every core (pytest-xdist, pyproject's addopts);
-the workers inherit these variables from the controlling process, so they
-share its scratch and cache folders."""
+in one run), and XLA compiles them at optimisation level 0. The suite runs
+on every core (pytest-xdist, pyproject's addopts); the workers inherit
+these variables from the controlling process, so they share its scratch
+and cache folders."""
 
 import os
 import shutil
