@@ -13,17 +13,28 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 FOLDER = "tensorboard"
 
 
 def _writer(logdir: str):
+  # tensorboardX imports torch, where it is installed, for a type hint
+  # alone; that import took 5-17 s of each run's report (more than the
+  # toy runs' training), so torch is hidden while tensorboardX loads,
+  # unless the process has it already.
+  hide_torch = "torch" not in sys.modules
+  if hide_torch:
+    sys.modules["torch"] = None  # `import torch` raises ImportError
   try:
     from tensorboardX import SummaryWriter
   except ImportError:
     raise ImportError("config.results.tensorboard=True needs tensorboardX "
                       "(pip install tensorboardX), or set it to False"
                       ) from None
+  finally:
+    if hide_torch:
+      sys.modules.pop("torch", None)
   return SummaryWriter(logdir)
 
 

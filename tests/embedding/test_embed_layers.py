@@ -51,6 +51,7 @@ def test_random_encoder_has_its_own_cache_key(bert_dir, tmp_path):
           != encoders.randomized(base, 0).identity["weights_sha256"])
 
 
+@pytest.mark.slow
 def test_layer_sweep_embeds_each_sentence_once_for_all_layers(
     bert_dir, tmp_path, monkeypatch):
   calls = []

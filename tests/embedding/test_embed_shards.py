@@ -93,6 +93,7 @@ def test_shards_are_written_as_encoding_goes(bert, encoder_calls):
   np.testing.assert_array_equal(again, x)
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_from_its_finished_shards(bert, encoder_calls,
                                                      tmp_path):
   texts = _sentences(40, seed=1)

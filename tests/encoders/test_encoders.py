@@ -348,6 +348,7 @@ def test_minilm_cache_identity_unchanged():
                                "tokenizer_sha256"}
 
 
+@pytest.mark.slow
 def test_minilm_equals_transformers_flax_on_real_sentences():
   """Our BERT module = transformers' FlaxBertModel (where a transformers 4.x
   with Flax is installed) on the real MiniLM weights, every layer, 1e-5."""
@@ -411,6 +412,7 @@ def test_runs_without_transformers(tmp_path):
   assert out.stdout.split() == ["(1,", "32)", "(1,", "384)"]
 
 
+@pytest.mark.slow
 def test_bfloat16_checkpoint_is_widened_exactly(tmp_path):
   import jax
   from safetensors.flax import load_file, save_file

@@ -82,6 +82,7 @@ def test_scores_are_summed_slot_relations_by_hand(relaxation):
                                  atol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_padded_context_sentence_changes_nothing():
   m = _model()
   ctx, mask, ans, ans_mask = _inputs()

@@ -74,6 +74,7 @@ def test_normalize_input_makes_the_scores_blind_to_a_scale_and_shift():
                          rtol=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("detach", [False, True])
 def test_detached_slots_take_no_gradient_from_the_scores(detach):
   """The answer signal (the scores) reaches the slot map only when the

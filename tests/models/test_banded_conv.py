@@ -21,9 +21,11 @@ def test_conv_valid_is_lax_conv(h, w, kh, kw, ci, co):
   kx, kk = jax.random.split(jax.random.key(0))
   x = jax.random.normal(kx, (4, h, w, ci))  # NHWC
   kernel = jax.random.normal(kk, (kh, kw, ci, co))
-  want = lax.conv_general_dilated(x, kernel, (1, 1), "VALID",
-                                  dimension_numbers=_DN)
-  got = banded_conv.conv_valid(x.swapaxes(1, 2), kernel).swapaxes(1, 2)
+  # Compiled whole, as training runs it (op by op, each op compiles).
+  want = jax.jit(lambda x, k: lax.conv_general_dilated(
+      x, k, (1, 1), "VALID", dimension_numbers=_DN))(x, kernel)
+  got = jax.jit(lambda x, k: banded_conv.conv_valid(
+      x.swapaxes(1, 2), k).swapaxes(1, 2))(x, kernel)
   assert got.shape == (4, h - kh + 1, w - kw + 1, co)
   np.testing.assert_allclose(got, want, atol=1e-5, rtol=1e-5)
 
@@ -41,8 +43,8 @@ def test_conv_valid_gradients_under_vmap_match_lax_conv():
   band_conv = lambda x, k: banded_conv.conv_valid(
       x.swapaxes(1, 2), k).swapaxes(1, 2)
   for argnum in (0, 1):
-    want = jax.vmap(jax.grad(loss(lax_conv), argnum))(kernels, x)
-    got = jax.vmap(jax.grad(loss(band_conv), argnum))(kernels, x)
+    want = jax.jit(jax.vmap(jax.grad(loss(lax_conv), argnum)))(kernels, x)
+    got = jax.jit(jax.vmap(jax.grad(loss(band_conv), argnum)))(kernels, x)
     np.testing.assert_allclose(got, want, atol=1e-4, rtol=1e-4)
 
 
@@ -93,12 +95,12 @@ def test_cnn_has_the_nn_conv_models_parameters_and_outputs(channels, n_ctx):
                                               n_ctx])[:, None]
   ref = _NHWCConvCNN(20, channels)
   ours = CNN(20, channels)
-  ref_params = ref.init(kp, ctx, mask)
-  our_params = ours.init(kp, ctx, mask)
+  ref_params = jax.jit(ref.init)(kp, ctx, mask)
+  our_params = jax.jit(ours.init)(kp, ctx, mask)
   # Same names, shapes and initial values: old checkpoints still load.
   jax.tree.map(np.testing.assert_array_equal, our_params, ref_params)
-  want_pred, want_latent = ref.apply(ref_params, ctx, mask)
-  out = ours.apply(ref_params, ctx, mask)
+  want_pred, want_latent = jax.jit(ref.apply)(ref_params, ctx, mask)
+  out = jax.jit(ours.apply)(ref_params, ctx, mask)
   np.testing.assert_allclose(out.pred, want_pred, atol=1e-5, rtol=1e-5)
   np.testing.assert_allclose(out.latent, want_latent, atol=1e-5, rtol=1e-5)
 

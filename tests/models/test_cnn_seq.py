@@ -30,6 +30,7 @@ def _flax_params(tm, seq: int, dim: int) -> dict:
   return {"params": p}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seq", [7, 8])
 def test_forward_and_loss_match_the_authors_module(seq):
   dim, a = 10, 5

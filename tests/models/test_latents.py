@@ -73,6 +73,7 @@ def _draws(model, params, batch, rng):
   return state["intermediates"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["joint", "categorical"])
 def test_vae_matches_the_authors_joint_sampler_and_loss(kind):
   torch = pytest.importorskip("torch")
@@ -112,6 +113,7 @@ def test_vae_matches_the_authors_joint_sampler_and_loss(kind):
   np.testing.assert_allclose(float(jnp.mean(total)), float(want), rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_vae_1d_2level_matches_the_authors_with_both_levels_joint():
   """Their loss counts the sentence level's discrete KL only (an elif in
   utils/losses.py): the task level's weight is 0 here. One instance of 4
@@ -215,6 +217,7 @@ def test_vae2_joint_run_probes(vae2_joint_run):
   assert np.asarray(cell["values"]).shape == (9, 3)
 
 
+@pytest.mark.slow
 def test_the_gumbel_noise_follows_each_cells_rng_under_vmap():
   """Vmapped over the cells' keys (as the grid runs them), each cell draws
   the noise its own key draws alone, and two keys draw different noise;

@@ -47,6 +47,7 @@ def test_sentence_vae_shapes_and_latent_5():
   assert kl.shape == (3,) and bool(jnp.all(kl >= 0))
 
 
+@pytest.mark.slow
 def test_two_level_vae_has_sentence_and_task_losses():
   out, _ = _init("vae2", 384, 7, channels=(4,))
   assert out.pred.shape == (3, 384)

@@ -52,6 +52,7 @@ def _loss_cfg(**kw):
   return c
 
 
+@pytest.mark.slow
 def test_sentence_terms_by_hand_sum_and_mean():
   """eq. (4) recomputed from the sentence VAE's own outputs."""
   ctx = jax.random.normal(jax.random.key(0), (2, 3, 8))
@@ -61,10 +62,12 @@ def test_sentence_terms_by_hand_sum_and_mean():
     m = models.create_model(_vae2(), embed_dim=8, num_context=3,
                             score="dot",
                             loss_cfg=_loss_cfg(sentence_reduction=reduction))
-    params = m.init({"params": jax.random.key(1)}, ctx, mask, False)
-    outs[reduction] = m.apply(params, ctx, mask, False).terms
-    decoded, post, _ = m.apply(
-        params, ctx, False, method=lambda mod, x, t: mod.sentence(x, t))
+    params = jax.jit(m.init, static_argnums=3)({"params": jax.random.key(1)},
+                                               ctx, mask, False)
+    outs[reduction] = jax.jit(lambda p: m.apply(p, ctx, mask, False).terms)(
+        params)
+    decoded, post, _ = jax.jit(lambda p: m.apply(
+        p, ctx, False, method=lambda mod, x, t: mod.sentence(x, t)))(params)
   dec, ctx_np = np.asarray(decoded), np.asarray(ctx)
   mean, logvar = np.asarray(post.mean), np.asarray(post.logvar)
   want_margin, want_kl = np.zeros(2), np.zeros(2)
@@ -87,6 +90,7 @@ def test_sentence_terms_by_hand_sum_and_mean():
                              rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_total_loss_weights_every_term_and_kl_scale():
   cfg = synthetic.config("vae2")
   cfg.loss.answer_margin = 2.0
@@ -109,21 +113,25 @@ def test_total_loss_weights_every_term_and_kl_scale():
   cfg = synthetic.config("vae2")
   cfg.loss.answer_margin, cfg.loss.task_kl = 2.0, 3.0
   cfg.loss.sentence_margin, cfg.loss.sentence_kl = 0.5, 0.25
-  solver = train.build_grid(cfg, data).solver
   grid = train.build_grid(cfg, data)
+  solver = grid.solver
   state = jax.tree.map(lambda x: x[0], grid.init())
   from blm_jax.training.solver import gather
   batch = gather(grid.emb, jax.tree.map(lambda x: x[0], grid.train),
                  jnp.arange(10))
-  total, terms, _, _ = solver.objective(state.params, batch, False)
+  # Compiled whole, as training runs them (op by op, each op compiles).
+  total, terms, _, _ = jax.jit(solver.objective, static_argnums=2)(
+      state.params, batch, False)
   want = (2.0 * terms["answer_margin"] + 3.0 * terms["task_kl"]
           + 0.5 * terms["sentence_margin"] + 0.25 * terms["sentence_kl"])
   np.testing.assert_allclose(total, want, rtol=1e-6)
-  loss, measured = solver.loss(state.params, batch, jax.random.key(0))
+  loss, measured = jax.jit(solver.loss)(state.params, batch,
+                                       jax.random.key(0))
   assert set(measured) == {"loss", "answer_margin", "task_kl",
                            "sentence_margin", "sentence_kl"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim,want", [(768, 178_126), (384, 88_270)])
 def test_reference_variant_matches_the_authors_architecture(dim, want):
   """Parameter counts of the authors' VariationalAutoencoder_2level (their
@@ -135,14 +143,16 @@ def test_reference_variant_matches_the_authors_architecture(dim, want):
                           score=c.train.score, loss_cfg=c.loss)
   x = jax.random.normal(jax.random.key(0), (3, 7, dim))
   mask = jnp.ones((3, 7), bool)
-  params = m.init({"params": jax.random.key(1), "sample": jax.random.key(2)},
-                  x, mask, False)
+  params = jax.jit(m.init, static_argnums=3)(
+      {"params": jax.random.key(1), "sample": jax.random.key(2)}, x, mask,
+      False)
   assert sum(p.size for p in jax.tree.leaves(params)) == want
   p = params["params"]
   assert p["task_enc"]["kernel"].shape == (16, 32)  # 4x4 conv, 32 channels
   assert p["task_dec"]["kernel"].shape == (32, 225)  # 15x15 transposed conv
   assert p["sentence"]["enc_kernel"].shape == (225, 40)
-  out = m.apply(params, x, mask, True, rngs={"sample": jax.random.key(3)})
+  out = jax.jit(lambda p: m.apply(p, x, mask, True,
+                                  rngs={"sample": jax.random.key(3)}))(params)
   assert out.pred.shape == (3, dim) and out.latent.shape == (3, 5)
   assert bool(jnp.all(out.pred >= 0))  # the authors' ReLU output
   assert c.train.score == "dot" and c.train.predict_score == "cosine"
@@ -176,6 +186,7 @@ def test_dev_selection_tie_breaking(select_by, acc, loss, keeps_new):
   assert float(new.best_params) == (7.0 if keeps_new else 3.0)
 
 
+@pytest.mark.slow
 def test_chunked_evaluation_equals_unchunked():
   data = synthetic.data(n_train=40, n_dev=20, n_test=53, num_context=4)
   out = {}

@@ -102,6 +102,7 @@ def test_transpose_is_the_adjoint_and_matches_im2col():
                              x[..., idx] @ k_tr.T, atol=1e-4, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_gradients_match_lax_under_vmap():
   grid_shape, k, c = (24, 16), 15, 2
   h, w = grid_shape

@@ -4,10 +4,12 @@ gives the scores, the loss gradient and the choices of the full form."""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from blm_jax.models import attribute_relations as ar
 
 
+@pytest.mark.slow
 def test_compact_scores_are_the_full_scores():
   rng = np.random.default_rng(0)
   ctx = jnp.asarray(rng.integers(-1, 3, size=(30, 4, 3)))

@@ -67,6 +67,7 @@ def test_scores_are_f_of_summed_pair_relations_by_hand():
                                  atol=1e-6)
 
 
+@pytest.mark.slow
 def test_a_padded_context_sentence_changes_nothing():
   m = _model()
   ctx, mask, ans, ans_mask = _inputs(c=4)
@@ -91,6 +92,7 @@ def test_a_tiny_grid_trains_and_learns(tmp_path):
   assert res["summary"]["I"]["I"]["f1_mean"] > 0.5
 
 
+@pytest.mark.slow
 def test_a_grid_cell_equals_the_cell_trained_alone():
   """The candidates reach the model through the vmapped grid as through
   one cell."""

@@ -24,6 +24,7 @@ def test_their_padding_of_32_by_24_with_stride_15():
   assert p["out_pads"][1:] == (13, 6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim,x_dim,kernel,stride", [
     (60, 6, (3, 4, 4), (1, 4, 4)),  # padded on both sentence axes
     (768, 32, (3, 15, 15), (1, 15, 15)),  # their default
@@ -94,6 +95,7 @@ def test_bad_kernels_and_foreign_keys_are_named():
         c, types.SimpleNamespace(num_context=7, embed_dim=768))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape,kernel,stride", [
     ((7, 32, 24), (3, 15, 15), (1, 15, 15)),  # vae's encoder at D = 768
     ((7, 24, 16), (3, 15, 15), (1, 15, 15)),  # ... at 384 (ours)

@@ -50,6 +50,7 @@ def _params(tm):
       "task_dec": ref.banded_decoder_params(tm.answer)}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim,x_dim,k,temperature",
                          [(60, 6, 4, 1e-6), (60, 6, 4, 0.3),
                           (768, 32, 15, 1e-6)])
@@ -142,6 +143,7 @@ def test_regions_refuses_models_without_a_map(tmp_path):
     probing.analyze(str(tmp_path), ("regions",))
 
 
+@pytest.mark.slow
 def test_masks_are_one_hot_and_their_logits_get_no_gradient():
   import jax
   m = subnets.SubnetSentenceVAE(embed_dim=8, grid_shape=(4, 2), channels=3,

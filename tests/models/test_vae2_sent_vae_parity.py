@@ -54,6 +54,7 @@ def _vae2(dim, x_dim, k, sent=("gaussian", 0, 3), task=("gaussian", 0, 3),
 
 # D = 384: their 32 x 12 array, the 15 x 15 convolutions padded by 3
 # columns on each side (MiniLM's width; our default array is 24 x 16).
+@pytest.mark.slow
 @pytest.mark.parametrize("dim,x_dim,k", [(60, 6, 4), (768, 32, 15),
                                          (384, 32, 15)])
 def test_vae2_reference_matches_the_authors_module(dim, x_dim, k):

@@ -74,6 +74,7 @@ def without_cue():
                                    ("I", "II"), ("I", "II"), SETTINGS)
 
 
+@pytest.mark.slow
 def test_a_planted_cue_is_caught(with_cue):
   for t in ("I", "II"):
     for u in ("I", "II"):

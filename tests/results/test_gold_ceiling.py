@@ -61,6 +61,7 @@ def _data(name="blm_spray_load/seq_type_{}", n_train=200):
       parts, lambda s: np.zeros((len(s), 32), np.float32), name=name)
 
 
+@pytest.mark.slow
 def test_reference_model_solves_spray_load_seq_from_gold_attributes():
   data = _data()
   out = gold_ceiling.gold_ceiling(

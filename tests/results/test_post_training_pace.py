@@ -165,6 +165,7 @@ def _one_after_another(data, types):
               for u in types} for t in types}
 
 
+@pytest.mark.slow
 def test_the_baselines_give_the_numbers_they_gave_one_after_another(data):
   types = ("I", "II")
   new = context_free.baseline_scores(data, types, types, SETTINGS)

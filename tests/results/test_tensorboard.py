@@ -1,23 +1,24 @@
 """TensorBoard event files per cell, read back record by record: they hold
 the run's dev curves and test F1 (the numbers of results.json), and
-`config.results.tensorboard=False` writes none."""
+`config.results.tensorboard=False` writes none; the writer leaves torch
+unloaded (tensorboardX would import it, seconds of every run)."""
 
+import importlib.util
 import os
 import struct
+import subprocess
+import sys
 
 import pytest
 
 from blm_jax.results.experiment import run_experiment
-from tests import synthetic
-
-pytestmark = pytest.mark.slow
-
-event_pb2 = pytest.importorskip("tensorboardX.proto.event_pb2")
+from tests import ROOT, synthetic
 
 
 def _scalars(folder) -> dict[str, list[tuple[int, float]]]:
   """{tag: [(step, value)]} of the event files in `folder` (TFRecord
   framing: length, its CRC, the Event proto, its CRC)."""
+  event_pb2 = pytest.importorskip("tensorboardX.proto.event_pb2")
   out = {}
   for name in sorted(os.listdir(folder)):
     assert name.startswith("events.out.tfevents."), name
@@ -33,6 +34,7 @@ def _scalars(folder) -> dict[str, list[tuple[int, float]]]:
   return out
 
 
+@pytest.mark.slow
 def test_event_files_hold_each_cells_curves(tmp_path):
   data = synthetic.data(n_train=60, n_dev=20, n_test=30)
   work = tmp_path / "w"
@@ -63,9 +65,24 @@ def test_event_files_hold_each_cells_curves(tmp_path):
   assert not os.path.exists(work / "tensorboard.partial")
 
 
+@pytest.mark.slow
 def test_opt_out_writes_none(tmp_path):
   config = synthetic.config("ffnn", epochs=1)
   config.results.tensorboard = False
   work = tmp_path / "w"
   run_experiment(config, str(work), data=synthetic.data(n_test=30))
   assert not (work / "tensorboard").exists()
+
+
+def test_the_writer_leaves_torch_unloaded(tmp_path):
+  # A fresh process: this one may have torch already (the parity tests).
+  for needed in ("torch", "tensorboardX"):
+    if importlib.util.find_spec(needed) is None:
+      pytest.skip(f"{needed} is not installed")
+  code = ("import sys; from blm_jax.results import tensorboard; "
+          "tensorboard._writer(sys.argv[1]).close(); "
+          "print('torch' in sys.modules)")
+  out = subprocess.run([sys.executable, "-c", code, str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, check=True)
+  # Neither loaded nor left blocked (a None entry would be `in` too).
+  assert out.stdout.split() == ["False"]

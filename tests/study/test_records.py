@@ -137,6 +137,7 @@ def _copy_docs(tmp_path):
   return tmp_path
 
 
+@pytest.mark.slow
 def test_a_changed_number_fails_the_check_naming_file_and_record(tmp_path):
   root = _copy_docs(tmp_path)
   path = root / "studies" / "records" / "main_job_vae2_cpu.json"

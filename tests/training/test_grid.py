@@ -21,6 +21,7 @@ def _train(config, data, epochs):
   return grid, state
 
 
+@pytest.mark.slow
 def test_cell_equals_model_trained_alone():
   # Both grid forms against each cell trained alone (a one-cell grid,
   # which runs its cell unbatched).
@@ -52,6 +53,7 @@ def test_cell_equals_model_trained_alone():
   assert not np.allclose(seen[0], seen[1])
 
 
+@pytest.mark.slow
 def test_scanned_grid_measures_like_vmapped():
   # Not only the parameters: the per-step losses and the dev figures that
   # pick the evaluated epoch, and the selected (best) parameters.
@@ -130,6 +132,7 @@ def test_sharded_grid_equals_one_device():
   assert "OK (6, 20, 4)" in proc.stdout
 
 
+@pytest.mark.slow
 def test_grid_that_does_not_fit_is_scanned_or_refused():
   data = synthetic.data(n_train=60, n_dev=20, n_test=20)
   cfg = synthetic.config("ffnn", seeds=(0, 1, 2), types=("I", "II"))

@@ -69,6 +69,7 @@ def _train(config, data, epochs=2):
   return grid, state
 
 
+@pytest.mark.slow
 def test_cell_equals_model_trained_alone_on_its_seeds_sample(fake_dataset):
   _, embed = fake_dataset
   c = _config(True)

@@ -78,6 +78,7 @@ def _trained_accuracy(config, data, sources=None):
   return acc, grid, state
 
 
+@pytest.mark.slow
 def test_answer_only_is_chance_without_cue_and_above_with_planted_cue():
   chance = 1 / N_ANSWERS
   plain, _, _ = _trained_accuracy(_config("answer_only"), _cue_data(False))
@@ -88,6 +89,7 @@ def test_answer_only_is_chance_without_cue_and_above_with_planted_cue():
   assert cued["answer_only"] > 0.6, cued
 
 
+@pytest.mark.slow
 def test_real_cells_are_unchanged_by_the_controls_beside_them():
   data = synthetic.data(n_train=60, n_dev=20, n_test=20, types=("I",))
   rng = np.random.default_rng(0)
