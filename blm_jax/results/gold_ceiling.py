@@ -47,24 +47,35 @@ def codes(table: SentenceTable, sentence_codes: np.ndarray | None = None
   return ctx, ans
 
 
-def _features(table: SentenceTable, sentence_codes=None
-              ) -> tuple[jax.Array, jax.Array]:
-  """`ar.compact` of the table's relation features: (rows, index)."""
+def _features(table: SentenceTable, sentence_codes=None) -> tuple:
+  """What the model reads: `ar.compact` of the table's relation features
+  (rows, index), then the context codes, context mask and candidate codes
+  (for the value heads)."""
   ctx, ans = codes(table, sentence_codes)
+  mask = jnp.asarray(table.context_mask)
   unique, inverse = ar.compact(ar.relation_features(
-      jnp.asarray(ctx), jnp.asarray(table.context_mask), jnp.asarray(ans)))
-  return jnp.asarray(unique), jnp.asarray(inverse)
+      jnp.asarray(ctx), mask, jnp.asarray(ans)))
+  return (jnp.asarray(unique), jnp.asarray(inverse), jnp.asarray(ctx), mask,
+          jnp.asarray(ans))
 
 
-@functools.partial(jax.jit, static_argnames=("settings", "num_context"))
+def _value_shape(table: SentenceTable, settings: ar.Settings
+                 ) -> tuple[int, int]:
+  """(attributes, values of the widest) for the value heads; (0, 0) off."""
+  if not settings.value_head or not table.attribute_sizes:
+    return (0, 0)
+  return (len(table.attribute_sizes), max(table.attribute_sizes))
+
+
+@functools.partial(jax.jit, static_argnames=("settings", "num_context",
+                                             "value_shape"))
 def _fit(key, features, answer_mask, correct, settings: ar.Settings,
-         num_context: int):
-  params = ar.init(key, num_context, settings.hidden)
+         num_context: int, value_shape: tuple[int, int]):
+  params = ar.init(key, num_context, settings.hidden, value_shape)
   tx = optax.adamw(settings.learning_rate,
                    weight_decay=settings.weight_decay)
-  unique, inverse = features
   grad = jax.grad(lambda p: ar.loss_of_scores(
-      ar.compact_scores(p, unique, inverse), answer_mask, correct))
+      ar.model_scores(p, *features), answer_mask, correct))
 
   def step(carry, _):
     p, s = carry
@@ -81,7 +92,8 @@ def fit(train: SentenceTable, seed: int,
   """The reference model trained on `train`'s gold attributes."""
   return _fit(jax.random.key(seed), _features(train),
               jnp.asarray(train.answer_mask), jnp.asarray(train.correct),
-              settings, int(train.context.shape[1]))
+              settings, int(train.context.shape[1]),
+              _value_shape(train, settings))
 
 
 def accuracy(params: dict, table: SentenceTable,
@@ -89,7 +101,7 @@ def accuracy(params: dict, table: SentenceTable,
   """The share of `table`'s instances answered right, reading the gold
   attributes or `sentence_codes`."""
   pred = ar.predict_of_scores(
-      ar.compact_scores(params, *_features(table, sentence_codes)),
+      ar.model_scores(params, *_features(table, sentence_codes)),
       jnp.asarray(table.answer_mask))
   return float(np.mean(np.asarray(pred) == table.correct))
 

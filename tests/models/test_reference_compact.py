@@ -35,3 +35,24 @@ def test_compact_scores_are_the_full_scores():
       ar.predict_of_scores(ar.compact_scores(params, unique, inverse),
                            answer_mask),
       ar.predict(params, features, answer_mask))
+
+
+def test_value_scores_pick_each_candidates_value():
+  # One attribute, 3 values, 2 context positions; the head's output layer
+  # is set so that value v scores v + 1 whatever the context.
+  values = ar.init_values(jax.random.key(0), 2, 4, 1, 3)
+  values["w2"] = jnp.zeros_like(values["w2"])
+  values["b1"] = jnp.ones_like(values["b1"])
+  values["w1"] = jnp.zeros_like(values["w1"])
+  values["w2"] = values["w2"].at[0, 0].set(jnp.array([1.0, 2.0, 3.0]))
+  ctx = jnp.array([[[0], [1]]])
+  ans = jnp.array([[[2], [0], [-1]]])  # the last candidate lacks it
+  got = ar.value_scores(values, ctx, jnp.array([[True, True]]), ans)
+  np.testing.assert_allclose(got, [[3.0, 1.0, 0.0]])
+
+
+def test_init_without_value_shape_has_no_value_heads():
+  assert "values" not in ar.init(jax.random.key(0), 4, 8)
+  params = ar.init(jax.random.key(0), 4, 8, (3, 5))
+  assert params["values"]["w1"].shape == (3, 4 * 6, 8)
+  assert params["values"]["w2"].shape == (3, 8, 5)

@@ -172,3 +172,40 @@ def test_grid_with_gold_attributes_control_reports_the_ceiling(tmp_path):
   assert gold["reference"]["I"]["I"]["f1_mean"] > 0.8
   row = (tmp_path / "results.csv").read_text().splitlines()[1].split(",")
   assert float(row[-1]) == round(solver, 4)
+
+
+def _successor_table(n: int, seed: int):
+  """One attribute of 5 values in a fixed order; context a, a, a+1; the
+  answer a+2, a value no context position has, among all 5 values, so
+  equality relations tie it with the other unseen values."""
+  from blm_jax.data.sentence_table import SentenceTable
+
+  rng = np.random.default_rng(seed)
+  a = rng.integers(0, 5, n)
+  context = np.stack([a, a, (a + 1) % 5], 1).astype(np.int32)
+  answers = np.stack([rng.permutation(5) for _ in range(n)]).astype(np.int32)
+  correct = np.argmax(answers == ((a + 2) % 5)[:, None], 1).astype(np.int32)
+  return SentenceTable(
+      sentences=tuple(map(str, range(5))), patterns=tuple(map(str, range(5))),
+      context=context, context_mask=np.ones((n, 3), bool), answers=answers,
+      answer_mask=np.ones((n, 5), bool), correct=correct,
+      labels=np.zeros((n, 5), np.int32), label_names=("x",),
+      instance_ids=tuple(map(str, range(n))),
+      attributes=np.arange(5, dtype=np.int32)[:, None],
+      attribute_names=("form",), attribute_sizes=(5,), attributes_missing="")
+
+
+def test_value_heads_say_which_unseen_value_comes_next():
+  train, test = _successor_table(60, 0), _successor_table(40, 1)
+  # Equalities alone cannot: the three values no context position has
+  # (the correct one among them) get the same relation features.
+  ctx, ans = gold_ceiling.codes(test)
+  f = np.asarray(ar.relation_features(
+      jnp.asarray(ctx), jnp.asarray(test.context_mask), jnp.asarray(ans)))
+  for n in range(test.num_instances):
+    unseen = [k for k in range(5) if ans[n, k, 0] not in ctx[n, :, 0]]
+    assert len(unseen) == 3 and test.correct[n] in unseen
+    assert (f[n, unseen] == f[n, unseen[0]]).all()
+  params = gold_ceiling.fit(
+      train, 0, ar.Settings(hidden=16, steps=150, learning_rate=1e-2))
+  assert gold_ceiling.accuracy(params, test) == 1.0

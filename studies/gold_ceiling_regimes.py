@@ -1,7 +1,7 @@
 """The gold ceiling of the generalisation regimes: are the designs learnable
 from perfect features when no test rule occurs in training?
 
-  BLM_DATA_DIR=/work/data/ladder python benchmarks/gold_ceiling_regimes.py \\
+  python studies/gold_ceiling_regimes.py --num_train=2000 \\
       --out=studies/records/gold_ceiling_regimes.json
 
 For each regime (default: every registered `_seq_rules` and `_seq_extrap`
@@ -10,7 +10,9 @@ short name), lexical type I: the FFNN config at 1,600 training instances
 attributes in place of an embedding (the generic FFNN on gold attributes:
 no encoder is run, the one-hot width is the input width), and the run's
 gold ceiling (`results.gold_ceiling`: the attribute-relations reference
-model, same samples and seeds), with the regime's rule counts
+model with its value heads, same samples and seeds), the same reference
+with equality relations only (`value_head=False`), with the regime's rule
+counts
 (`design.rule_coverage` of the whole train and test splits). Writes one
 study record: table `regimes`, the builder versions the data came from,
 per regime the two summaries. Resumable: a regime already in --out is kept
@@ -34,7 +36,7 @@ from blm_jax.cli import records as records_cli  # noqa: E402
 
 COLUMNS = ["regime", "train rules", "test rules", "test rules unseen in train",
            "train instances", "test instances", "chance", "reference (gold)",
-           "FFNN (gold)"]
+           "equalities only (gold)", "FFNN (gold)"]
 
 
 def regimes() -> list[str]:
@@ -50,7 +52,8 @@ def measure(name: str, workdir: str, num_train: int, seeds, epochs) -> dict:
   import numpy as np
 
   from blm_jax.data import design, input_pipeline
-  from blm_jax.results import experiment
+  from blm_jax.models import attribute_relations as ar
+  from blm_jax.results import experiment, gold_ceiling
   from configs import ffnn
   from data_builders.common import attributes, loading
 
@@ -78,6 +81,10 @@ def measure(name: str, workdir: str, num_train: int, seeds, epochs) -> dict:
   data = dataclasses.replace(data, embeddings=np.asarray(gold, np.float32))
   t0 = time.time()
   results = experiment.run_experiment(config, workdir, data=data)
+  equalities = [gold_ceiling.accuracy(
+      gold_ceiling.fit(data.train_of(int(s), "I"), int(s),
+                       ar.Settings(value_head=False)), data.test["I"])
+                for s in seeds]
   seconds = time.time() - t0
   cov = design.rule_coverage(
       loading.load_instances(tfds_name, "train", data_dir),
@@ -93,6 +100,11 @@ def measure(name: str, workdir: str, num_train: int, seeds, epochs) -> dict:
       "chance": float(np.mean(1 / data.test["I"].answer_mask.sum(1))),
       "ffnn_gold": cell(results["summary"]),
       "reference_gold": cell(results["gold_ceiling"]["reference"]),
+      "reference_settings": results["gold_ceiling"]["settings"],
+      "equalities_only_gold": {
+          "f1_mean": float(np.mean(equalities)),
+          "f1_std": float(np.std(equalities, ddof=1)) if len(seeds) > 1
+          else 0.0},
       "epochs": int(config.train.epochs), "seconds": round(seconds, 1)}
 
 
@@ -103,7 +115,9 @@ def row(name: str, e: dict) -> list[str]:
           str(r.get("n_test_rules", "-")),
           f"{r['unseen_rules']:.3f}" if r else "-",
           str(e["train_instances"]), str(e["test_instances"]),
-          f"{e['chance']:.3f}", pm(e["reference_gold"]), pm(e["ffnn_gold"])]
+          f"{e['chance']:.3f}", pm(e["reference_gold"]),
+          pm(e["equalities_only_gold"]) if "equalities_only_gold" in e
+          else "-", pm(e["ffnn_gold"])]
 
 
 def main(argv=None) -> None:
@@ -139,12 +153,13 @@ def main(argv=None) -> None:
     print(" | ".join(row(n, entries[n])), flush=True)
     record = {
         "study": "the gold ceiling of the generalisation regimes: the "
-                 "attribute-relations reference model and the generic FFNN "
-                 "on one-hot gold attributes, lexical type I",
+                 "attribute-relations reference model (with its value "
+                 "heads, and with equality relations only) and the generic "
+                 "FFNN on one-hot gold attributes, lexical type I",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime(
             "%Y-%m-%d"),
         "commit": records_cli.head_commit(),
-        "command": "python benchmarks/gold_ceiling_regimes.py "
+        "command": "python studies/gold_ceiling_regimes.py "
                    + " ".join(sys.argv[1:] if argv is None else argv),
         "config": None, "source": "measured",
         "note": f"{a.num_train} training instances per seed, seeds "
