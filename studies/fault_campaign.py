@@ -558,13 +558,13 @@ def forced_resume_recorded(c):
 @case("error naming the grid and the differing keys")
 def reproduce_reuses_a_cpu_grid(c):
   sys.path.insert(0, ROOT)
-  from blm_jax.study import reproduce
+  from blm_jax.cli import config_files
   from blm_jax.training import run_identity
 
   out = os.path.join(c.root, "reproduce")
   work = os.path.join(out, "agreement_en", "ffnn")
-  cpu = reproduce.load_config(os.path.join(ROOT, "configs"), "ffnn",
-                              "dataset=agreement_en,cpu")
+  cpu = config_files.load(os.path.join(ROOT, "configs"), "ffnn",
+                          "dataset=agreement_en,cpu")
   cpu.data.seed_follows_grid = True
   files.write_json(os.path.join(work, "results.json"),
                    {"run": {"config": run_identity.flatten(cpu.to_dict())}})

@@ -32,7 +32,7 @@ from absl import flags
 import jax
 
 from blm_jax.base import compile_cache
-from blm_jax.cli import diagnose, errors
+from blm_jax.cli import config_files, diagnose, errors
 from blm_jax.study import (claims_report, diagnose_suite, grid_reuse,
                            grid_timing, reproduce, suites)
 from blm_jax.study.judge import interval_text
@@ -154,14 +154,16 @@ def main(argv):
   opts = flags.FLAGS
   if opts.suite.strip() == diagnose_suite.SUITE:  # No grids: a ladder.
     try:
-      options = reproduce.options_of(opts)
+      options = reproduce.options_of(
+          opts, config_files.loader(opts.configs_dir))
       run_diagnose_suite(opts, reproduce.known_datasets()[0],
                          lambda grid: reproduce.grid_config(grid, options))
     except (suites.SuiteError, FileNotFoundError, ValueError) as e:
       sys.exit(f"error: {e}")
     return
   try:
-    grids, options, everything = reproduce.select_all(opts)
+    grids, options, everything = reproduce.select_all(
+        opts, config_files.loader(opts.configs_dir))
     entries = reproduce.entries_of(grids, options, opts.out, keep=opts.keep)
   except (suites.SuiteError, FileNotFoundError, ValueError) as e:
     sys.exit(f"error: {e}")

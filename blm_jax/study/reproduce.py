@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.util
 import os
 import sys
+from typing import Any, Callable
 
 from blm_jax.results import report as grid_report
 from blm_jax.results.experiment import run_experiment
@@ -45,17 +45,6 @@ DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 # The project's committed records (kept grids with their measured times).
 COMMITTED_RECORDS = os.path.join(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))), "studies", "records")
-
-
-def load_config(configs_dir: str, model: str, arg: str):
-  """get_config(arg) of `<configs_dir>/<model>.py` (configs are files)."""
-  path = os.path.join(configs_dir, f"{model}.py")
-  if not os.path.exists(path):
-    raise FileNotFoundError(f"--models: no config file {path}")
-  spec = importlib.util.spec_from_file_location(f"_blm_config_{model}", path)
-  module = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(module)
-  return module.get_config(arg)
 
 
 def known_datasets() -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -90,9 +79,11 @@ def short_names(datasets) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class Options:
-  """What every grid's config gets from the command line."""
+  """What every grid's config gets from the command line. `load_config`:
+  (model, arg) -> that model's config (the command line reads the config
+  files: cli/config_files.py)."""
 
-  configs_dir: str
+  load_config: Callable[[str, str], Any]
   variant: str = ""
   seeds: tuple[int, ...] | None = None
   seed_follows_grid: bool = True
@@ -104,7 +95,7 @@ class Options:
 
 def grid_config(grid: suites.Grid, opts: Options):
   arg = ",".join(filter(None, [grid.arg, opts.variant]))
-  config = load_config(opts.configs_dir, grid.model, arg)
+  config = opts.load_config(grid.model, arg)
   if opts.seeds:
     config.grid.seeds = tuple(opts.seeds)
   config.data.seed_follows_grid = opts.seed_follows_grid
@@ -180,15 +171,17 @@ def plan_lines(entries, timings: list[grid_timing.GridTiming],
   return [total] + lines
 
 
-def select(opts) -> tuple[list[suites.Grid], Options]:
+def select(opts, load_config: Callable[[str, str], Any]
+           ) -> tuple[list[suites.Grid], Options]:
   """The grids this command runs (its shard) and the options of their
   configs, from the flags; SuiteError on bad input."""
-  grids, options, _ = select_all(opts)
+  grids, options, _ = select_all(opts, load_config)
   return grids, options
 
 
-def options_of(opts) -> Options:
-  """What every grid's config gets from the command line, checked."""
+def options_of(opts, load_config: Callable[[str, str], Any]) -> Options:
+  """What every grid's config gets from the command line, checked;
+  `load_config` as in `Options`."""
   try:
     seeds = tuple(int(s) for s in opts.seeds) if opts.seeds else None
   except ValueError:
@@ -198,13 +191,14 @@ def options_of(opts) -> Options:
   if batch is not None and batch < 0:
     raise suites.SuiteError(f"--encoder_batch_size={batch}: expected 0 "
                             "(the largest that fits) or a positive size")
-  return Options(opts.configs_dir, opts.variant, seeds,
+  return Options(load_config, opts.variant, seeds,
                  opts.seed_follows_grid,
                  suites.parse_encoder(opts.encoder) if opts.encoder
                  else None, batch)
 
 
-def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
+def select_all(opts, load_config: Callable[[str, str], Any]
+               ) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   """`select`, and every grid of the suite (all shards)."""
   datasets, needs_manual_dir = known_datasets()
   if opts.suite:
@@ -212,7 +206,7 @@ def select_all(opts) -> tuple[list[suites.Grid], Options, list[suites.Grid]]:
   else:
     grids = [suites.Grid(ds, m, f"dataset={ds}", "listed")
              for ds in short_names(opts.datasets) for m in opts.models]
-  options = options_of(opts)
+  options = options_of(opts, load_config)
   everything = grids
   if opts.shard:
     if opts.report_only:

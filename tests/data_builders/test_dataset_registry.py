@@ -321,10 +321,11 @@ def test_attribute_schema_asks_the_packages_attributes_module(fake_packages):
 # Calls that run a Python file named by its path.
 _PATH_LOADERS = ("spec_from_file_location", "SourceFileLoader", "run_path",
                  "load_source")
-# The one left: reproduce runs the config files a suite names
-# (`--configs_dir`), as launch.py runs the one `--config` names.
+# Only command lines run the config files a user names: reproduce's
+# `--configs_dir` (cli/config_files.py, handed to the study as a loader),
+# as launch.py runs the one `--config` names.
 _ALLOWED_PATH_LOADS = {
-    "blm_jax/study/reproduce.py:load_config",
+    "blm_jax/cli/config_files.py:load",
     # The trainer's command line lists the keys of the config file a user
     # names on it (for a misspelled key), as launch.py did.
     "blm_jax/cli/train.py:_load_config_file"}
@@ -357,6 +358,8 @@ def test_library_code_loads_no_file_by_path(tmp_path):
   import pathlib
   root = pathlib.Path(__file__).resolve().parents[2]
   assert _path_loads(root) == _ALLOWED_PATH_LOADS
+  # The layers below the command lines run no file by its path.
+  assert all(p.startswith("blm_jax/cli/") for p in _ALLOWED_PATH_LOADS)
   # A planted loader is found.
   planted = tmp_path / "blm_jax" / "cli"
   planted.mkdir(parents=True)

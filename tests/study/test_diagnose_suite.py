@@ -12,7 +12,7 @@ import pytest
 import numpy as np
 
 from blm_jax.analysis import attribute_probes
-from blm_jax.cli import diagnose
+from blm_jax.cli import config_files, diagnose
 from blm_jax.cli import reproduce as reproduce_cli
 from blm_jax.data import input_pipeline
 from blm_jax.study import diagnose_suite, reproduce, suites
@@ -53,7 +53,8 @@ def _opts(tmp_path, **kw):
 
 def _config_of(tmp_path, **kw):
   """Each design's config as reproduce's command line makes it."""
-  options = reproduce.options_of(_opts(tmp_path, **kw))
+  opts = _opts(tmp_path, **kw)
+  options = reproduce.options_of(opts, config_files.loader(opts.configs_dir))
   return lambda grid: reproduce.grid_config(grid, options)
 
 
@@ -77,7 +78,8 @@ def test_plan_only_lists_every_design_and_runs_nothing(tmp_path):
 def test_the_ladder_runs_end_to_end_and_writes_its_records(tmp_path):
   bert = tiny_checkpoints.write_bert(str(tmp_path / "bert"))
   opts = _opts(tmp_path, encoder=bert)
-  options = reproduce.Options(opts.configs_dir, "cpu", (0,), True,
+  options = reproduce.Options(config_files.loader(opts.configs_dir), "cpu",
+                              (0,), True,
                               suites.parse_encoder(bert))
   out = str(tmp_path / "out")
   entries = diagnose_suite.entries_of(

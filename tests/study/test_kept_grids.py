@@ -11,7 +11,7 @@ import pytest
 from blm_jax.study import reproduce
 from blm_jax.study import grid_reuse, suites
 from tests.study.test_reproduce_suites import (
-    _configs, _opts, _synthetic_run, chunk_grid, rebuild_since)
+    _configs, _opts, _select, _synthetic_run, chunk_grid, rebuild_since)
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +19,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
 def _suite(opts, keep, report_only=False, run=None):
-  grids, options = reproduce.select(opts)
+  grids, options = _select(opts)
   entries = reproduce.entries_of(grids, options, opts.out, keep=keep)
   return reproduce.run_suite(entries, opts.out, "cmd", report_only,
                              run_fn=run or _synthetic_run(),
@@ -87,7 +87,7 @@ def test_shards_on_machines_that_share_nothing_merge_from_kept_records(
   assert record["data"]["num_answers"] > 1
   assert (tmp_path / "kept" / "od_en" / "ffnn.predictions.npz").exists()
   # Not report-only: nothing is trained either, and the plan says why.
-  grids, options = reproduce.select(_opts(configs, tmp_path / "fresh2"))
+  grids, options = _select(_opts(configs, tmp_path / "fresh2"))
   entries = reproduce.entries_of(grids, options, str(tmp_path / "fresh2"),
                                  keep=keep)
   lines = reproduce.plan_lines(entries, reproduce.measured(
@@ -106,7 +106,7 @@ def test_a_record_kept_by_another_config_is_refused_naming_the_key(
   _suite(_opts(configs, tmp_path / "a", suite="cos_en/ffnn", seeds=["0"]),
          keep)
   with pytest.raises(suites.SuiteError) as e:
-    reproduce.entries_of(*reproduce.select(_opts(
+    reproduce.entries_of(*_select(_opts(
         configs, tmp_path / "b", suite="cos_en/ffnn")), str(tmp_path / "b"),
         keep=keep)
   where = os.path.join(keep, "cos_en", "ffnn.json")
@@ -125,7 +125,7 @@ def test_a_kept_record_of_data_rebuilt_since_is_refused(tmp_path,
   rebuild_since(tmp_path / "kept" / "cos_en" / "ffnn.json", monkeypatch)
   with pytest.raises(suites.SuiteError, match=r"data blm_x/type_I: builder "
                      r"1\.1\.0 -> 1\.2\.0"):
-    reproduce.entries_of(*reproduce.select(_opts(
+    reproduce.entries_of(*_select(_opts(
         configs, tmp_path / "b", suite="cos_en/ffnn")), str(tmp_path / "b"),
         keep=keep)
 
@@ -150,7 +150,7 @@ def test_kept_predictions_that_are_not_a_predictions_file_are_one_error(
   npz.write_bytes(b"PK\x03\x04 not a zip")
   with pytest.raises(suites.SuiteError, match=f"{npz}: not a "
                      "predictions.npz"):
-    reproduce.entries_of(*reproduce.select(_opts(
+    reproduce.entries_of(*_select(_opts(
         configs, tmp_path / "b", suite="cos_en/ffnn")), str(tmp_path / "b"),
         keep=keep)
 

@@ -333,11 +333,11 @@ def test_cli_writes_verdicts_with_intervals(tmp_path):
   _write_grid(tmp_path / "cos_en" / "ffnn", _hits(rng, 0.6))
   _write_grid(tmp_path / "cos_en" / "vae2", _hits(rng, 0.9))
   root = os.path.join(os.path.dirname(__file__), "..", "..")
-  from blm_jax.study import reproduce as cli
+  from blm_jax.cli import config_files
   from blm_jax.training import run_identity
   for model in ("ffnn", "vae2"):  # grids of the configs the CLI would run
-    config = cli.load_config(os.path.join(root, "configs"), model,
-                             "dataset=cos_en")
+    config = config_files.load(os.path.join(root, "configs"), model,
+                               "dataset=cos_en")
     config.data.seed_follows_grid = True
     config.grid.seeds = (0, 1, 2)
     path = tmp_path / "cos_en" / model / "results.json"

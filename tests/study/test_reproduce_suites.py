@@ -9,6 +9,7 @@ import types
 
 import pytest
 
+from blm_jax.cli import config_files
 from blm_jax.study import reproduce
 from blm_jax.results.experiment import run_experiment
 from blm_jax.study import grid_reuse, suites
@@ -48,6 +49,12 @@ def _opts(configs_dir, out, **kw):
   return types.SimpleNamespace(**base)
 
 
+def _select(opts):
+  """reproduce.select as the command line calls it (its configs_dir's
+  config files)."""
+  return reproduce.select(opts, config_files.loader(opts.configs_dir))
+
+
 def _synthetic_run(embed=False):
   from tests import synthetic
 
@@ -69,7 +76,7 @@ def _synthetic_run(embed=False):
 
 
 def _suite(opts, report_only=False, run=None):
-  grids, options = reproduce.select(opts)
+  grids, options = _select(opts)
   entries = reproduce.entries_of(grids, options, opts.out)
   return reproduce.run_suite(entries, opts.out, "cmd", report_only,
                              run_fn=run or _synthetic_run(),
@@ -112,14 +119,14 @@ def test_grids_runs_those_grids_of_the_suite_with_its_settings(tmp_path):
   # the suite, which a bare dataset/model item would not know.
   opts = _opts(_configs(tmp_path), tmp_path / "o", suite="paper000",
                grids=["chunks_od_it/sent_vae", "cos_en/cnn"])
-  grids, _ = reproduce.select(opts)
+  grids, _ = _select(opts)
   assert [(g.key, g.arg) for g in grids] == [
       ("cos_en/cnn", "dataset=cos_en"), ("chunks_od_it/sent_vae",
                                          "source=od_it")]
   assert grids[1].probe == suites.PROBING
   # With --shard, the shard's grids among them (the two are dealt apart).
   opts.shard = "1/2"
-  assert [g.key for g in reproduce.select(opts)[0]] == [
+  assert [g.key for g in _select(opts)[0]] == [
       "chunks_od_it/sent_vae"]
   # Like a shard, a --grids run writes no report (a merge does).
   assert reproduce.part_of_suite(opts) == "shard 1/2"
@@ -143,7 +150,7 @@ def test_each_dataset_says_what_each_of_its_grids_stands_for():
 def test_the_plan_says_what_is_done_and_how_long_the_rest_takes(tmp_path):
   configs = _configs(tmp_path)
   _suite(_opts(configs, tmp_path / "o", shard="0/2"))
-  grids, options = reproduce.select(_opts(configs, tmp_path / "o"))
+  grids, options = _select(_opts(configs, tmp_path / "o"))
   entries = reproduce.entries_of(grids, options, str(tmp_path / "o"))
   lines = reproduce.plan_lines(entries, reproduce.measured(
       e[3] for e in entries))
@@ -246,7 +253,7 @@ def test_encoder_folder_checkpoint(tmp_path):
 def test_bad_input_is_one_error(tmp_path, flag, message):
   with pytest.raises(suites.SuiteError, match=message.replace(
       "(", r"\(").replace("[", r"\[")):
-    reproduce.select(_opts(_configs(tmp_path), tmp_path / "o", **flag))
+    _select(_opts(_configs(tmp_path), tmp_path / "o", **flag))
 
 
 @pytest.mark.slow
@@ -257,12 +264,12 @@ def test_the_encoder_batch_size_reaches_every_grid_and_not_its_identity(
   another size is reused: the size changes how fast, not what."""
   configs = _configs(tmp_path)
   _suite(_opts(configs, tmp_path / "o", suite="cos_en/ffnn"))
-  grids, options = reproduce.select(_opts(
+  grids, options = _select(_opts(
       configs, tmp_path / "o", suite="cos_en/ffnn", encoder_batch_size=0))
   (grid, config, _, done), = reproduce.entries_of(grids, options,
                                                   str(tmp_path / "o"))
   assert config.encoder.batch_size == 0 and done is not None
-  grids, options = reproduce.select(_opts(configs, tmp_path / "o"))
+  grids, options = _select(_opts(configs, tmp_path / "o"))
   assert all(reproduce.grid_config(g, options).encoder.batch_size != 0
              for g in grids)
 
@@ -274,7 +281,7 @@ def test_shards_run_with_other_flags_do_not_merge(tmp_path):
   configs = _configs(tmp_path)
   _suite(_opts(configs, tmp_path / "o", shard="0/2", seeds=["0"]))
   with pytest.raises(suites.SuiteError, match="grid.seeds"):
-    reproduce.entries_of(*reproduce.select(_opts(configs, tmp_path / "o")),
+    reproduce.entries_of(*_select(_opts(configs, tmp_path / "o")),
                          str(tmp_path / "o"))
   assert not (tmp_path / "o" / "report.md").exists()
 
@@ -538,11 +545,11 @@ def test_a_grid_of_data_rebuilt_since_is_not_reused(tmp_path, monkeypatch):
   results = rebuild_since(path, monkeypatch)  # synthetic: no builder
   with pytest.raises(suites.SuiteError, match=r"differs in: data "
                      r"blm_x/type_I: builder 1\.1\.0 -> 1\.2\.0"):
-    reproduce.entries_of(*reproduce.select(opts), str(tmp_path / "o"))
+    reproduce.entries_of(*_select(opts), str(tmp_path / "o"))
   del results["data"]["builder_versions"]
   path.write_text(json.dumps(results))
   warned = []
-  entries = reproduce.entries_of(*reproduce.select(opts),
+  entries = reproduce.entries_of(*_select(opts),
                                  str(tmp_path / "o"), warn=warned.append)
   assert entries[0][3] is not None
   assert len(warned) == 1

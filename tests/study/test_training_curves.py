@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from blm_jax.cli import config_files
 from blm_jax.study import reproduce
 from blm_jax.results.experiment import run_experiment
 from blm_jax.study import (claims_report, paper_values, records, suites,
@@ -42,7 +43,8 @@ def _run(config, workdir):
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
   tmp = tmp_path_factory.mktemp("curves")
-  options = reproduce.Options(_configs(tmp), seeds=(0, 1),
+  options = reproduce.Options(config_files.loader(_configs(tmp)),
+                              seeds=(0, 1),
                               seed_follows_grid=False)
   out = str(tmp / "o")
   entries = reproduce.entries_of(_grids(), options, out)

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 import pytest
 
-from blm_jax.study import reproduce
+from blm_jax.cli import config_files
 from blm_jax.results.experiment import run_experiment
 from blm_jax.study import grid_reuse
 from blm_jax.training import (checkpoints, memory_fit, progress, set_aside,
@@ -69,8 +69,8 @@ def test_reproduce_refuses_a_cpu_grid_for_the_paper_command(tmp_path):
   out = tmp_path / "out"
   work = out / "agreement_en" / "ffnn"
   work.mkdir(parents=True)
-  cpu = reproduce.load_config(os.path.join(ROOT, "configs"), "ffnn",
-                              "dataset=agreement_en,cpu")
+  cpu = config_files.load(os.path.join(ROOT, "configs"), "ffnn",
+                          "dataset=agreement_en,cpu")
   cpu.data.seed_follows_grid = True
   (work / "results.json").write_text(json.dumps(
       {"run": {"config": grid_reuse.run_identity.flatten(cpu.to_dict())}}))
