@@ -36,7 +36,7 @@ from typing import Sequence
 
 from blm_jax.data import design
 from blm_jax.data.context_free import answers_only
-from blm_jax.data.lint import lint, LintReport, populations
+from blm_jax.data.lint import lint, LintReport, populations, sample
 from blm_jax.data.names import resolve_datasets
 from blm_jax.data.sentence_table import build_sentence_table
 # The encoder stack and results.context_free are imported in probe_scores:
@@ -135,18 +135,6 @@ def _sources(target: str, data_dir: str | None, manual_dir: str | None,
   for split in splits or names:
     yield (f"{target}[{split}]",
            data.load_instances(target, split, data_dir, manual_dir))
-
-
-def sample(instances, n: int | None):
-  """At most `n` of `instances` (a seeded sample, in id order): the scores
-  of a training-sized draw without embedding a whole 15,000-instance
-  split for --probe."""
-  import random
-
-  if not n or len(instances) <= n:
-    return instances
-  keep = sorted(random.Random(0).sample(range(len(instances)), n))
-  return [instances[i] for i in keep]
 
 
 def targets_of(target: str) -> list[str]:
