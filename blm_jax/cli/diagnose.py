@@ -31,15 +31,9 @@ from blm_jax.analysis import diagnose as ladder
 from blm_jax.training import config_check
 
 
-def main(argv: Sequence[str]) -> None:
-  from absl import flags
-
-  from blm_jax.cli import quiet
-
-  quiet.quiet_logs()
-  if len(argv) > 1:
-    raise SystemExit(f"unexpected arguments: {argv[1:]}")
-  f = flags.FLAGS
+def run(f) -> dict:
+  """The ladder of parsed flag values `f` (`define_flags`); bad input
+  stops with one line."""
   if f.config is None:
     raise SystemExit("error: give --config=configs/<model>.py:dataset=<name>"
                      " (its data and encoder are probed)")
@@ -50,6 +44,18 @@ def main(argv: Sequence[str]) -> None:
   print(out["markdown"])
   print(f"wrote {os.path.join(f.out, 'diagnose.json')}, diagnose.md and "
         "diagnose.png")
+  return out
+
+
+def main(argv: Sequence[str]) -> None:
+  from absl import flags
+
+  from blm_jax.cli import quiet
+
+  quiet.quiet_logs()
+  if len(argv) > 1:
+    raise SystemExit(f"unexpected arguments: {argv[1:]}")
+  run(flags.FLAGS)
 
 
 def define_flags(fv=None) -> None:
