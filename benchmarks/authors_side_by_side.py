@@ -221,9 +221,9 @@ def our_config(name: str, dim: int, channels: int):
   others `configs/<name>.py:reference` (their architecture and loss)."""
   import importlib
 
-  from blm_jax.cli import bench
+  from blm_jax.training import throughput
   if name == "ffnn":
-    return bench.config_for(name, dim, channels, hidden_factor=2.0)
+    return throughput.config_for(name, dim, channels, hidden_factor=2.0)
   config = importlib.import_module(f"configs.{name}").get_config("reference")
   if name == "vae2":  # The authors' architecture: configs/vae2.py:reference
     config.model.channels = (channels,)
@@ -242,8 +242,8 @@ def matmul_rates(n=2048, reps=5):
   """GFLOP/s of an n x n matmul: XLA float32, XLA bfloat16, torch float32."""
   import torch
 
-  from blm_jax.cli import bench
-  out = {f"xla_{k}": v for k, v in bench.matmul_gflops(n, reps).items()}
+  from blm_jax.training import throughput
+  out = {f"xla_{k}": v for k, v in throughput.matmul_gflops(n, reps).items()}
   a = torch.ones(n, n)
   a @ a
   t = time.perf_counter()
@@ -329,12 +329,13 @@ def main():
 
   import jax
   import torch
-  from blm_jax.cli import bench
+  from blm_jax.results import benchmark_record
+  from blm_jax.training import throughput
   torch.set_num_threads(a.torch_threads)
   authors = _import_authors(os.path.abspath(a.authors))
   dim, batch, n_ctx, n_ans = a.embed_dim, 100, 7, 9
   types3 = ("I", "II", "III")
-  data = bench.random_data(types3, a.num_train, dim)
+  data = throughput.random_data(types3, a.num_train, dim)
 
   # One model at a time (the D=768 FFNN grid's state alone is ~1.7 GB);
   # within a model, rounds interleave the matmul rate and the three sides.
@@ -344,12 +345,12 @@ def main():
     config = our_config(m, dim, a.channels)
     config.train.batch_size = batch
     config.data.train_types, config.grid.seeds = types3[:1], (0,)
-    sides = {"cell": bench.TimedGrid(config, data)}
+    sides = {"cell": throughput.TimedGrid(config, data)}
     config.data.train_types, config.grid.seeds = types3, (0, 1, 2)
-    sides["grid"] = bench.TimedGrid(config, data)
+    sides["grid"] = throughput.TimedGrid(config, data)
     grid_modes[m] = sides["grid"].grid.mode  # grid.mode='auto' resolved
     theirs = AuthorsStep(m, authors, dim, batch, n_ctx, n_ans, a.channels)
-    flops[m] = {"ours": bench.step_flops(sides["cell"]),
+    flops[m] = {"ours": throughput.step_flops(sides["cell"]),
                 "authors": theirs.flops()}
     params[m] = {"ours": our_param_count(sides["cell"]),
                  "authors": theirs.param_counts(UNUSED.get(m, ()))}
@@ -404,7 +405,7 @@ def main():
   name = f"authors_side_by_side_D{dim}"
   if set(models) - set(FIRST_MODELS):
     name = f"authors_side_by_side_new_solvers_D{dim}"
-  path = bench.write_record(name, {
+  path = benchmark_record.write_record(name, {
       "shapes": {"embed_dim": dim, "batch_size": batch, "num_context": n_ctx,
                  "num_answers": n_ans, "channels": a.channels,
                  "grid": "3x3", "num_train_per_type": a.num_train,
@@ -413,7 +414,7 @@ def main():
       "torch": torch.__version__, "rounds": a.rounds, "grid_modes": grid_modes,
       "matmul_gflops": rates, "load_average_1min": loads, "per_round": figs,
       "summary": summary},
-      bench.record_path(name, a.out, a.record))
+      benchmark_record.record_path(name, a.out, a.record))
   print(f"record: {path}")
 
 

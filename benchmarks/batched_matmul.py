@@ -39,7 +39,8 @@ def main():
                  help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
   import jax
-  from blm_jax.cli import bench
+  from blm_jax.results import benchmark_record
+  from blm_jax.training import throughput
   one = jax.jit(lambda x, w: x @ w)
   batched = jax.jit(jax.vmap(lambda x, w: x @ w))
   keys = jax.random.split(jax.random.key(0), 2)
@@ -70,11 +71,11 @@ def main():
     gf = lambda t: 2 * m * k * n / t / 1e6
     print(f"{name:26s} {f'{m}x{k}x{n}':>18s} {o:11.2f} {b:8.2f} "
           f"{gf(o):7.0f} /{gf(b):6.0f} {o / b:11.2f}")
-  path = bench.write_record("batched_matmul", {
+  path = benchmark_record.write_record("batched_matmul", {
       "shapes": {name: list(s) for name, s in SHAPES.items()},
       "cells": a.cells, "rounds": a.rounds, "ms_per_cell": ms,
-      "median": med, "matmul_gflops": bench.matmul_gflops()},
-      bench.record_path("batched_matmul", a.out, a.record))
+      "median": med, "matmul_gflops": throughput.matmul_gflops()},
+      benchmark_record.record_path("batched_matmul", a.out, a.record))
   print(f"record: {path}")
 
 

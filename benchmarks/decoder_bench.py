@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.cli import bench  # noqa: E402
+from blm_jax.results import benchmark_record  # noqa: E402
 from blm_jax.embedding import embed  # noqa: E402
 from blm_jax.encoders import encoder as encoders  # noqa: E402
 from blm_jax.encoders import gpt2, llama_family  # noqa: E402
@@ -137,8 +137,8 @@ def main():
             f"{row['tokens_per_sentence']:.1f} tokens, padding "
             f"{row['padding']:.0%})")
   record["load_average_after"] = os.getloadavg()[0]
-  out = os.path.join(ROOT, bench.record_path("decoder_bench", a.out,
-                                             a.record))
+  out = os.path.join(ROOT, benchmark_record.record_path(
+      "decoder_bench", a.out, a.record))
   files.write_json(out, record, indent=1)
   print(f"record: {os.path.relpath(out, ROOT)}")
 

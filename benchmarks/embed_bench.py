@@ -179,12 +179,13 @@ def main():
                       "config's encoder.batch_size; 0 = the largest that "
                       "fits)")
   p.add_argument("--out", default="",
-                 help="JSON record (blm_jax.cli.bench.write_record)")
+                 help="JSON record "
+                 "(blm_jax.results.benchmark_record.write_record)")
   a = p.parse_args()
   d = jax.local_devices()
   print(f"devices: {len(d)} x {d[0].device_kind} ({d[0].platform}); "
         f"jax {jax.__version__}")
-  from blm_jax.cli.bench import write_record
+  from blm_jax.results.benchmark_record import write_record
   models = []
 
   def save(row=None):  # Rewritten after each table: a cut run keeps the rest.

@@ -53,12 +53,12 @@ def settings(name: str, dim: int):
   import jax
   import jax.numpy as jnp
   from blm_jax import models
-  from blm_jax.cli import bench
+  from blm_jax.training import throughput
   from blm_jax.training import trainer as train
   from blm_jax.training.solver import Batch, Solver
 
   solver_name = name.split()[0]
-  config = bench.config_for(solver_name, dim, 40, 3.5)
+  config = throughput.config_for(solver_name, dim, 40, 3.5)
   b, c, a = 100, 1 if solver_name == "sent_vae" else 7, 9
   if name == NN_CONV:
     model = nn_conv_cnn(dim, tuple(config.model.channels))
@@ -110,7 +110,7 @@ def main():
                  help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
   import jax
-  from blm_jax.cli import bench
+  from blm_jax.results import benchmark_record
   names = a.models.split(",")
   runs = {(m, s): v for m in names
           for s, v in settings(m, a.embed_dim).items()}
@@ -131,7 +131,7 @@ def main():
     row = [med[m, s] for s in SETTINGS]
     print(f"{m:12s} " + " ".join(f"{x:21.1f}" for x in row) +
           f" {row[0] / row[1]:11.2f}")
-  path = bench.write_record(f"step_in_scan_D{a.embed_dim}", {
+  path = benchmark_record.write_record(f"step_in_scan_D{a.embed_dim}", {
       "shapes": {"embed_dim": a.embed_dim, "batch_size": 100,
                  "num_context": "7 (sent_vae: 1)", "num_answers": 9,
                  "scan_steps": STEPS, "cells_vmapped": 9,
@@ -139,7 +139,8 @@ def main():
       "rounds": a.rounds,
       "ms_per_cell_step": {f"{m} / {s}": v for (m, s), v in ms.items()},
       "median": {f"{m} / {s}": v for (m, s), v in med.items()}},
-      bench.record_path(f"step_in_scan_D{a.embed_dim}", a.out, a.record))
+      benchmark_record.record_path(f"step_in_scan_D{a.embed_dim}", a.out,
+                                   a.record))
   print(f"record: {path}")
 
 

@@ -32,12 +32,12 @@ def parts(dim: int, channels: int, cells: int):
   import jax.numpy as jnp
   import optax
   from blm_jax import models
-  from blm_jax.cli import bench
+  from blm_jax.training import throughput
   from blm_jax.models import losses
   from blm_jax.training import trainer as train
   from blm_jax.training.solver import Batch, Solver
 
-  config = bench.config_for("vae2", dim, channels, 3.5)
+  config = throughput.config_for("vae2", dim, channels, 3.5)
   model = models.create_model(config.model, embed_dim=dim, num_context=7,
                               score="cosine")
   b, c, a = 100, 7, 9
@@ -111,7 +111,7 @@ def main():
                  help="replace the committed record in benchmarks/results/")
   a = p.parse_args()
   import jax
-  from blm_jax.cli import bench
+  from blm_jax.results import benchmark_record
   setups = {1: parts(a.embed_dim, a.channels, 1),
             9: parts(a.embed_dim, a.channels, 9)}
   for fns in setups.values():
@@ -137,12 +137,13 @@ def main():
       row.append(f"{med[n][name]:9.1f} "
                  f"{100 * med[n][name] / med[n]['whole step']:5.0f}")
     print(" ".join(row))
-  path = bench.write_record(f"vae2_breakdown_D{a.embed_dim}", {
+  path = benchmark_record.write_record(f"vae2_breakdown_D{a.embed_dim}", {
       "shapes": {"embed_dim": a.embed_dim, "channels": a.channels,
                  "batch_size": 100, "num_context": 7, "num_answers": 9,
                  "cells_vmapped": 9},
       "rounds": a.rounds, "ms_per_cell_step": ms, "median": med},
-      bench.record_path(f"vae2_breakdown_D{a.embed_dim}", a.out, a.record))
+      benchmark_record.record_path(f"vae2_breakdown_D{a.embed_dim}", a.out,
+                                   a.record))
   print(f"record: {path}")
 
 

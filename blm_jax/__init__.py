@@ -6,7 +6,8 @@ The package is built in layers; each imports only the layers below it (and
   cli/        command lines (python -m blm_jax.cli.<name>); nothing imports them
   study/      the reproduction study over many runs: suites, the papers'
               values and claims, judging them, reports, study records
-  analysis/   restoring a trained run from its workdir; probing its cells
+  analysis/   restoring a trained run from its workdir; probing its cells;
+              the diagnosis ladder on one design
   results/    one run's metrics, results.json, tables and plots
   training/   the solver cell, the vmapped grid, its variants, checkpoints,
               run identity, config checks, the trainer

@@ -26,6 +26,7 @@ from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import lint as lint_cli, records as records_cli  # noqa: E402
 from blm_jax.data import lint  # noqa: E402
 from blm_jax.data.context_free import answers_only  # noqa: E402
+from blm_jax.results import context_free  # noqa: E402
 from configs import common  # noqa: E402
 from data_builders.common import loading  # noqa: E402
 
@@ -44,8 +45,8 @@ def scores(name: str, data_dir: str | None, probe_sample: int,
       ceiling = answers_only.CONTEXT_FREE_CEILING
       report = lint.lint(xs, ceiling=ceiling)
       if probe_sample and split == "train":
-        got = lint_cli.probe_scores(lint_cli.sample(xs, probe_sample),
-                                    probe_encoder, None)
+        got = context_free.embedding_probe_scores(
+            lint.sample(xs, probe_sample), probe_encoder, None)
         for key, (n, acc) in got.items():
           report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
       chance = sum(1 / len(x.answers) for x in xs) / len(xs)

@@ -41,7 +41,7 @@ sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
 from blm_jax.cli import records as records_cli  # noqa: E402
-from blm_jax.cli import lint as lint_cli  # noqa: E402
+from blm_jax.data import lint as data_lint  # noqa: E402
 from blm_jax.data import design  # noqa: E402
 from configs import common  # noqa: E402
 from data_builders.common import attributes, loading  # noqa: E402
@@ -111,7 +111,7 @@ def _targets(args):
       if args.types and t not in args.types.split(","):
         continue
       tfds_name = common.DATASETS[name].format(t)
-      yield (tfds_name, lambda n=tfds_name: lint_cli.sample(
+      yield (tfds_name, lambda n=tfds_name: data_lint.sample(
           loading.load_instances(n, "train", args.data_dir), args.sample),
              lambda n=tfds_name: _rule_coverage(n, args.data_dir))
   if args.published:
@@ -122,7 +122,7 @@ def _targets(args):
         if f == "train.tsv" or (f.endswith(".tsv") and args.all_files):
           path = os.path.join(root, f)
           key = "published:" + os.path.relpath(path, args.published)
-          yield key, lambda p=path: lint_cli.sample(
+          yield key, lambda p=path: data_lint.sample(
               list(release_format.read_release(p).instances),
               args.sample), None
 

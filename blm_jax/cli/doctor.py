@@ -124,17 +124,17 @@ def check_encoder(r: Report, cache_dir: str) -> None:
 
 
 def check_grid(r: Report, workdir: str) -> None:
-  from blm_jax.cli import bench
+  from blm_jax.training import throughput
   from blm_jax.training import trainer
 
   t = time.perf_counter()
-  config = bench.config_for("ffnn", 16, channels=8, hidden_factor=1.0)
+  config = throughput.config_for("ffnn", 16, channels=8, hidden_factor=1.0)
   config.data.train_types = config.data.test_types = ("I", "II")
   config.grid.seeds = (0, 1)
   config.train.epochs, config.train.batch_size = 2, 20
   try:
     outcome = trainer.train_and_evaluate(
-        config, workdir, data=bench.random_data(("I", "II"), 40, 16))
+        config, workdir, data=throughput.random_data(("I", "II"), 40, 16))
   except Exception as e:
     r.line("tiny grid", False, f"{type(e).__name__}: {e}".splitlines()[0])
     return

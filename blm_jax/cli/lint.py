@@ -36,11 +36,10 @@ from typing import Sequence
 
 from blm_jax.data import design
 from blm_jax.data.context_free import answers_only
-from blm_jax.data.lint import lint, LintReport, populations
+from blm_jax.data.lint import lint, LintReport, sample
 from blm_jax.data.names import resolve_datasets
-from blm_jax.data.sentence_table import build_sentence_table
-# The encoder stack and results.context_free are imported in probe_scores:
-# only --probe needs them, and a lint without it stays a quick data check.
+# The encoder stack and results.context_free are imported only for --probe:
+# a lint without it stays a quick data check.
 from data_builders.common import attributes
 from data_builders.common import validation
 
@@ -58,35 +57,6 @@ def context_necessary(target: str, data_dir: str | None,
 
   config = data.builder(target, data_dir).builder_config
   return bool(getattr(config, marker, False))
-
-
-def probe_scores(instances, encoder: str, cache_dir: str | None
-                 ) -> dict[str, tuple[int, float]]:
-  """{population: (n, embedding-probe accuracy)}: the candidate-only MLP of
-  `results.context_free` on each candidate's frozen embedding, cross-fitted
-  over `answers_only.instance_folds` (grouped by answer set and correct
-  answer); only the candidates are embedded."""
-  import numpy as np
-
-  from blm_jax.embedding.embed import (DEFAULT_CACHE_DIR, EncoderSpec,
-                                       embed_sentences)
-  from blm_jax.results.context_free import cross_fitted_mlp_accuracy
-
-  out = {}
-  for key, members in populations(instances).items():
-    if len(members) < answers_only.MIN_INSTANCES:
-      continue
-    table = build_sentence_table(members)
-    used = np.unique(table.answers[table.answer_mask])
-    vectors = embed_sentences([table.sentences[i] for i in used],
-                              EncoderSpec(encoder),
-                              cache_dir=cache_dir or DEFAULT_CACHE_DIR,
-                              progress=False)
-    emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
-    emb[used] = vectors
-    folds = answers_only.instance_folds(members)
-    out[key] = (len(members), cross_fitted_mlp_accuracy(emb, table, folds))
-  return out
 
 
 # What a path to lint may hold: release files (tab-separated) and own JSONL.
@@ -137,18 +107,6 @@ def _sources(target: str, data_dir: str | None, manual_dir: str | None,
            data.load_instances(target, split, data_dir, manual_dir))
 
 
-def sample(instances, n: int | None):
-  """At most `n` of `instances` (a seeded sample, in id order): the scores
-  of a training-sized draw without embedding a whole 15,000-instance
-  split for --probe."""
-  import random
-
-  if not n or len(instances) <= n:
-    return instances
-  keep = sorted(random.Random(0).sample(range(len(instances)), n))
-  return [instances[i] for i in keep]
-
-
 def targets_of(target: str) -> list[str]:
   """A file or folder as given; a dataset name as its TFDS names (a short
   name stands for every type); ValueError, one line, for a name that is
@@ -189,8 +147,10 @@ def _lint_target(target: str, args, total: LintReport) -> None:
     report = lint(instances, answers_only=args.answers_only,
                   ceiling=ceiling if held else None, checks=checks)
     if args.probe:
-      for key, (n, acc) in probe_scores(instances, args.probe_encoder,
-                                        args.cache_dir).items():
+      from blm_jax.results import context_free
+
+      for key, (n, acc) in context_free.embedding_probe_scores(
+          instances, args.probe_encoder, args.cache_dir).items():
         report.hold_to_ceiling(key, n, {"embedding_probe": acc}, ceiling)
     designs = design.analyze(
         instances, schema=None if os.path.exists(target) else

@@ -35,62 +35,26 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 
 def make(workdir: str, out: str, command: str, commit: str = "",
          study: str = "", note: str = "") -> dict:
-  def has(name):
-    return os.path.isfile(os.path.join(workdir, name))
-
-  from_folder = (records.record_from_workdir if has("results.json")
-                 else records.record_from_report if has("report.json")
-                 else records.record_from_diagnose if has("diagnose.json")
-                 else records.record_from_workdir)
-  record = from_folder(workdir, command, commit or head_commit(),
-                       study=study or None, note=note or None)
+  """Writes the record of a finished folder (`records.record_from_folder`)
+  to `out`."""
+  record = records.record_from_folder(workdir, command,
+                                      commit or head_commit(),
+                                      study=study or None, note=note or None)
   files.write_json(out, record, indent=1)
   print(f"wrote {out}")
   return record
 
 
-def stale_problems(doc: str, found: list[dict]) -> list[str]:
-  """One line per table of `doc` presented as current whose record was
-  made with other builder versions, or marked stale whose record is not."""
-  out = []
-  for t in found:
-    where = f"{doc}:{t['line']}: table from {t['record']}"
-    if t["stale"] and not t["marked_stale"]:
-      out.append(f"{where} was made with other builders ("
-                 + ", ".join(f"{n} {made}, now {now or 'gone'}"
-                             for n, (made, now) in t["stale"].items())
-                 + "): rerun it and `records make` its record, or mark "
-                 "the table stale (`stale=yes` in its marker)")
-    elif t["marked_stale"] and not t["stale"]:
-      out.append(f"{where} is marked stale but its record's builders are "
-                 "current: drop `stale=` from its marker")
-  return out
-
-
 def tables(root: str = ROOT, check: bool = False, current=None
            ) -> list[str]:
-  """Rewrites (or, with check, compares) every marked table under `root`;
-  returns one line per table that differed or whose staleness is not
-  what it says (`stale_problems`). `current`: name -> builder version
-  (default: this checkout's builders)."""
-  differ = []
-  for doc in records.documents(root):
-    path = os.path.join(root, doc)
-    with open(path, encoding="utf-8") as f:
-      text = f.read()
-    try:
-      rendered, found = records.render_document(
-          text, root, current or records.current_version)
-    except records.RecordError as e:
-      raise SystemExit(f"{doc}: {e}") from None
-    differ += stale_problems(doc, found)
-    for t in found:
-      if t["changed"]:
-        differ.append(f"{doc}:{t['line']}: table from {t['record']}"
-                      f"{t['options']} differs from its record")
-    if rendered != text and not check:
-      files.write_text(path, rendered)
-  return differ
+  """`records.sync_tables` under `root`; a table that cannot be rendered
+  stops the command with one line naming its document. `current`: name ->
+  builder version (default: this checkout's builders)."""
+  try:
+    return records.sync_tables(root, check,
+                               current or records.current_version)
+  except records.RecordError as e:
+    raise SystemExit(str(e)) from None
 
 
 def main(argv) -> None:

@@ -32,7 +32,7 @@ from absl import flags
 import jax
 
 from blm_jax.base import compile_cache
-from blm_jax.cli import config_files, diagnose, errors
+from blm_jax.cli import config_files, errors
 from blm_jax.study import (claims_report, diagnose_suite, grid_reuse,
                            grid_timing, reproduce, suites)
 from blm_jax.study.judge import interval_text
@@ -116,14 +116,7 @@ def print_verdicts(record: dict, out: str) -> None:
   print(f"wrote {out}/report.md, report.html and report.json")
 
 
-def diagnose_ladder(config, folder: str) -> dict:
-  """The real ladder: the config's data (built if need be), every layer."""
-  config, data, splits = diagnose.load(config, "I")
-  return diagnose.ladder(config, data, splits, "all", folder)["result"]
-
-
-def run_diagnose_suite(opts, datasets, config_of, echo=print,
-                       ladder_fn=diagnose_ladder) -> None:
+def run_diagnose_suite(opts, datasets, config_of, echo=print) -> None:
   """`reproduce --suite=diagnose`: the plan, then (without --plan_only)
   the ladder of every design not done and the suite's record.
   `config_of(grid)`: each design's config as reproduce makes it."""
@@ -138,7 +131,7 @@ def run_diagnose_suite(opts, datasets, config_of, echo=print,
     return
   record = diagnose_suite.run(
       entries, opts.out, "python -m blm_jax.cli.reproduce "
-      + " ".join(sys.argv[1:]), ladder_fn, echo=echo)
+      + " ".join(sys.argv[1:]), echo=echo)
   echo(f"wrote {os.path.join(opts.out, 'diagnose_suite.json')} and "
        f"diagnose_suite.md ({len(record['tables']['ladder']['rows'])} "
        "designs)")

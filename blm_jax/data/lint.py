@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import random
 from typing import Callable, Iterable, Sequence
 
 from blm_jax.data.context_free import answers_only as answers_only_lib
@@ -381,3 +382,14 @@ def populations(instances: Sequence[BLMInstance]
   for x in instances:
     out[population_key(x)].append(x)
   return dict(out)
+
+
+def sample(instances: Sequence[BLMInstance], n: int | None
+           ) -> Sequence[BLMInstance]:
+  """At most `n` of `instances` (a seeded sample, in id order): the scores
+  of a training-sized draw without embedding a whole 15,000-instance
+  split for --probe."""
+  if not n or len(instances) <= n:
+    return instances
+  keep = sorted(random.Random(0).sample(range(len(instances)), n))
+  return [instances[i] for i in keep]

@@ -42,9 +42,12 @@ import optax
 
 from blm_jax.base.background import Background
 from blm_jax.data.context_free import cache as context_free_cache
-from blm_jax.data.context_free import scorers, set_scorer
+from blm_jax.data.context_free import answers_only, scorers, set_scorer
 from blm_jax.data.input_pipeline import BLMData
-from blm_jax.data.sentence_table import SentenceTable
+from blm_jax.data.lint import populations
+from blm_jax.data.sentence_table import SentenceTable, build_sentence_table
+from blm_jax.embedding import embed
+from blm_jax.embedding.spec import DEFAULT_CACHE_DIR, EncoderSpec
 from blm_jax.models import losses
 
 BASELINES = ("candidate_mlp", "word_logit", "odd_one_in", "set_logit",
@@ -268,3 +271,27 @@ def cross_fitted_mlp_accuracy(embeddings: np.ndarray, table: SentenceTable,
       embeddings, {k: table.select(rows[1 - k]) for k in (0, 1)},
       {k: table.select(rows[k]) for k in (0, 1)}, settings)
   return sum(acc[k][k] * len(rows[k]) for k in (0, 1)) / len(folds)
+
+
+def embedding_probe_scores(instances, encoder: str, cache_dir: str | None
+                           ) -> dict[str, tuple[int, float]]:
+  """{population: (n, embedding-probe accuracy)} (`lint --probe`): the
+  candidate-only MLP on each candidate's frozen embedding under `encoder`
+  (name, alias or folder), cross-fitted over `answers_only.instance_folds`
+  (grouped by answer set and correct answer); only the candidates are
+  embedded, and a population under `answers_only.MIN_INSTANCES` is left
+  out."""
+  out = {}
+  for key, members in populations(instances).items():
+    if len(members) < answers_only.MIN_INSTANCES:
+      continue
+    table = build_sentence_table(members)
+    used = np.unique(table.answers[table.answer_mask])
+    vectors = embed.embed_sentences(
+        [table.sentences[i] for i in used], EncoderSpec(encoder),
+        cache_dir=cache_dir or DEFAULT_CACHE_DIR, progress=False)
+    emb = np.zeros((len(table.sentences), vectors.shape[1]), np.float32)
+    emb[used] = vectors
+    folds = answers_only.instance_folds(members)
+    out[key] = (len(members), cross_fitted_mlp_accuracy(emb, table, folds))
+  return out

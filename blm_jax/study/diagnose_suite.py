@@ -6,8 +6,8 @@
 For each sequence-necessary design and its generalisation regimes (the
 registry's short names ending in `_seq`, `_seq_rules` or `_seq_extrap`),
 lexical type I of `configs/ffnn.py:dataset=<name>` (with the command's
---variant, --encoder and --seeds): the ladder (`blm_jax.cli.diagnose`'s,
-which `reproduce` hands to `run`) over every layer of the encoder (the
+--variant, --encoder and --seeds): the ladder (`blm_jax.analysis.diagnose`,
+as `blm_jax.cli.diagnose` runs it) over every layer of the encoder (the
 design analyzer, the gold ceiling, the probes with compounding and
 probe-then-solve) into
 `<out>/<name>/diagnose/`. A design whose diagnose.json is there is done
@@ -24,7 +24,7 @@ import datetime
 import os
 import re
 
-from blm_jax.analysis import attribute_probes
+from blm_jax.analysis import attribute_probes, diagnose
 from blm_jax.base import files
 from blm_jax.study import markdown_table, records, suites
 
@@ -96,10 +96,11 @@ def summary_row(name: str, result: dict) -> list[str]:
           f"{weakest} (alone {alone:.3f})"]
 
 
-def run(entries, out: str, command: str, ladder_fn, echo=print) -> dict:
+def run(entries, out: str, command: str,
+        ladder_fn=diagnose.design_ladder, echo=print) -> dict:
   """Runs the ladder of every design not done (`ladder_fn(config,
-  folder)` -> its diagnose.json), then writes the suite's record and
-  table; returns the record."""
+  folder)` -> its diagnose.json; tests hand in a toy), then writes the
+  suite's record and table; returns the record."""
   results = {}
   for name, config, folder, result in entries:
     if result is None:

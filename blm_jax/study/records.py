@@ -418,3 +418,63 @@ def documents(root: str) -> list[str]:
       out += sorted(os.path.relpath(os.path.join(folder, n), root)
                     for n in names if n.endswith(".md"))
   return out
+
+
+def record_from_folder(workdir: str, command: str, commit: str,
+                       study: str | None = None,
+                       note: str | None = None) -> dict:
+  """The record of a finished folder, by what it holds: a run's
+  results.json, a reproduction suite's report.json or a diagnose.json
+  (neither: `record_from_workdir`, which names what is missing)."""
+  def has(name):
+    return os.path.isfile(os.path.join(workdir, name))
+
+  from_folder = (record_from_workdir if has("results.json")
+                 else record_from_report if has("report.json")
+                 else record_from_diagnose if has("diagnose.json")
+                 else record_from_workdir)
+  return from_folder(workdir, command, commit, study=study, note=note)
+
+
+def stale_problems(doc: str, found: list[dict]) -> list[str]:
+  """One line per table of `doc` presented as current whose record was
+  made with other builder versions, or marked stale whose record is not."""
+  out = []
+  for t in found:
+    where = f"{doc}:{t['line']}: table from {t['record']}"
+    if t["stale"] and not t["marked_stale"]:
+      out.append(f"{where} was made with other builders ("
+                 + ", ".join(f"{n} {made}, now {now or 'gone'}"
+                             for n, (made, now) in t["stale"].items())
+                 + "): rerun it and `records make` its record, or mark "
+                 "the table stale (`stale=yes` in its marker)")
+    elif t["marked_stale"] and not t["stale"]:
+      out.append(f"{where} is marked stale but its record's builders are "
+                 "current: drop `stale=` from its marker")
+  return out
+
+
+def sync_tables(root: str, check: bool = False, current=current_version
+                ) -> list[str]:
+  """Rewrites (with check, only compares) every marked table of the
+  `documents` under `root`; returns one line per table that differed or
+  whose staleness is not what it says (`stale_problems`). A table that
+  cannot be rendered raises RecordError naming its document, before
+  that document is written."""
+  differ = []
+  for doc in documents(root):
+    path = os.path.join(root, doc)
+    with open(path, encoding="utf-8") as f:
+      text = f.read()
+    try:
+      rendered, found = render_document(text, root, current)
+    except RecordError as e:
+      raise RecordError(f"{doc}: {e}") from None
+    differ += stale_problems(doc, found)
+    for t in found:
+      if t["changed"]:
+        differ.append(f"{doc}:{t['line']}: table from {t['record']}"
+                      f"{t['options']} differs from its record")
+    if rendered != text and not check:
+      files.write_text(path, rendered)
+  return differ

@@ -7,15 +7,17 @@ import numpy as np
 import pytest
 
 from blm_jax.cli import bench
+from blm_jax.results import benchmark_record
+from blm_jax.training import throughput
 
 
 @pytest.mark.slow
 def test_timed_grid_counts_instances_and_advances(tmp_path):
-  data = bench.random_data(("I", "II"), num_train=30, embed_dim=8)
-  config = bench.config_for("ffnn", 8, channels=4, hidden_factor=1.0)
+  data = throughput.random_data(("I", "II"), num_train=30, embed_dim=8)
+  config = throughput.config_for("ffnn", 8, channels=4, hidden_factor=1.0)
   config.train.batch_size = 10
   config.data.train_types, config.grid.seeds = ("I", "II"), (0, 1)
-  timed = bench.TimedGrid(config, data)  # compiles with one epoch
+  timed = throughput.TimedGrid(config, data)  # compiles with one epoch
   assert timed.instances_per_epoch == 4 * 3 * 10  # cells x steps x batch
   before = jax.tree.map(lambda x: x.copy(), timed.state.params)
   assert timed.run(2) > 0 and timed.epoch == 3
@@ -23,7 +25,8 @@ def test_timed_grid_counts_instances_and_advances(tmp_path):
                        timed.state.params)
   assert all(jax.tree.leaves(moved))
 
-  path = bench.write_record("t", {"figures": [1.0]}, str(tmp_path / "r.json"))
+  path = benchmark_record.write_record("t", {"figures": [1.0]},
+                                      str(tmp_path / "r.json"))
   record = json.loads(open(path).read())
   assert record["benchmark"] == "t" and record["figures"] == [1.0]
   env = record["environment"]
@@ -33,7 +36,7 @@ def test_timed_grid_counts_instances_and_advances(tmp_path):
 
 @pytest.mark.slow
 def test_forms_time_every_form_of_the_same_grid():
-  from blm_jax.cli.bench import Forms
+  from blm_jax.training.throughput import Forms
   forms = Forms("ffnn", 8, ["vmap", "scan", "loop"], seeds=(0, 1),
                 types=("I", "II"), num_train=30, channels=4,
                 hidden_factor=1.0)
@@ -63,7 +66,7 @@ def test_forms_time_every_form_of_the_same_grid():
 
 
 def test_matmul_rate_is_positive_per_dtype():
-  rates = bench.matmul_gflops(n=64, reps=2)
+  rates = throughput.matmul_gflops(n=64, reps=2)
   assert set(rates) == {"f32", "bf16"} and min(rates.values()) > 0
 
 

@@ -1,26 +1,33 @@
-"""The diagnose command line: its flags' errors (the probes themselves are
-tests/analysis/test_attribute_probes.py's)."""
+"""The diagnose command line: a ladder that cannot run stops with one line
+and writes nothing (the ladder is tests/analysis/test_diagnose.py's)."""
 
+import os
+
+from absl import flags
 import pytest
 
-from blm_jax.cli import diagnose
+from blm_jax.cli import diagnose as diagnose_cli
+from tests import ROOT
 
 
-def test_layers_flag():
-  assert diagnose.parse_layers("all", 6) == tuple(range(7))
-  assert diagnose.parse_layers("0,-1", 6) == (0, 6)
-  with pytest.raises(diagnose.UsageError, match=r"^--layers='9': layer\(s\) "
-                     r"\[9\] out of range; the encoder has hidden states "
-                     r"0\.\.6"):
-    diagnose.parse_layers("9", 6)
-  with pytest.raises(diagnose.UsageError, match=r"^--layers='': name 'all'"):
-    diagnose.parse_layers("", 6)
+def _flags(argv):
+  fv = flags.FlagValues()
+  diagnose_cli.define_flags(fv)
+  fv(["prog", *argv])
+  return fv
 
 
-def test_unknown_lexical_type_is_one_line(tmp_path):
-  from configs import ffnn
+def test_an_unknown_lexical_type_is_one_line_and_writes_nothing(tmp_path):
+  config = os.path.join(ROOT, "configs", "ffnn.py")
+  out = tmp_path / "out"
+  with pytest.raises(SystemExit) as e:
+    diagnose_cli.run(_flags([f"--config={config}:dataset=spray_load_seq,cpu",
+                             "--lexical_type=IV", f"--out={out}"]))
+  assert str(e.value) == ("error: --lexical_type='IV': config.data has "
+                          "types ['I', 'II', 'III']")
+  assert not out.exists()
 
-  config = ffnn.get_config("dataset=spray_load_seq,cpu")
-  with pytest.raises(diagnose.UsageError, match=r"^--lexical_type='IV': "
-                     r"config.data has types \['I', 'II', 'III'\]"):
-    diagnose.diagnose(config, "IV", "all", str(tmp_path))
+
+def test_no_config_names_the_flag():
+  with pytest.raises(SystemExit, match=r"^error: give --config=configs/"):
+    diagnose_cli.run(_flags([]))

@@ -390,6 +390,8 @@ def test_cli_strict_fails_a_context_necessary_config_over_its_ceiling(
 def test_the_probe_reads_embeddings_and_names_its_population(monkeypatch):
   import numpy as np
 
+  from blm_jax.results import context_free
+
   xs = [_two_alternants(i, cue=False) for i in range(300)]
 
   def fake_embed(texts, encoder, **kwargs):
@@ -404,7 +406,8 @@ def test_the_probe_reads_embeddings_and_names_its_population(monkeypatch):
   monkeypatch.setattr(embed, "embed_sentences", fake_embed)
   # Every text is its instance's own, so the marker is a cue in the
   # correct candidate's embedding: the probe must find it.
-  ((key, (n, acc)),) = lint_cli.probe_scores(xs, "minilm", None).items()
+  ((key, (n, acc)),) = context_free.embedding_probe_scores(
+      xs, "minilm", None).items()
   assert key == "agreement/en/I/4 answers" and n == 300
   assert acc > 0.9
 
@@ -423,8 +426,8 @@ def test_cli_split_and_sample(tmp_path, capsys):
   assert "--split: blm_published/folder has no split 'dev'; it has full" in (
       capsys.readouterr().err)
   xs = [_clean(i) for i in range(10)]
-  assert lint_cli.sample(xs, 4) == lint_cli.sample(xs, 4)  # seeded
-  assert len(lint_cli.sample(xs, 4)) == 4 and lint_cli.sample(xs, 20) == xs
+  assert lint.sample(xs, 4) == lint.sample(xs, 4)  # seeded
+  assert len(lint.sample(xs, 4)) == 4 and lint.sample(xs, 20) == xs
 
 
 def test_reports_only_the_checks_it_ran(tmp_path, capsys):

@@ -11,8 +11,8 @@ import pytest
 
 import numpy as np
 
-from blm_jax.analysis import attribute_probes
-from blm_jax.cli import config_files, diagnose
+from blm_jax.analysis import attribute_probes, diagnose
+from blm_jax.cli import config_files
 from blm_jax.cli import reproduce as reproduce_cli
 from blm_jax.data import input_pipeline
 from blm_jax.study import diagnose_suite, reproduce, suites
