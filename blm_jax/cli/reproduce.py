@@ -2,6 +2,7 @@
 
   python -m blm_jax.cli.reproduce --suite=paper000 --out=workdirs/paper000
   python -m blm_jax.cli.reproduce --suite=paper000 --shard=3/8 ...   # a share
+  python -m blm_jax.cli.reproduce --suite=paper000 --jobs=4 ...  # 4 at once
   python -m blm_jax.cli.reproduce --suite=paper000 --grids=od_it/cnn ... # some
   python -m blm_jax.cli.reproduce --suite=paper000 --report_only ... # merge
   python -m blm_jax.cli.reproduce --datasets=cos_en --models=ffnn,vae2 ...
@@ -19,7 +20,9 @@ Before anything runs the command prints its plan: every grid, done or
 not, and the time each should take on this machine's platform
 (`--plan_platform` for another) from the grids finished in `--out`, then
 the committed records (`--timings`). Without --suite, --datasets x
---models (the datasets the papers' claims are about).
+--models (the datasets the papers' claims are about). `--jobs=N` runs N
+grids at once, each in a child process of this command for that grid
+(cli/reproduce_jobs.py), then writes the report of all.
 """
 
 from __future__ import annotations
@@ -192,8 +195,8 @@ def main(argv):
   # is most of a --report_only start).
   committed = (grid_timing.committed(opts.timings)
                if not all(d for *_, d in entries) else [])
-  here = grid_timing.platform_of([jax.devices()[0].platform])
-  platform = opts.plan_platform or here
+  platform = opts.plan_platform or grid_timing.platform_of(
+      [jax.devices()[0].platform])
   print("\n".join(reproduce.plan_lines(entries, timings + committed,
                                        platform, len(committed),
                                        opts.jobs)),
@@ -204,7 +207,8 @@ def main(argv):
   if opts.jobs > 1:  # The children train; this process reports.
     failed = reproduce_jobs.run_children(
         entries, opts, timings + committed, platform, user_env,
-        here != "cpu", echo=lambda line: print(line, flush=True))
+        jax.devices()[0].platform != "cpu",
+        echo=lambda line: print(line, flush=True))
     entries = reproduce.entries_of(grids, options, opts.out, keep=opts.keep)
     report_only = True
   reproduce_jobs.catch_sigterm()
@@ -219,7 +223,9 @@ def main(argv):
   except KeyboardInterrupt as e:
     sys.exit(reproduce_jobs.interrupted(e))
   except Exception as e:  # A grid's own error (its encoder, its workdir).
-    line = errors.error_line(e)
+    from blm_jax.training import config_check
+    line = (f"error: {e}" if isinstance(e, config_check.ConfigError)
+            else errors.error_line(e))
     if line is None:
       raise
     sys.exit(line)
