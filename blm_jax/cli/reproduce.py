@@ -2,6 +2,7 @@
 
   python -m blm_jax.cli.reproduce --suite=paper000 --out=workdirs/paper000
   python -m blm_jax.cli.reproduce --suite=paper000 --shard=3/8 ...   # a share
+  python -m blm_jax.cli.reproduce --suite=paper000 --jobs=4 ...  # 4 at once
   python -m blm_jax.cli.reproduce --suite=paper000 --grids=od_it/cnn ... # some
   python -m blm_jax.cli.reproduce --suite=paper000 --report_only ... # merge
   python -m blm_jax.cli.reproduce --datasets=cos_en --models=ffnn,vae2 ...
@@ -19,7 +20,9 @@ Before anything runs the command prints its plan: every grid, done or
 not, and the time each should take on this machine's platform
 (`--plan_platform` for another) from the grids finished in `--out`, then
 the committed records (`--timings`). Without --suite, --datasets x
---models (the datasets the papers' claims are about).
+--models (the datasets the papers' claims are about). `--jobs=N` runs N
+grids at once, each in a child process of this command for that grid
+(cli/reproduce_jobs.py), then writes the report of all.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from absl import flags
 import jax
 
 from blm_jax.base import compile_cache
-from blm_jax.cli import config_files, errors
+from blm_jax.cli import config_files, errors, reproduce_jobs
 from blm_jax.study import (claims_report, diagnose_suite, grid_reuse,
                            grid_timing, reproduce, suites)
 from blm_jax.study.judge import interval_text
@@ -79,6 +82,12 @@ def define_flags() -> None:
   flags.DEFINE_bool("report_only", False, "Only write the report from the "
                     "finished grids of the whole suite (merges shards).")
   flags.DEFINE_bool("plan_only", False, "Print the plan and stop.")
+  flags.DEFINE_integer("jobs", 1, "Grids run at once, each in its own "
+                       "process (this command with --grids=<its key>, its "
+                       "output in <workdir>/reproduce.log), the next "
+                       "started as one finishes, longest estimated first; "
+                       "then the report of all. On an accelerator each "
+                       "gets about 0.9/N of its memory.")
   flags.DEFINE_string("timings", reproduce.COMMITTED_RECORDS, "Folder of "
                       "committed grid records whose measured times the plan "
                       "uses for grids not yet measured in --out ('' = "
@@ -145,6 +154,10 @@ def main(argv):
   compile_cache.enable()
   grid_reuse.code_commit()  # the code loaded now, for the kept records
   opts = flags.FLAGS
+  refused = reproduce_jobs.refusal(opts)
+  if refused:
+    sys.exit(f"error: {refused}")
+  user_env = reproduce_jobs.parent_env(opts.jobs)
   if opts.suite.strip() == diagnose_suite.SUITE:  # No grids: a ladder.
     try:
       options = reproduce.options_of(
@@ -178,21 +191,43 @@ def main(argv):
   platform = opts.plan_platform or grid_timing.platform_of(
       [jax.devices()[0].platform])
   print("\n".join(reproduce.plan_lines(entries, timings + committed,
-                                       platform, len(committed))),
+                                       platform, len(committed),
+                                       opts.jobs)),
         flush=True)
   if opts.plan_only:
     return
+  failed, report_only = [], opts.report_only
+  if opts.jobs > 1:  # The children train; this process reports.
+    failed = reproduce_jobs.run_children(
+        entries, opts, timings + committed, platform, user_env,
+        jax.devices()[0].platform != "cpu",
+        echo=lambda line: print(line, flush=True))
+    entries = reproduce.entries_of(grids, options, opts.out, keep=opts.keep)
+    report_only = True
+  reproduce_jobs.catch_sigterm()
   try:
-    record = reproduce.run_suite(
-        entries, opts.out,
-        "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
-        opts.report_only, echo=lambda line: print(line, flush=True),
-        write_report=not reproduce.part_of_suite(opts), keep=opts.keep)
+    record = None
+    if not failed or any(d for *_, d in entries):
+      record = reproduce.run_suite(
+          entries, opts.out,
+          "python -m blm_jax.cli.reproduce " + " ".join(sys.argv[1:]),
+          report_only, echo=lambda line: print(line, flush=True),
+          write_report=not reproduce.part_of_suite(opts), keep=opts.keep)
+  except KeyboardInterrupt as e:
+    sys.exit(reproduce_jobs.interrupted(e))
   except Exception as e:  # A grid's own error (its encoder, its workdir).
-    line = errors.error_line(e)
+    from blm_jax.training import config_check
+    line = (f"error: {e}" if isinstance(e, config_check.ConfigError)
+            else errors.error_line(e))
     if line is None:
       raise
     sys.exit(line)
+  if failed:
+    if record is not None:
+      print_verdicts(record, opts.out)
+    sys.exit(f"error: {len(failed)} grids failed ({', '.join(failed)}): "
+             "each one's log says why; rerun the same command to run "
+             "them again (finished grids are reused)")
   if record is None:
     print(f"{reproduce.part_of_suite(opts)} done; when every part of the "
           "suite is, merge them: the same command without --shard or "

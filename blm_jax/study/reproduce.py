@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 from blm_jax.results import report as grid_report
 from blm_jax.results.experiment import run_experiment
-from blm_jax.study import grid_records, grid_reuse, grid_timing, suites
+from blm_jax.study import (grid_jobs, grid_records, grid_reuse, grid_timing,
+                           suites)
 from blm_jax.study.claims_report import report
 from blm_jax.study.judge import load_predictions
 from data_builders import registry
@@ -129,27 +130,36 @@ def _hms(seconds: float) -> str:
   return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
 
 
+def estimate_of(config, timings: list[grid_timing.GridTiming],
+                platform: str) -> grid_timing.Estimate | None:
+  """A grid's estimated wall time on `platform` from `timings`."""
+  return grid_timing.estimate(timings, str(config.data.name),
+                              config.model.name, platform,
+                              int(config.train.epochs),
+                              _train_instances(config))
+
+
 def plan_lines(entries, timings: list[grid_timing.GridTiming],
-               platform: str = "cpu", committed: int = 0) -> list[str]:
+               platform: str = "cpu", committed: int = 0,
+               jobs: int = 1) -> list[str]:
   """The plan: one line per grid (done, or its time on `platform` from
   `timings`: this --out's grids first, then the last `committed` entries,
-  from committed records), and the total of what is left."""
-  lines, left, unknown, after_unknown = [], 0.0, 0, 0
+  from committed records), and the total of what is left, one grid after
+  another and, with `jobs` > 1, that many at a time (longest first)."""
+  lines, left, unknown, after_unknown, known = [], 0.0, 0, 0, []
   for grid, config, workdir, done in entries:
     if done:
       state = "done" + (" (its kept record)" if grid_records.is_kept(done)
                         else "")
     else:
-      est = grid_timing.estimate(timings, str(config.data.name),
-                                 config.model.name, platform,
-                                 int(config.train.epochs),
-                                 _train_instances(config))
+      est = estimate_of(config, timings, platform)
       if est is None:
         unknown += 1
         state = (f"to run, time unknown (no {config.model.name} grid has "
                  f"been measured on {platform})")
       else:
         left += est.seconds
+        known.append(est.seconds)
         after_unknown += not est.after_known
         state = f"to run, about {_hms(est.seconds)} ({est.source})"
     lines.append(f"  {grid.key:40s} {state}  [{grid.shows}]")
@@ -158,13 +168,17 @@ def plan_lines(entries, timings: list[grid_timing.GridTiming],
            f"on {platform} from {len(timings) - committed} grid(s) measured "
            f"here and {committed} committed record(s)")
   if unknown == len(entries) - n_done and unknown:
-    when = f"time unknown (nothing measured on {platform} yet)"
+    when = (f"time unknown (nothing measured on {platform} yet)"
+            + (f"; {jobs} at a time" if jobs > 1 else ""))
   else:
     when = (f"about {_hms(left)} one grid after another {where}"
             + (f", plus {unknown} grids of unknown time" if unknown else "")
             + (f" ({after_unknown} without the time after training, "
                "measured only since runs time their stages)"
                if after_unknown else "")
+            + (f"; about {_hms(grid_jobs.makespan(known, jobs))} "
+               f"{jobs} at a time (longest first, each at its measured "
+               "pace)" if jobs > 1 else "")
             + " (shards run at once, each on its own device, divide it)")
   total = (f"plan: {len(entries)} grids, {n_done} done, "
            f"{len(entries) - n_done} to run: {when}")
