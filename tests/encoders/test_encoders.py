@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from blm_jax.embedding.embed import embed_sentences
+from blm_jax.embedding.spec import EncoderSpec
 from blm_jax.encoders import encoder as encoders
 from tests import ROOT, tiny_checkpoints
 
@@ -96,11 +97,12 @@ def test_pooling_by_hand():
 
 @pytest.mark.slow
 def test_minilm_offline_default():
+  """The default EncoderSpec is the offline MiniLM."""
   x = embed_sentences([
       "The girl sprayed paint onto the wall.",
       "The girl sprayed the wall with paint.",
       "Les chats du voisin mangent la souris.",
-  ], progress=False)
+  ], EncoderSpec(), progress=False)
   assert x.shape == (3, 384)
   x = x / np.linalg.norm(x, axis=1, keepdims=True)
   assert x[0] @ x[1] > x[0] @ x[2] + 0.3
