@@ -142,6 +142,22 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   return record
 
 
+def _head(folder: str, path: str, command: str, commit: str,
+          study: str | None, date: str | None, note: str | None,
+          source: str) -> dict:
+  """A record's first keys: what was studied, when (default: the day
+  `path` was written, UTC), by which command and commit, from what."""
+  if date is None:
+    date = datetime.datetime.fromtimestamp(
+        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
+  record = {"study": study or os.path.basename(os.path.normpath(folder)),
+            "date": date, "commit": commit, "command": command}
+  record["source"] = source
+  if note:
+    record["note"] = note
+  return record
+
+
 def record_from_diagnose(out: str, command: str, commit: str,
                          study: str | None = None, date: str | None = None,
                          note: str | None = None) -> dict:
@@ -152,15 +168,9 @@ def record_from_diagnose(out: str, command: str, commit: str,
   if not os.path.isfile(path):
     raise RecordError(f"{out}: no diagnose.json (run blm_jax.cli.diagnose)")
   found = read_json_object(path, "a diagnose folder's diagnose.json")
-  if date is None:
-    date = datetime.datetime.fromtimestamp(
-        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
-  record = {"study": study or os.path.basename(os.path.normpath(out)),
-            "date": date, "commit": commit, "command": command,
-            "config": None,
-            "source": f"diagnose.json of the diagnose run in {out}"}
-  if note:
-    record["note"] = note
+  record = _head(out, path, command, commit, study, date, note,
+                 f"diagnose.json of the diagnose run in {out}")
+  record["config"] = None
   for k, v in found.items():
     record.setdefault(k, v)
   return record
@@ -180,14 +190,8 @@ def record_from_report(out: str, command: str, commit: str,
   if not os.path.isfile(path):
     raise RecordError(f"{out}: no report.json (run the reproduction suite)")
   report = read_json_object(path, "a suite's report")
-  if date is None:
-    date = datetime.datetime.fromtimestamp(
-        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
-  record = {"study": study or os.path.basename(os.path.normpath(out)),
-            "date": date, "commit": commit, "command": command,
-            "source": f"report.json of the reproduction suite in {out}"}
-  if note:
-    record["note"] = note
+  record = _head(out, path, command, commit, study, date, note,
+                 f"report.json of the reproduction suite in {out}")
   # seed_f1: each grid's per-seed F1, so the record can be re-judged.
   # probing: the numbers of 000 Figures 20-22 per probed grid; missing:
   # the suite's grids that had not finished.
