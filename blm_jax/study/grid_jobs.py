@@ -69,10 +69,14 @@ class Job:
   group: str = ""  # the data the grid builds and embeds
 
 
-def hms(seconds: float) -> str:
+def hms(seconds: float, *, to_the_second: bool = True) -> str:
+  """'1h02m03s' or '2m03s'; an estimate (`to_the_second=False`) drops the
+  seconds past an hour ('1h02m')."""
   m, s = divmod(int(round(seconds)), 60)
   h, m = divmod(m, 60)
-  return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
+  if not h:
+    return f"{m}m{s:02d}s"
+  return f"{h}h{m:02d}m{s:02d}s" if to_the_second else f"{h}h{m:02d}m"
 
 
 def last_line(path: str, limit: int = 300) -> str:

@@ -125,9 +125,8 @@ def measured(finished) -> list[grid_timing.GridTiming]:
 
 
 def _hms(seconds: float) -> str:
-  m, s = divmod(int(round(seconds)), 60)
-  h, m = divmod(m, 60)
-  return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
+  """An estimate's duration ('6h07m', '31m03s')."""
+  return grid_jobs.hms(seconds, to_the_second=False)
 
 
 def estimate_of(config, timings: list[grid_timing.GridTiming],
