@@ -176,8 +176,11 @@ def _interrupt_after():
 # What orbax and tensorstore report, after a save failed on a full disk, about
 # the writes still in flight: consequences of the one failure already
 # reported, sent to log.txt.
+# A write still queued when the process ends meets a shut-down executor:
+# the loop's own ('... after shutdown') or Python's ('... after interpreter
+# shutdown').
 _AFTERMATH = ("No space left", "os_error_code='28'", "Event loop is closed",
-              "cannot schedule new futures after interpreter shutdown")
+              "cannot schedule new futures after")
 
 
 def _aftermath(text: str) -> bool:

@@ -331,3 +331,28 @@ def test_an_ignored_ctrl_c_stays_ignored_during_a_save(sigint_handler):
     finished.append(True)
   assert finished == [True]
   assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+@pytest.mark.parametrize("message", [
+    # The save's loop closed its executor (seen in CI at the process's end).
+    "cannot schedule new futures after shutdown",
+    "cannot schedule new futures after interpreter shutdown",
+    "[Errno 28] No space left on device",
+])
+def test_orbax_thread_errors_after_a_failed_save_go_to_the_log(message):
+  """orbax's `_SignalingThread` logs its write's error (with its traceback)
+  through absl; after a failed save each is routed to log.txt."""
+  try:
+    raise RuntimeError(message)
+  except RuntimeError:
+    record = logging.LogRecord(
+        "absl", logging.ERROR, __file__, 1,
+        "_SignalingThread.run() raised an exception: %s", (message,),
+        sys.exc_info())
+  assert not checkpoints._AftermathToLog().filter(record)
+
+
+def test_other_errors_still_reach_the_console():
+  record = logging.LogRecord("absl", logging.ERROR, __file__, 1,
+                             "restore failed: %s", ("bad shape",), None)
+  assert checkpoints._AftermathToLog().filter(record)
