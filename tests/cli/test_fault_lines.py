@@ -40,14 +40,19 @@ def test_export_refuses_a_path_traversal_name_in_one_line(tmp_path):
 def test_build_agreement_lists_the_valid_config_names(tmp_path):
   import pytest
   from blm_jax.cli import build_agreement
-  n = len(build_agreement.bab.CONFIG_NAMES)
+  names = build_agreement.all_config_names()
+  assert {"en_seq_type_II", "fr_ctx_type_III"} <= set(names)
   with pytest.raises(SystemExit) as e:
     build_agreement.main(["--data_dir", str(tmp_path), "zzzz"])
   line = str(e.value)
   assert line.startswith("error: 'blm_agreement' has no config 'zzzz'; its "
-                         f"{n} configs: en_main_type_I, ")
+                         f"{len(names)} configs: en_main_type_I, ")
+  assert "en_seq_type_II" in line
   assert "\n" not in line and "..." not in line
   assert not os.listdir(tmp_path)
+  with pytest.raises(SystemExit) as e:  # A design's name is known.
+    build_agreement.main(["--data_dir", str(tmp_path), "en_seq_type_IV"])
+  assert "did you mean 'blm_agreement/en_seq_type_I" in str(e.value)
 
 
 def test_release_files_too_long_a_field_or_not_tab_separated(tmp_path):
