@@ -137,9 +137,11 @@ def text_bounds(runs: dict[str, dict[str, dict]]) -> Section | None:
   rows, encoders = [], set()
   for v in paper_values.TEXT:
     r = runs.get(v.key, {}).get("ffnn")
-    if r is None:
+    # A grid without the I->III cell (trained or tested on fewer types)
+    # has nothing to set against the bound.
+    cell = r and r["summary"].get("I", {}).get("III")
+    if cell is None:
       continue
-    cell = r["summary"]["I"]["III"]
     encoders.add(r.get("config", {}).get("encoder", "?"))
     rows.append([f"{v.paper} {v.where} (line {v.line})", v.quantity,
                  f"> {v.value:.2f}",

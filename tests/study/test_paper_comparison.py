@@ -42,3 +42,17 @@ def test_what_differs_names_the_encoder_runs_sample_and_cnn():
   alone = paper_comparison.what_differs("cos_en", {"vae2": run(3, "data.seed")})
   assert "(3 seeds here, one train/dev sample;" in alone
   assert "CNN" not in alone
+
+
+def test_text_bounds_skip_a_grid_without_the_hardest_cell():
+  """The bound is on the FFNN's I->III cell: a spray/load grid trained or
+  tested on fewer types has no row (it raised KeyError 'III')."""
+  def run(summary):
+    return {"spray_load": {"ffnn": {"summary": summary,
+                                    "config": {"encoder": "minilm"}}}}
+
+  assert paper_comparison.text_bounds(run({"I": {"I": {}}})) is None
+  section = paper_comparison.text_bounds(run(
+      {"I": {"III": {"f1_mean": 0.812, "f1_std": 0.02}}}))
+  rows = [r[-1] for r in section.table()["rows"]]
+  assert rows == ["0.812 ± 0.020", "0.812 ± 0.020"]
