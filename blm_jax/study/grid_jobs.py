@@ -15,12 +15,15 @@ do not embed the same sentences at once or wait on each other's build.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
 import datetime
 import heapq
 import os
 import signal
 import subprocess
+import sys
 import time
 from typing import Callable, Mapping, Sequence
 
@@ -91,6 +94,25 @@ def last_line(path: str, limit: int = 300) -> str:
   return line[:limit]
 
 
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _end_with_the_parent() -> Callable[[], None] | None:
+  """On Linux, what a child runs before its command so that it gets
+  SIGTERM (it saves its checkpoint and stops, as on a Ctrl-C) when the
+  parent dies, even by SIGKILL, where `_stop` never runs: orphaned grids
+  would go on holding the device and their workdirs' locks. The libc
+  function is looked up here, in the parent: the child only calls it."""
+  if not sys.platform.startswith("linux"):
+    return None
+  try:
+    prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6",
+                        use_errno=True).prctl
+  except (OSError, AttributeError):
+    return None
+  return lambda: prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+
+
 def _start(job: Job, env: Mapping[str, str]) -> subprocess.Popen:
   os.makedirs(os.path.dirname(os.path.abspath(job.log)), exist_ok=True)
   with open(job.log, "a", encoding="utf-8") as log:
@@ -102,7 +124,8 @@ def _start(job: Job, env: Mapping[str, str]) -> subprocess.Popen:
     # which stops each child once (`_stop`).
     return subprocess.Popen(job.argv, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=dict(env),
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=_end_with_the_parent())
 
 
 def _stop(running: dict, sig: int, grace_s: float) -> None:

@@ -215,3 +215,45 @@ def test_two_grids_at_once_report_what_one_after_another_do(tmp_path):
   same = lambda x: json.loads(json.dumps(x, default=float))
   assert report["summaries"] == same(serial["summaries"])
   assert report["seed_f1"] == same(serial["seed_f1"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="the parent-death signal is Linux's")
+def test_children_end_when_the_parent_is_killed(tmp_path):
+  """SIGKILL leaves the parent no time to stop its children: each gets
+  SIGTERM from the kernel instead of running on, orphaned."""
+  pids = tmp_path / "pids"
+  child = (f"import os,time; open({str(pids)!r},'a').write(f'{{os.getpid()}}"
+           "\\n'); time.sleep(60)")
+  parent = (
+      "import os,sys; from blm_jax.study import grid_jobs\n"
+      f"jobs = [grid_jobs.Job(n, (sys.executable, '-c', {child!r}), "
+      f"{str(tmp_path)!r} + f'/{{n}}.log') for n in 'ab']\n"
+      "grid_jobs.run(jobs, 2, dict(os.environ), echo=lambda _: None)\n")
+  proc = subprocess.Popen([sys.executable, "-c", parent], cwd=ROOT)
+  deadline = time.monotonic() + 60
+  while time.monotonic() < deadline and (
+      not pids.exists() or len(pids.read_text().split()) < 2):
+    time.sleep(0.05)
+  children = [int(x) for x in pids.read_text().split()]
+  assert len(children) == 2
+  proc.kill()
+  proc.wait()
+
+  def alive(pid):
+    try:
+      os.kill(pid, 0)
+    except ProcessLookupError:
+      return False
+    # A zombie (ended, not yet reaped by init) counts as ended.
+    with open(f"/proc/{pid}/stat") as f:
+      return f.read().split(") ")[-1][0] != "Z"
+
+  deadline = time.monotonic() + 10
+  while time.monotonic() < deadline and any(alive(p) for p in children):
+    time.sleep(0.05)
+  left = [p for p in children if alive(p)]
+  for p in left:
+    os.kill(p, 9)
+  assert not left, "children outlived their killed parent"
