@@ -21,7 +21,7 @@ from blm_jax.data import input_pipeline
 from blm_jax.results import (context_free, gold_ceiling, metrics, plots,
                              predictions, tables, tensorboard)
 from blm_jax.embedding.spec import EncoderSettings
-from blm_jax.training import run_identity, trainer, variants
+from blm_jax.training import run_identity, run_log, trainer, variants
 
 
 def _cell_results(outcome: trainer.TrainingOutcome) -> list[dict]:
@@ -87,7 +87,7 @@ def start_context_free(config: ml_collections.ConfigDict,
     return None
   settings = context_free.MLPSettings(
       reduction=config.loss.get("answer_reduction", "sum"))
-  log = trainer.open_log(workdir)
+  log = run_log.open_log(workdir)
   train_types = tuple(config.data.train_types)
   test_types = tuple(config.data.test_types)
   cache_dir = context_free_cache_dir(config)
@@ -291,7 +291,7 @@ def write_report(config: ml_collections.ConfigDict, workdir: str,
                      "context-free baselines: "
                      "config.results.context_free=True")
   clock: StageClock = outcome.clock
-  log = trainer.open_log(workdir)
+  log = run_log.open_log(workdir)
   with clock.measure("report"):
     by_variant, summaries = _variant_summaries(outcome)
   results = _results(config, outcome, by_variant, summaries, log, workdir,

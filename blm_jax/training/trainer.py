@@ -20,11 +20,8 @@ sections to the model.
 from __future__ import annotations
 
 import dataclasses
-import errno
-import logging
 import math
 import os
-import sys
 import time
 
 import jax
@@ -40,8 +37,8 @@ from blm_jax.data.input_pipeline import DataSpec
 from blm_jax.embedding import sources as embedding_sources
 from blm_jax.embedding.spec import EncoderSettings
 from blm_jax.training import (checkpoints, config_check, distributed,
-                              memory_fit, run_identity, variants,
-                              workdir_lock)
+                              memory_fit, run_health, run_identity, run_log,
+                              variants, workdir_lock)
 from blm_jax.training.grid import Grid, GridSpec, resolve_mode
 from blm_jax.training.resume import restore_run
 from blm_jax.training.optimizers import create_optimizer
@@ -49,7 +46,6 @@ from blm_jax.training.progress import Progress
 from blm_jax.training.settings import GridSettings, TrainSettings
 from blm_jax.training.solver import Solver
 from blm_jax.training.variants import Sources, SourcesFn
-from data_builders.common import safe_io
 
 
 class DataMismatchError(ValueError):
@@ -141,81 +137,6 @@ def build_grid(config, data: input_pipeline.BLMData, mesh=None,
               mesh, sources.tables, mode)
 
 
-class _LogFile(logging.FileHandler):
-  """log.txt; on a full disk the lines that cannot be written are lost
-  instead of each printing a traceback on the console (the run reports the
-  full disk in one line)."""
-
-  def _open(self):
-    # Never appended through a symbolic or hard link (workdir_lock refuses
-    # one up front; this closes the gap of a link made after that check).
-    fd = safe_io.open_unlinked(self.baseFilename,
-                               os.O_WRONLY | os.O_APPEND, 0o666)
-    return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
-
-  def handleError(self, record):
-    error = sys.exc_info()[1]
-    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-      return
-    super().handleError(record)
-
-
-def open_log(workdir: str) -> logging.Logger:
-  """The run's logger, writing to the workdir's log.txt (the terminal gets
-  the progress bar and the `Progress` events instead)."""
-  log = logging.getLogger("blm_jax.training.trainer")
-  log.setLevel(logging.INFO)
-  log.propagate = False
-  if not distributed.is_writer():  # Process 0 writes the one log.txt.
-    for h in list(log.handlers):
-      log.removeHandler(h)
-    log.addHandler(logging.NullHandler())
-    return log
-  path = os.path.abspath(os.path.join(workdir, workdir_lock.LOG_NAME))
-  if not any(getattr(h, "baseFilename", None) == path for h in log.handlers):
-    for h in list(log.handlers):
-      log.removeHandler(h)
-    handler = _LogFile(path)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-    log.addHandler(handler)
-  return log
-
-
-def _check_finite(step_losses: np.ndarray, grid: Grid, epoch: int) -> None:
-  bad = ~np.isfinite(step_losses[:grid.num_cells])
-  if bad.any():
-    cell, step = map(int, np.argwhere(bad)[0])
-    global_step = epoch * grid.solver.steps_per_epoch + step
-    raise FloatingPointError(
-        f"non-finite loss ({step_losses[cell, step]}) in cell "
-        f"{grid.spec.cell_name(cell)} at epoch {epoch}, step {global_step}; "
-        "lower config.train.learning_rate or check the embeddings")
-
-
-# A cell whose epoch loss grew this many times over its lowest one diverges.
-DIVERGENCE_FACTOR = 1e4
-# Test sets smaller than this give F1 values that mean little (one answer
-# moves the F1 of a cell by more than 0.03).
-MIN_TEST_INSTANCES = 30
-
-
-def diverging_cells(history: dict, grid: Grid) -> list[str]:
-  """'cell: loss L at epoch E, lowest M' for every cell whose latest
-  epoch loss is finite, DIVERGENCE_FACTOR times its lowest and above its
-  first (a loss that went from 0 to 1e-4 has not diverged)."""
-  losses = np.asarray(history["train"].get("loss", []), dtype=float)
-  if len(losses) < 2:
-    return []
-  out = []
-  for i in range(losses.shape[1]):
-    last, low = losses[-1, i], losses[:, i].min()
-    if (np.isfinite(last) and last > DIVERGENCE_FACTOR * max(low, 1e-12)
-        and last > losses[0, i]):
-      out.append(f"{grid.spec.cell_name(i)}: loss {last:.3g} at epoch "
-                 f"{len(losses) - 1}, lowest {low:.3g}")
-  return out
-
-
 def epoch_instances(grid: Grid, data: input_pipeline.BLMData) -> int:
   """Distinct training instances one epoch of all cells reads: a batch
   larger than a cell's data repeats rows, which are not counted."""
@@ -225,14 +146,6 @@ def epoch_instances(grid: Grid, data: input_pipeline.BLMData) -> int:
 
   return sum(table(s, t).num_instances
              for s, t in grid.spec.cells[:grid.num_cells])
-
-
-def small_test_sets(data: input_pipeline.BLMData) -> list[str]:
-  """One line per test type too small for its F1 to mean much."""
-  return [f"test type {u} has {table.num_instances} instance(s): its F1 "
-          f"means little (fewer than {MIN_TEST_INSTANCES})"
-          for u, table in data.test.items()
-          if table.num_instances < MIN_TEST_INSTANCES]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -376,7 +289,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   except BaseException:
     workdir_lock.undo(workdir, remove_lock=not had_lock, remove_dir=made)
     raise
-  log = open_log(workdir)
+  log = run_log.open_log(workdir)
   if stale:
     log.info("took over the lock of a process that no longer runs (%s)",
              stale)
@@ -430,7 +343,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
   # ---- Train ----------------------------------------------------------------
   mgr = checkpoints.manager(ckpt_dir, train.keep_checkpoints)
   per_epoch = epoch_instances(grid, data)
-  for line in small_test_sets(data):
+  for line in run_health.small_test_sets(data):
     log.warning("%s", line)
     progress.on_notice(line)
   warned_divergence = False
@@ -449,12 +362,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
                               measured)
       dt = time.perf_counter() - t
       epoch_seconds.append(dt)
-      _check_finite(measured["train"]["loss"], grid, epoch)
+      run_health.check_finite(measured["train"]["loss"], grid, epoch)
       if epoch > start_epoch:  # The first epoch includes compilation.
         train_seconds += dt
         trained_epochs += 1
       _append_history(history, measured)
-      diverging = diverging_cells(history, grid)
+      diverging = run_health.diverging_cells(history, grid)
       if diverging and not warned_divergence:
         warned_divergence = True
         log.warning("training diverges: %s", "; ".join(diverging))

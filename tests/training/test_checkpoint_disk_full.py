@@ -159,9 +159,9 @@ def test_a_full_disks_aftermath_goes_to_the_log(tmp_path, monkeypatch,
 def test_a_full_log_file_loses_lines_quietly(tmp_path, capfd):
   """On a full disk log.txt cannot be written either: its lines are lost,
   not each printed as a 'Logging error' traceback."""
-  from blm_jax.training import trainer
+  from blm_jax.training import run_log
 
-  log = trainer.open_log(str(tmp_path))
+  log = run_log.open_log(str(tmp_path))
   handler = log.handlers[0]
   capfd.readouterr()
 
