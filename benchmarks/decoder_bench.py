@@ -30,7 +30,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.results import benchmark_record  # noqa: E402
 from blm_jax.embedding import embed  # noqa: E402
 from blm_jax.encoders import encoder as encoders  # noqa: E402
@@ -106,7 +106,7 @@ def main():
           [os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
       "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
           timespec="seconds"),
-      "commit": records_cli.head_commit(), "devices": len(d), "device_kind": d[0].device_kind,
+      "commit": study_records.head_commit(), "devices": len(d), "device_kind": d[0].device_kind,
       "platform": d[0].platform, "cpu_count": os.cpu_count(),
       "python": platform.python_version(), "jax": jax.__version__,
       "dtype": a.dtype, "batch_size": a.batch_size,

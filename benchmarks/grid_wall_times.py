@@ -25,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.study import reproduce  # noqa: E402
 from blm_jax.study import suites  # noqa: E402
 
@@ -140,7 +140,7 @@ def main(argv=None) -> None:
       raise SystemExit(f"error: {a.out}: not a grid wall time record ({e})")
   grids = collect(a.workdirs.split(","), keys, old)
   record = {
-      "study": "grid_wall_times", "commit": records_cli.head_commit(),
+      "study": "grid_wall_times", "commit": study_records.head_commit(),
       "date": datetime.date.today().isoformat(),
       "command": "python benchmarks/grid_wall_times.py " + " ".join(
           sys.argv[1:] if argv is None else argv),

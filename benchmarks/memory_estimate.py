@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 
 RECORD = os.path.join(ROOT, "studies", "records", "memory_estimate.json")
 
@@ -112,7 +112,7 @@ def main() -> None:
   growth = peak - at_check
   row = {"command": "python launch.py " + " ".join(a.flags),
          "date": datetime.date.today().isoformat(),
-         "commit": records_cli.head_commit(),
+         "commit": study_records.head_commit(),
          **est, "estimate_gib": round(total, 2),
          "rss_at_check_gib": round(at_check, 2),
          "peak_rss_gib": round(peak, 2),

@@ -21,7 +21,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from data_builders.blm_agreement import blm_agreement_dataset_builder as bab  # noqa: E402
 from data_builders.blm_agreement import generate_seq, lexicon, validate  # noqa: E402
 from data_builders.common import validation  # noqa: E402
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
                  "command": "python studies/agreement_seq_scans.py "
                             + " ".join(argv or sys.argv[1:]),
                  "date": datetime.date.today().isoformat(),
-                 "commit": records_cli.head_commit(), "source": "measured",
+                 "commit": study_records.head_commit(), "source": "measured",
                  "seq_version": str(bab.seq_config("en", "I").version),
                  "per_clause": args.per_clause or "full size",
                  "configs": rows}, f, ensure_ascii=False, indent=1)

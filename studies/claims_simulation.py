@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from blm_jax.cli import records as records_cli
+from blm_jax.study import records as study_records
 from blm_jax.study import claims, judge
 from tests import claims_simulation as sim
 
@@ -75,7 +75,7 @@ def main() -> None:
                 f"{f['holm']:.3f} ± {_se(f['holm'], f['reps']):.3f}",
                 str(f["reps"])])
     print(fam[-1], flush=True)
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   record = {
       "study": "coverage and false-verdict rates of the claims' statistics",
       "date": datetime.date.today().isoformat(), "commit": commit,

@@ -23,7 +23,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import lint as lint_cli, records as records_cli  # noqa: E402
+from blm_jax.cli import lint as lint_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.data import lint  # noqa: E402
 from blm_jax.data.context_free import answers_only  # noqa: E402
 from blm_jax.results import context_free  # noqa: E402
@@ -81,7 +82,7 @@ def main(argv=None):
       print(" | ".join(str(c) for c in row), flush=True)
       rows.append(row)
   if args.out:
-    commit = records_cli.head_commit()
+    commit = study_records.head_commit()
     files.write_json(args.out, {
         "study": "context-free scores of the datasets' splits",
         "date": datetime.date.today().isoformat(), "commit": commit,

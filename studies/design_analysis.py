@@ -40,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.data import lint as data_lint  # noqa: E402
 from blm_jax.data import design  # noqa: E402
 from configs import common  # noqa: E402
@@ -213,7 +213,7 @@ def main(argv=None):
 
 
 def _write(args, analyses: dict, rules: dict, argv) -> None:
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   rows = [_row(k, a) for k in sorted(analyses) for a in analyses[k]]
   rule_rows = [_rule_row(k, rules[k]) for k in sorted(rules)]
   files.write_json(args.out, {

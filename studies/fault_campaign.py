@@ -42,7 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from tests import release_fixtures, small_disk, tiny_checkpoints  # noqa: E402
 
 RECORD = os.path.join(ROOT, "studies", "records", "fault_campaign.json")
@@ -1500,7 +1500,7 @@ def main() -> None:
       shutil.rmtree(root, ignore_errors=True)
     else:
       print(f"kept {root}")
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   for row in rows:
     row["commit"] = commit
     for k in ("command", "got"):  # The same text whatever the tmp folder.

@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 
 COLUMNS = ["regime", "train rules", "test rules", "test rules unseen in train",
            "train instances", "test instances", "chance", "reference (gold)",
@@ -158,7 +158,7 @@ def main(argv=None) -> None:
                  "FFNN on one-hot gold attributes, lexical type I",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime(
             "%Y-%m-%d"),
-        "commit": records_cli.head_commit(),
+        "commit": study_records.head_commit(),
         "command": "python studies/gold_ceiling_regimes.py "
                    + " ".join(sys.argv[1:] if argv is None else argv),
         "config": None, "source": "measured",

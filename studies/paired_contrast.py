@@ -22,7 +22,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _HERE not in sys.path:
   sys.path.insert(0, _HERE)
 
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.results import predictions  # noqa: E402
 from blm_jax.study import records, solver_contrasts  # noqa: E402
 
@@ -64,7 +64,7 @@ def main(argv):
       "study": "paired contrast of solvers run outside a suite "
                "(blm_jax/study/solver_contrasts.py)",
       "source": "measured", "date": time.strftime("%Y-%m-%d", time.gmtime()),
-      "commit": records_cli.head_commit(),
+      "commit": study_records.head_commit(),
       "command": " ".join(["python", "studies/paired_contrast.py",
                            *sys.argv[1:]]),
       "config": None, "workdirs": seen,

@@ -34,7 +34,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.data.context_free import answers_only  # noqa: E402
 from data_builders.blm_cos_od import generate, seq, templates  # noqa: E402
 from data_builders.common import splits  # noqa: E402
@@ -152,7 +152,7 @@ def main():
     tables[f"baselines_{args.baselines}"] = {
         "columns": ["train \\ test"] + list(generate.LEXICAL_TYPES),
         "rows": baselines(cls, lang)}
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   record = {
       "command": ("python studies/seq_design_cos_od.py --out=" + args.out
                   + (f" --baselines={args.baselines}" if args.baselines

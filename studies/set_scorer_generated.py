@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.data.context_free import answers_only, set_scorer  # noqa: E402
 from data_builders.blm_cos_plus import blm_cos_plus_dataset_builder as cos_plus  # noqa: E402,E501
 from data_builders.blm_cos_plus import generate as cos_plus_gen  # noqa: E402
@@ -78,7 +78,7 @@ def main(argv=None):
   if unknown:
     sys.exit(f"error: --configs: unknown {unknown}; known: {sorted(CONFIGS)}")
   table = rows(names, a.train)
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   record = {
       "study": "the strongest context-free scorer on generated configs' "
                "training splits",

@@ -27,7 +27,7 @@ import sys
 import ml_collections
 
 from blm_jax.data import input_pipeline
-from blm_jax.cli import records as records_cli
+from blm_jax.study import records as study_records
 from data_builders.common import loading
 
 SEEDS = (0, 1, 2, 3, 4)
@@ -58,7 +58,7 @@ def seeds_main(names: list[str], out: str) -> None:
       rows.append([short, t, str(r["pool"]), str(r["train"]),
                    f"{r['share']:.3f}"])
       print(" ".join(rows[-1]), flush=True)
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   record = {"study": "how much the seeds' training samples share",
             "date": datetime.date.today().isoformat(), "commit": commit,
             "command": "python studies/split_overlap.py --seeds "

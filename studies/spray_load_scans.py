@@ -66,9 +66,9 @@ def main():
         generate_s=round(gen_s, 1), scan_s=round(time.time() - t, 2),
         digest=repr_digest(xs))
     print(name, rows[name], flush=True)
-  from blm_jax.cli import records as records_cli
+  from blm_jax.study import records as study_records
 
-  commit = records_cli.head_commit()
+  commit = study_records.head_commit()
   columns = ["config", "instances", "distinct sentences", "verb-form noun",
              "spurt with-variant from an emitter", "generate s", "scan s"]
   record = {

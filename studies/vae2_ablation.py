@@ -54,7 +54,7 @@ from absl import app, flags
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from blm_jax.base import files  # noqa: E402
-from blm_jax.cli import records as records_cli  # noqa: E402
+from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.study import markdown_table  # noqa: E402
 from blm_jax.training import run_identity  # noqa: E402
 from configs import (attribute_bottleneck, cnn_seq, ffnn,  # noqa: E402
@@ -430,7 +430,7 @@ def main(argv):
       if _RECORD.value:  # after every run: a killed session loses none
         files.write_json(_RECORD.value, study_record(
             summary(by_seed, seeds, settings, later), _DATASET.value, command,
-            records_cli.head_commit(), source, runs), indent=1)
+            study_records.head_commit(), source, runs), indent=1)
   record = summary(by_seed, seeds, settings, later)
   lines = markdown_table.lines(record["columns"], record["rows"])
   print("\n".join(lines))
