@@ -5,6 +5,10 @@ grids (reproduce), so each says the same thing for the same input."""
 from __future__ import annotations
 
 import errno
+import sys
+from typing import NoReturn
+
+from blm_jax.base import background
 
 # The errors told here are classes of the training stack (jax, orbax): they
 # are imported when an error is formatted, not with this module, which the
@@ -45,3 +49,12 @@ def error_line(e: Exception) -> str | None:
   if isinstance(e, OSError) and e.filename is not None:
     return f"error: {e.strerror or e}: {e.filename}"
   return None
+
+
+def exit_with(line: str) -> NoReturn:
+  """Ends the command with `line` as its last word: work still running in
+  the background (the context-free baselines beside training) is waited
+  for first, so that the wait's notice, when there is one, comes before
+  the error line and not after it."""
+  background.settle()
+  sys.exit(line)

@@ -221,7 +221,7 @@ def main(argv):
             else errors.error_line(e))
     if line is None:
       raise
-    sys.exit(line)
+    errors.exit_with(line)
   if failed:
     if record is not None:
       print_verdicts(record, opts.out)

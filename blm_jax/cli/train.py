@@ -36,7 +36,7 @@ from absl import logging as absl_logging
 from ml_collections import config_flags
 
 from blm_jax.base.stage_clock import stages_line
-from blm_jax.cli import usage
+from blm_jax.cli import errors, usage
 from blm_jax.cli.errors import error_line  # noqa: F401 (launch.error_line)
 from blm_jax.training import progress
 # The modules that load jax and the training stack (the config checks, the
@@ -318,7 +318,7 @@ def main(argv):
     line = error_line(e)
     if line is None:
       raise
-    sys.exit(line)
+    errors.exit_with(line)
   if results is None:  # Another process of a multi-process run.
     print(f"process {jax.process_index()}: trained; process 0 writes "
           f"{workdir}/results.json")

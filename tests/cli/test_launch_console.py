@@ -187,3 +187,23 @@ def test_a_terminal_hears_when_training_ends_and_the_report_starts(
   monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
   console.on_epoch_end(1, {})
   assert capsys.readouterr().err == ""
+
+
+def test_the_error_line_comes_after_the_wait_for_background_work(capsys):
+  """A run that fails while its context-free baselines still run waits
+  for them before its error line, so the line stays the last one (the
+  wait's notice, printed at exit, came after it)."""
+  import time
+
+  from blm_jax.base import background
+  from blm_jax.cli import errors
+
+  work = background.Background(lambda: time.sleep(2.5),
+                               what="the context-free baselines")
+  with pytest.raises(SystemExit) as e:
+    errors.exit_with("error: no space left on the device of /w")
+  assert work.done() and not background.live()
+  assert e.value.code == "error: no space left on the device of /w"
+  assert capsys.readouterr().err == (
+      "waiting for the context-free baselines to finish before exiting "
+      "(Ctrl-C stops it now)\n")
