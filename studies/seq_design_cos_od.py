@@ -66,18 +66,29 @@ def logit_top(xs, k: int) -> float:
   """Cross-fitted word logit: share of instances with the correct answer
   among its k best-scored candidates."""
   hits = 0
+  which = answers_only.instance_folds(xs)  # the folds logit_accuracy uses
   for f in (0, 1):
-    fit = [x for x in xs if answers_only.fold(x.id) != f]
-    test = [x for x in xs if answers_only.fold(x.id) == f]
+    fit = [x for x, w in zip(xs, which) if w != f]
+    test = [x for x, w in zip(xs, which) if w == f]
     b = answers_only._batch(test)
-    s = answers_only._scores(answers_only.fit_logit(answers_only._batch(fit)),
-                             b)
+    s = answers_only.candidate_scores(
+        answers_only.fit_logit(answers_only._batch(fit)), b)
     start = 0
     for x in test:
       sc = s[start:start + len(x.answers)]
       start += len(x.answers)
       hits += x.correct in np.argsort(-sc, kind="stable")[:k]
   return hits / len(xs)
+
+
+def seq_version() -> str:
+  """The version the builder gives its `_seq` configs (the data generated
+  here)."""
+  from data_builders.blm_cos_od import blm_cos_od_dataset_builder as b
+  versions = {str(c.version or b.Builder.VERSION)
+              for c in b.Builder.BUILDER_CONFIGS if "_seq_type_" in c.name}
+  assert len(versions) == 1, versions
+  return versions.pop()
 
 
 def row(cls, lang, t):
@@ -160,7 +171,7 @@ def main():
       "commit": commit, "config": None,
       "date": datetime.date.today().isoformat(), "source": "measured",
       "study": "pattern-level design figures of the CoS / OD _seq configs "
-               "(blm_cos_od 1.2.0)",
+               f"(blm_cos_od {seq_version()})",
       "tables": tables,
   }
   with open(args.out, "w", encoding="utf-8") as f:
