@@ -27,6 +27,8 @@ batch size and lengths:
     cache writes (into a fresh temporary cache, as a run fills one), and
     the rest (batching, sorting, hashing: Python per batch);
   compiling: the cold run less the warm one.
+--accelerator_buckets splits it again on a CPU with the accelerator's
+length buckets (two per octave, what CPUs had before four).
 The ratio printed is end-to-end sentences/s over the forward-only
 reference's.
 Electra-base and OpenAI-GPT need their weights on disk (a folder or the
@@ -117,7 +119,7 @@ def forward_table(enc_or_forward, hidden_params, lengths, batches, vocab):
 
 def bench(name, lengths, batches, random_weights, n_sentences=1000,
           save=lambda row: None, batch_size=embed.DEFAULT_BATCH_SIZE,
-          stages=False, rounds=3):
+          stages=False, rounds=3, accelerator_buckets=False):
   """Prints the two tables and returns them (None when the model is
   skipped); `save` gets the row after each table, so a run cut at its time
   limit keeps the forward table."""
@@ -183,6 +185,16 @@ def bench(name, lengths, batches, random_weights, n_sentences=1000,
     save(row)
     row["stages"] = stage_split(enc, texts, batch_size, rounds, cold_s,
                                 cold.embedded)
+    if accelerator_buckets and devices[0].platform == "cpu":
+      save(row)
+      print("  the same with the accelerator's length buckets:")
+      cpu_buckets = placement.CPU_BUCKETS
+      placement.CPU_BUCKETS = placement.ACCELERATOR_BUCKETS
+      try:
+        row["stages_accelerator_buckets"] = stage_split(
+            enc, texts, batch_size, rounds, cold_s, cold.embedded)
+      finally:
+        placement.CPU_BUCKETS = cpu_buckets
   return row
 
 
@@ -294,7 +306,8 @@ def stage_split(enc, texts, batch_size, rounds, cold_s, cold_n):
       "end_to_end_sentences_per_s": float(n / best[0]),
       "forward_only_sentences_per_s": float(n / own[0]),
       "ratio_wall": float(own[0] / best[0]),
-      "ratio_cpu": float(own[1] / best[1])}
+      "ratio_cpu": float(own[1] / best[1]),
+      "load_average_1min_after": os.getloadavg()[0]}
   print(f"  stages of the warm end-to-end run ({n} sentences, batch "
         f"{batch_size}, best of {rounds} rounds; "
         f"{len(table['compiled_shapes'])} shapes "
@@ -329,6 +342,9 @@ def main():
   p.add_argument("--rounds", type=int, default=3,
                  help="with --stages: rounds of (end to end, each forward "
                       "shape), the best of each kept")
+  p.add_argument("--accelerator_buckets", action="store_true",
+                 help="with --stages on a CPU: split again with the "
+                      "accelerator's coarser length buckets")
   p.add_argument("--out", default="",
                  help="JSON record "
                  "(blm_jax.results.benchmark_record.write_record)")
@@ -347,7 +363,8 @@ def main():
   for name in a.models.split(","):
     row = bench(name, [int(x) for x in a.lengths.split(",")],
                 [int(x) for x in a.batches.split(",")], a.random_weights,
-                a.sentences, save, a.batch_size, a.stages, a.rounds)
+                a.sentences, save, a.batch_size, a.stages, a.rounds,
+                a.accelerator_buckets)
     if row:
       models.append(row)
       save()

@@ -25,8 +25,9 @@ MAX_AUTO_BATCH_SIZE = 1024
 # seconds): two lengths per octave. On a CPU the forward's time grows
 # about linearly with the padded length (MiniLM, batch 64: 8 tokens 0.12 s
 # of CPU, 16 tokens 0.23-0.33 s, 24 tokens 0.44 s) and one compilation
-# costs a few batches: four per octave keeps padding near a tenth of what
-# two per octave leave (benchmarks/README.md, the embedding stages).
+# costs a few batches: four per octave (MiniLM on BLM sentences: 7% of the
+# tokens padding, against 24% with two; benchmarks/README.md, "Embedding
+# end to end against the forward pass").
 ACCELERATOR_BUCKETS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 CPU_BUCKETS = (8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96,
                112, 128, 160, 192, 224, 256, 320, 384, 448, 512)
