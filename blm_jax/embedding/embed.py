@@ -19,7 +19,8 @@ How it runs: the distinct sentences not yet cached are tokenized in one
 batch call, sorted by token length and cut into batches padded to a few
 bucket lengths (`placement.buckets`: four per octave on a CPU, where the
 forward's time follows the padded length, two on an accelerator, where
-compiling a shape costs more; `batch_shapes` lists a run's shapes). Every batch is split over all local devices with `jax.jit` and a
+compiling a shape costs more; `batch_shapes` lists a run's shapes). Every
+batch is split over all local devices with `jax.jit` and a
 `NamedSharding` over a 1-D mesh: parameters replicated, batch rows sharded.
 That is the form this JAX version recommends (`jax.pmap` is documented as the
 older API, now built on shard_map), it needs no per-device reshaping, and the
