@@ -15,10 +15,12 @@ function here takes.
 To fill the cache ahead of training (a dataset's splits, or exactly one
 run's sentences): `python -m blm_jax.cli.embed` (`blm_jax.embedding.fill`).
 
-How it runs: the distinct sentences not yet cached are tokenized, sorted by
-token length and cut into batches padded to a few bucket lengths (padding is
-most of the cost: MiniLM on a CPU does about 244 sentences/s at 16 tokens but
-19/s at 128). Every batch is split over all local devices with `jax.jit` and a
+How it runs: the distinct sentences not yet cached are tokenized in one
+batch call, sorted by token length and cut into batches padded to a few
+bucket lengths (`placement.buckets`: four per octave on a CPU, where the
+forward's time follows the padded length, two on an accelerator, where
+compiling a shape costs more; `batch_shapes` lists a run's shapes). Every
+batch is split over all local devices with `jax.jit` and a
 `NamedSharding` over a 1-D mesh: parameters replicated, batch rows sharded.
 That is the form this JAX version recommends (`jax.pmap` is documented as the
 older API, now built on shard_map), it needs no per-device reshaping, and the
@@ -36,15 +38,19 @@ are used, so a model of P bytes needs about P / devices each, plus a layer.
 batches). Where even that does not fit, the error names what to change.
 
 With a cache, the embeddings are written as they are made: one shard every
-`shard_batches` batches (atomically, see embedding_cache.py). The cache is
-checked writable before the first batch; a killed run keeps its finished
-shards and a rerun embeds only the rest, batched exactly as the killed run
-would have, so the result is the same bit for bit.
+`shard_batches` batches (atomically, see embedding_cache.py), in a
+background thread while the next part is encoded, so the writes cost the
+device nothing (at most two parts are held: one written, one encoded).
+The cache is checked writable before the first batch; a killed run
+finishes the write under way, keeps its finished shards, and a rerun
+embeds only the rest, batched exactly as the killed run would have, so the
+result is the same bit for bit.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import sys
 import time
@@ -53,6 +59,7 @@ from typing import Any, Sequence
 import jax
 import numpy as np
 
+from blm_jax.base import background
 from blm_jax.embedding import cache as embedding_cache, placement
 from blm_jax.embedding.placement import DEFAULT_BATCH_SIZE
 from blm_jax.embedding.spec import (DEFAULT_CACHE_DIR, DEFAULT_MAX_LENGTH,
@@ -95,6 +102,21 @@ def _rows_for(n: int, batch_size: int, n_dev: int) -> int:
   return -(-rows // n_dev) * n_dev
 
 
+def batch_shapes(lengths: Sequence[int], batch_size: int, devices
+                 ) -> list[tuple[int, int]]:
+  """(rows, padded length) of each batch, in order, that embedding
+  sentences of these token lengths runs (all distinct, none cached): the
+  shapes it compiles and the padding it computes."""
+  n_dev = len(devices)
+  batch_size = -(-batch_size // n_dev) * n_dev
+  platform = devices[0].platform
+  ordered = np.sort(np.asarray(lengths, np.int64), kind="stable")
+  return [(_rows_for(len(chunk), batch_size, n_dev),
+           placement.bucket(int(chunk[-1]), platform))
+          for chunk in (ordered[s:s + batch_size]
+                        for s in range(0, len(ordered), batch_size))]
+
+
 def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
                     pooling: str, layers: tuple[int, ...], batch_size: int,
                     devices, bar, sharded: bool = False
@@ -105,22 +127,26 @@ def _encode_batches(encoder: encoders.Encoder, ids, lengths, sel_all, *,
                   encoders.pooled_width(pooling, encoder.hidden_size)),
                  np.float32)
   n_dev = len(devices)
-  fn, params, rows_sharding = placement.compiled(encoder, pooling, tuple(devices),
-                                        sharded)
+  platform = devices[0].platform
+  fn, params, rows_sharding = placement.compiled(encoder, pooling,
+                                                 tuple(devices), sharded)
   left = encoder.padding_side == "left"
   layers = list(layers)
 
   def host_batch(sel):
-    t = placement.bucket(int(lengths[sel].max()))
-    rows = _rows_for(len(sel), batch_size, n_dev)
+    # No Python loop over sentences or tokens: one boolean scatter.
+    n = len(sel)
+    took = lengths[sel]
+    t = placement.bucket(int(took.max()), platform)
+    rows = _rows_for(n, batch_size, n_dev)
+    cols = np.arange(t)
+    real = (cols >= t - took[:, None]) if left else (cols < took[:, None])
     b_ids = np.full((rows, t), encoder.pad_id, np.int32)
+    b_ids[:n][real] = np.concatenate([ids[i] for i in sel])
     b_mask = np.zeros((rows, t), np.int32)
+    b_mask[:n] = real
     # Filler rows: one token, dropped afterwards.
-    b_mask[len(sel):, -1 if left else 0] = 1
-    for r, i in enumerate(sel):
-      cols = slice(t - lengths[i], t) if left else slice(0, lengths[i])
-      b_ids[r, cols] = ids[i]
-      b_mask[r, cols] = 1
+    b_mask[n:, -1 if left else 0] = 1
     return b_ids, b_mask
 
   padded = 0
@@ -341,22 +367,38 @@ def _embed_layers(sentences, enc, spec, ks: tuple[int, ...], *, batch_size,
     for cache in caches.values():
       cache.check_writable()
 
+  def write(rows, new):
+    for j, k in enumerate(ks):
+      lacking = [p for p, r in enumerate(rows) if hashes[r] not in present[k]]
+      if lacking:
+        caches[k].add([hashes[rows[p]] for p in lacking], new[lacking, j])
+
   totals: dict = {}
   start = time.perf_counter()
-  for sel, new in _encode_parts(
-      enc, [distinct[i] for i in todo], pooling=spec.pooling, layers=ks,
-      max_length=spec.max_length, batch_size=batch_size, devices=devices,
-      # Without a cache, one part: nothing is gained by cutting.
-      part_batches=shard_batches if caches else len(todo),
-      progress=progress, totals=totals, sharded=sharded):
-    rows = [todo[j] for j in sel]
-    for j, k in enumerate(ks):
-      if k in caches:
-        lacking = [p for p, r in enumerate(rows) if hashes[r] not in present[k]]
-        if lacking:
-          caches[k].add([hashes[rows[p]] for p in lacking], new[lacking, j])
+  # A part's shards are written beside the next part's encoding, one part
+  # at a time; the writes under way are finished before returning or
+  # raising (a killed run keeps them).
+  writing = None
+  try:
+    for sel, new in _encode_parts(
+        enc, [distinct[i] for i in todo], pooling=spec.pooling, layers=ks,
+        max_length=spec.max_length, batch_size=batch_size, devices=devices,
+        # Without a cache, one part: nothing is gained by cutting.
+        part_batches=shard_batches if caches else len(todo),
+        progress=progress, totals=totals, sharded=sharded):
+      rows = [todo[j] for j in sel]
       if vectors is not None:
-        vectors[k][rows] = new[:, j]
+        for j, k in enumerate(ks):
+          vectors[k][rows] = new[:, j]
+      if caches:
+        previous, writing = writing, None
+        if previous is not None:
+          previous.result()
+        writing = background.Background(
+            functools.partial(write, rows, new), what="embedding cache writes")
+  finally:
+    if writing is not None:
+      writing.result()
   seconds = time.perf_counter() - start
   if totals.get("truncated"):
     logging.warning("%d sentences reached max_length=%d tokens (cut there)",

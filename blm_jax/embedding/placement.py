@@ -20,12 +20,27 @@ DEFAULT_BATCH_SIZE = 64
 # devices' memory (`choose_batch_size`).
 MAX_AUTO_BATCH_SIZE = 1024
 # Padded lengths: few distinct shapes (one compilation each), little waste.
-BUCKETS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+# On an accelerator compiling a shape costs more than the padding it saves
+# (a dataset's forward passes take seconds, its compilations tens of
+# seconds): two lengths per octave. On a CPU the forward's time grows
+# about linearly with the padded length (MiniLM, batch 64: 8 tokens 0.12 s
+# of CPU, 16 tokens 0.23-0.33 s, 24 tokens 0.44 s) and one compilation
+# costs a few batches: four per octave (MiniLM on BLM sentences: 7% of the
+# tokens padding, against 24% with two; benchmarks/README.md, "Embedding
+# end to end against the forward pass").
+ACCELERATOR_BUCKETS = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+CPU_BUCKETS = (8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96,
+               112, 128, 160, 192, 224, 256, 320, 384, 448, 512)
 
 
-def bucket(n: int) -> int:
+def buckets(platform: str) -> tuple[int, ...]:
+  """The padded lengths batches of this device platform are cut to."""
+  return CPU_BUCKETS if platform == "cpu" else ACCELERATOR_BUCKETS
+
+
+def bucket(n: int, platform: str) -> int:
   """The padded length of a batch whose longest sentence has n tokens."""
-  for b in BUCKETS:
+  for b in buckets(platform):
     if n <= b:
       return b
   return n
@@ -75,7 +90,7 @@ def plan_params(encoder: encoders.Encoder, devices, batch_size: int,
   n = len(devices)
   d = encoder.hidden_size
   rows = -(-batch_size // n)
-  length = bucket(max_length)
+  length = bucket(max_length, devices[0].platform)
   param_bytes = memory.tree_bytes(encoder.params)
   act = dict(rows=rows, length=length, hidden=d,
              intermediate=encoder.intermediate_size or 4 * d,
