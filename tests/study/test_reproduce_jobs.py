@@ -108,7 +108,17 @@ def dataclass_replace(job, **kw):
   return dataclasses.replace(job, **kw)
 
 
-def test_an_interruption_stops_every_child(tmp_path):
+@pytest.fixture
+def python_sigint():
+  """Python's own Ctrl-C handler for the test: a suite started in the
+  background ignores SIGINT, and `interrupt_main` then does nothing."""
+  import signal
+  before = signal.signal(signal.SIGINT, signal.default_int_handler)
+  yield
+  signal.signal(signal.SIGINT, before)
+
+
+def test_an_interruption_stops_every_child(tmp_path, python_sigint):
   jobs = [_sleeper(tmp_path, n, 60.0) for n in ("a", "b", "c")]
   threading.Timer(1.5, _thread.interrupt_main).start()
   t0 = time.monotonic()
