@@ -66,10 +66,28 @@ def saved_figures(monkeypatch):
   return made
 
 
+def _uses_a_module_fixture(item) -> bool:
+  """Whether the test needs a fixture built once per module or session (a
+  generated dataset, a trained grid): each xdist worker builds its own."""
+  info = getattr(item, "_fixtureinfo", None)
+  if info is None:
+    return False
+  return any(defs and defs[-1].scope in ("module", "package", "session")
+             and defs[-1].baseid
+             for defs in info.name2fixturedefs.values())
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
   """A full-size scan is slow too: `-m "not slow"` replaces pyproject's
-  `-m 'not full_scan'`, and must still leave the scans out."""
+  `-m 'not full_scan'`, and must still leave the scans out.
+
+  The tests of one module that share a module-scoped fixture go to one
+  xdist worker (`--dist loadgroup`, pyproject's addopts): split over two,
+  each worker built the fixture again (a data_builders module's generated
+  configs, a training module's grid)."""
   for item in items:
     if item.get_closest_marker("full_scan"):
       item.add_marker(pytest.mark.slow)
+    if _uses_a_module_fixture(item):
+      item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
