@@ -11,7 +11,9 @@ on every core (pytest-xdist, pyproject's addopts); the workers inherit
 these variables from the controlling process, so they share its scratch
 and cache folders."""
 
+import functools
 import os
+import re
 import shutil
 import tempfile
 
@@ -66,28 +68,54 @@ def saved_figures(monkeypatch):
   return made
 
 
-def _uses_a_module_fixture(item) -> bool:
-  """Whether the test needs a fixture built once per module or session (a
-  generated dataset, a trained grid): each xdist worker builds its own."""
-  info = getattr(item, "_fixtureinfo", None)
-  if info is None:
+_MODULE_FIXTURE = re.compile(r"""scope=["'](module|package|session)["']""")
+
+
+@functools.lru_cache(maxsize=None)
+def shares_a_module_fixture(path: str) -> bool:
+  """Whether the test file defines a fixture built once per module (or
+  package, session): a generated dataset, a trained grid."""
+  try:
+    with open(path, encoding="utf-8") as f:
+      return bool(_MODULE_FIXTURE.search(f.read()))
+  except OSError:
     return False
-  return any(defs and defs[-1].scope in ("module", "package", "session")
-             and defs[-1].baseid
-             for defs in info.name2fixturedefs.values())
+
+
+def scheduling_unit(nodeid: str, root: str) -> str:
+  """The xdist work unit of a test: its file when the file shares a
+  module-scoped fixture, else the test alone."""
+  path = nodeid.split("::", 1)[0]
+  return path if shares_a_module_fixture(os.path.join(root, path)) else nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+  """xdist's default `load` hands out single tests, so a module's tests
+  went to both workers and each built the module's fixture again (a
+  data_builders module's generated configs, a training module's grid):
+  here a file with such a fixture is one unit, run by one worker, and
+  every other test is a unit of its own. (`--dist loadgroup` would need
+  markers that xdist 3.8 cannot apply under pytest 9.) An explicit
+  `--dist` other than load keeps xdist's own."""
+  if config.getvalue("dist") != "load":
+    return None
+  from xdist.scheduler import LoadScopeScheduling
+
+  root = str(config.rootpath)
+
+  class ModuleFixtureScheduling(LoadScopeScheduling):
+
+    def _split_scope(self, nodeid):
+      return scheduling_unit(nodeid, root)
+
+  return ModuleFixtureScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
   """A full-size scan is slow too: `-m "not slow"` replaces pyproject's
-  `-m 'not full_scan'`, and must still leave the scans out.
-
-  The tests of one module that share a module-scoped fixture go to one
-  xdist worker (`--dist loadgroup`, pyproject's addopts): split over two,
-  each worker built the fixture again (a data_builders module's generated
-  configs, a training module's grid)."""
+  `-m 'not full_scan'`, and must still leave the scans out."""
   for item in items:
     if item.get_closest_marker("full_scan"):
       item.add_marker(pytest.mark.slow)
-    if _uses_a_module_fixture(item):
-      item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

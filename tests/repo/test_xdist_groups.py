@@ -1,47 +1,45 @@
-"""conftest.py sends the tests of a module that share a module-scoped
-fixture to one xdist worker (an `xdist_group` named after the file, run by
-pyproject's `--dist loadgroup`): split over two workers, each built it."""
+"""conftest.py's xdist scheduling: a test file that defines a module-scoped
+fixture is one work unit, run by one worker (split over two, each worker
+built the fixture again); every other test is a unit of its own."""
 
-import os
-import tomllib
-
-import pytest
+import sys
 
 from tests import ROOT
 
-_BUILT = []
+conftest = sys.modules["tests.conftest"]
 
 
-@pytest.fixture(scope="module")
-def built_once():
-  _BUILT.append(1)
-  return len(_BUILT)
+def _unit(nodeid):
+  return conftest.scheduling_unit(nodeid, ROOT)
 
 
-def _group(request):
-  marker = request.node.get_closest_marker("xdist_group")
-  return marker and marker.args[0]
+def test_a_file_with_a_module_fixture_is_one_unit():
+  for test in ("test_size_shape_labels_and_strict_lint[ALT-ATL_type_I]",
+               "test_builder_configs"):
+    assert _unit(f"tests/data_builders/test_blm_spray_load.py::{test}") == (
+        "tests/data_builders/test_blm_spray_load.py")
+  assert conftest.shares_a_module_fixture(
+      f"{ROOT}/tests/training/test_multiprocess.py")
 
 
-def test_a_test_of_a_module_fixture_is_grouped_by_its_file(request,
-                                                            built_once):
-  assert _group(request) == "tests/repo/test_xdist_groups.py"
+def test_any_other_test_is_alone():
+  this = "tests/repo/test_xdist_groups.py::test_any_other_test_is_alone"
+  assert _unit(this) == this
+  assert not conftest.shares_a_module_fixture(f"{ROOT}/tests/no_such_file.py")
 
 
-def test_its_neighbour_shares_the_group_and_the_one_build(request,
-                                                          built_once):
-  assert _group(request) == "tests/repo/test_xdist_groups.py"
-  assert built_once == 1
-
-
-def test_a_test_without_one_is_left_free(request, tmp_path):
-  # tmp_path rests on pytest's own session-scoped tmp_path_factory: a
-  # plugin's fixture is not built by the module, and groups nothing.
-  assert _group(request) is None
-
-
-def test_the_suite_runs_under_loadgroup():
-  # xdist's default `load` ignores the groups.
-  with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
-    addopts = tomllib.load(f)["tool"]["pytest"]["ini_options"]["addopts"]
-  assert "--dist loadgroup" in addopts, addopts
+def test_the_suite_runs_with_this_scheduler(pytestconfig):
+  # Under xdist the controller asks for it; `-n 0` has none to ask.
+  class Log:
+    loadscopesched = None
+  before = pytestconfig.option.dist, pytestconfig.option.tx
+  try:
+    pytestconfig.option.dist, pytestconfig.option.tx = "load", ["popen"] * 2
+    sched = conftest.pytest_xdist_make_scheduler(pytestconfig, Log())
+    assert sched._split_scope(
+        "tests/data_builders/test_cos_od_seq.py::test_x") == (
+            "tests/data_builders/test_cos_od_seq.py")
+    pytestconfig.option.dist = "loadfile"
+    assert conftest.pytest_xdist_make_scheduler(pytestconfig, Log()) is None
+  finally:
+    pytestconfig.option.dist, pytestconfig.option.tx = before
