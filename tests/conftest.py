@@ -11,7 +11,9 @@ on every core (pytest-xdist, pyproject's addopts); the workers inherit
 these variables from the controlling process, so they share its scratch
 and cache folders."""
 
+import functools
 import os
+import re
 import shutil
 import tempfile
 
@@ -64,6 +66,50 @@ def saved_figures(monkeypatch):
 
   monkeypatch.setattr(Figure, "savefig", saving)
   return made
+
+
+_MODULE_FIXTURE = re.compile(r"""scope=["'](module|package|session)["']""")
+
+
+@functools.lru_cache(maxsize=None)
+def shares_a_module_fixture(path: str) -> bool:
+  """Whether the test file defines a fixture built once per module (or
+  package, session): a generated dataset, a trained grid."""
+  try:
+    with open(path, encoding="utf-8") as f:
+      return bool(_MODULE_FIXTURE.search(f.read()))
+  except OSError:
+    return False
+
+
+def scheduling_unit(nodeid: str, root: str) -> str:
+  """The xdist work unit of a test: its file when the file shares a
+  module-scoped fixture, else the test alone."""
+  path = nodeid.split("::", 1)[0]
+  return path if shares_a_module_fixture(os.path.join(root, path)) else nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+  """xdist's default `load` hands out single tests, so a module's tests
+  went to both workers and each built the module's fixture again (a
+  data_builders module's generated configs, a training module's grid):
+  here a file with such a fixture is one unit, run by one worker, and
+  every other test is a unit of its own. (`--dist loadgroup` would need
+  markers that xdist 3.8 cannot apply under pytest 9.) An explicit
+  `--dist` other than load keeps xdist's own."""
+  if config.getvalue("dist") != "load":
+    return None
+  from xdist.scheduler import LoadScopeScheduling
+
+  root = str(config.rootpath)
+
+  class ModuleFixtureScheduling(LoadScopeScheduling):
+
+    def _split_scope(self, nodeid):
+      return scheduling_unit(nodeid, root)
+
+  return ModuleFixtureScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -12,7 +12,7 @@ import tensorflow_datasets as tfds
 from blm_jax.embedding import cache as embedding_cache, embed
 from blm_jax.encoders import encoder as encoders
 from data_builders.common import builder, instances, schema
-from tests import ROOT, tiny_checkpoints
+from tests import ROOT, tiny_checkpoints, xla_flags_with_devices
 from blm_jax.cli import embed as embed_cli
 
 WORDS = tiny_checkpoints.WORDS
@@ -127,8 +127,6 @@ def test_spec_forms_and_conflicts(bert):
 @pytest.mark.slow
 def test_four_devices_equal_one(bert, tmp_path):
   script = textwrap.dedent(f"""
-      import os
-      os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
       import jax, numpy as np
       from blm_jax.embedding import embed
       from blm_jax.encoders import encoder as encoders
@@ -144,8 +142,7 @@ def test_four_devices_equal_one(bert, tmp_path):
       np.save({str(tmp_path / "x.npy")!r}, many)
       print("OK", np.abs(many - one).max())
       """)
-  env = dict(os.environ, PYTHONPATH=ROOT)
-  env.pop("XLA_FLAGS", None)
+  env = dict(os.environ, PYTHONPATH=ROOT, XLA_FLAGS=xla_flags_with_devices(4))
   out = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
   assert out.returncode == 0 and "OK" in out.stdout, out.stderr[-3000:]

@@ -18,7 +18,7 @@ import pytest
 from blm_jax.embedding import embed, placement
 from blm_jax.encoders import encoder as encoders
 from blm_jax.encoders import memory
-from tests import ROOT, tiny_checkpoints
+from tests import ROOT, tiny_checkpoints, xla_flags_with_devices
 
 torch = pytest.importorskip(
     "torch", reason="parity and checkpoints need the PyTorch reference "
@@ -154,7 +154,7 @@ def test_sharded_checkpoint_embeds_sharded_over_four_devices(tmp_path):
           == encoders.load_encoder(single).identity["weights_sha256"])
   want, _ = embed.embed_layers(SENTENCES, enc, progress=False)
   out = str(tmp_path / "out.npz")
-  env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+  env = {**os.environ, "XLA_FLAGS": xla_flags_with_devices(4),
          "JAX_PLATFORMS": "cpu", "PYTHONPATH": ROOT}
   proc = subprocess.run(
       [sys.executable, "-c", _SHARDED, folder, out, json.dumps(SENTENCES)],

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blm_jax.training import config_check, grid as grid_lib, trainer as train
-from tests import ROOT, synthetic
+from tests import ROOT, synthetic, xla_flags_with_devices
 
 
 def _train(config, data, epochs):
@@ -123,7 +123,7 @@ def test_sharded_grid_equals_one_device():
       print("OK", out[0].shape)
       """)
   env = dict(os.environ,
-             XLA_FLAGS="--xla_force_host_platform_device_count=4",
+             XLA_FLAGS=xla_flags_with_devices(4),
              JAX_PLATFORMS="cpu")
   root = ROOT
   proc = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 
-from tests import ROOT
+from tests import ROOT, xla_flags_with_devices
 
 EPOCHS = 3
 HEARTBEAT_S = 8  # A dead peer is noticed within this, at the latest.
@@ -32,7 +32,7 @@ def _free_port() -> int:
 def _start(workdir, n, devices=1, **opts):
   """n worker processes of one run; returns the Popen objects."""
   env = dict(os.environ, JAX_PLATFORMS="cpu",
-             XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+             XLA_FLAGS=xla_flags_with_devices(devices))
   port = _free_port()
   procs = []
   for pid in range(n):
