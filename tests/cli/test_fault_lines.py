@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from blm_jax.training import trainer as train
+from blm_jax.training import run_health, run_log
 from tests import ROOT
 
 
@@ -17,7 +17,7 @@ def _grid(cells):
 
 def test_a_loss_from_zero_to_tiny_is_not_divergence():
   history = {"train": {"loss": [[1.2, 1.2], [0.0, 1e-5], [1e-4, 5.0]]}}
-  assert train.diverging_cells(history, _grid(2)) == [
+  assert run_health.diverging_cells(history, _grid(2)) == [
       "cell1: loss 5 at epoch 2, lowest 1e-05"]
 
 
@@ -95,7 +95,7 @@ def test_previous_folders_are_bounded(tmp_path):
 def test_orbax_advice_goes_to_log_txt_not_the_console(tmp_path, capsys):
   from absl import logging as absl_logging
   from blm_jax.training import checkpoints
-  log = train.open_log(str(tmp_path))
+  log = run_log.open_log(str(tmp_path))
   checkpoints._route_advice_to_log()
   absl_logging.warning("Waiting for previous save to complete took %f "
                        "seconds. If this number is high, ...", 3.5)

@@ -17,8 +17,8 @@ import pytest
 from blm_jax.cli import config_files
 from blm_jax.results.experiment import run_experiment
 from blm_jax.study import grid_reuse
-from blm_jax.training import (checkpoints, memory_fit, progress, set_aside,
-                              trainer as train, workdir_lock)
+from blm_jax.training import (checkpoints, memory_fit, progress, run_health,
+                              set_aside, trainer as train, workdir_lock)
 from tests import ROOT, synthetic
 
 ENV = dict(os.environ, JAX_PLATFORMS="cpu")
@@ -350,7 +350,7 @@ def test_divergence_and_a_tiny_test_set_are_warned(tmp_path, monkeypatch):
                  data=tiny, progress=notices)
   assert notices.lines[:2] == [
       f"test type {u} has 1 instance(s): its F1 means little (fewer than "
-      f"{train.MIN_TEST_INSTANCES})" for u in ("I", "II")]
+      f"{run_health.MIN_TEST_INSTANCES})" for u in ("I", "II")]
   [line] = notices.lines[2:]
   assert line.startswith("training diverges (seed=0,train=I: loss "), line
   assert "at epoch 2" in line and "3 more cells" in line, line
@@ -489,9 +489,9 @@ def test_errors_a_user_acts_on_are_one_line(tmp_path):
 
 
 def test_fewer_than_30_test_instances_per_cell_are_warned():
-  assert train.MIN_TEST_INSTANCES == 30
-  assert train.small_test_sets(synthetic.data(n_test=30)) == []
-  assert train.small_test_sets(synthetic.data(n_test=29)) == [
+  assert run_health.MIN_TEST_INSTANCES == 30
+  assert run_health.small_test_sets(synthetic.data(n_test=30)) == []
+  assert run_health.small_test_sets(synthetic.data(n_test=29)) == [
       f"test type {u} has 29 instance(s): its F1 means little (fewer than "
       "30)" for u in ("I", "II")]
 

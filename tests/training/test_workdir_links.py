@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from blm_jax.data import input_pipeline
-from blm_jax.training import trainer as train
+from blm_jax.training import run_log, trainer as train
 from blm_jax.training import workdir_lock
 from tests import ROOT, synthetic
 
@@ -95,12 +95,12 @@ def test_log_txt_is_opened_without_following_a_link(tmp_path):
   work.mkdir()
   os.symlink(victim, work / "log.txt")
   with pytest.raises(OSError):
-    train.open_log(str(work)).info("a line")
+    run_log.open_log(str(work)).info("a line")
   assert victim.read_text() == "11 bytes.\n"
   os.remove(work / "log.txt")
   os.link(victim, work / "log.txt")
   with pytest.raises(OSError, match="a hard link"):
-    train.open_log(str(work)).info("a line")
+    run_log.open_log(str(work)).info("a line")
   assert victim.read_text() == "11 bytes.\n"
 
 
