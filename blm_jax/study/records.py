@@ -103,6 +103,22 @@ def drop_histories(obj: Any) -> Any:
   return obj
 
 
+def _head(folder: str, path: str, command: str, commit: str,
+          study: str | None, date: str | None, note: str | None,
+          source: str) -> dict:
+  """A record's first keys: what was studied, when (default: the day
+  `path` was written, UTC), by which command and commit, from what."""
+  if date is None:
+    date = datetime.datetime.fromtimestamp(
+        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
+  record = {"study": study or os.path.basename(os.path.normpath(folder)),
+            "date": date, "commit": commit, "command": command}
+  record["source"] = source
+  if note:
+    record["note"] = note
+  return record
+
+
 def record_from_workdir(workdir: str, command: str, commit: str,
                         study: str | None = None,
                         date: str | None = None,
@@ -124,37 +140,13 @@ def record_from_workdir(workdir: str, command: str, commit: str,
   config_path = os.path.join(workdir, "config.json")
   if os.path.isfile(config_path):
     config = read_json_object(config_path, "a run's config")
-  if date is None:
-    date = datetime.datetime.fromtimestamp(
-        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
-  record = {
-      "study": study or os.path.basename(os.path.normpath(workdir)),
-      "date": date, "commit": commit, "command": command,
-      "config": config,
-      "source": f"results.json and config.json of the run in {workdir}",
-  }
-  if note:
-    record["note"] = note
+  record = _head(workdir, path, command, commit, study, date, note,
+                 f"results.json and config.json of the run in {workdir}")
+  record["config"] = config
   for k, v in drop_histories(results).items():
     record.setdefault(k, v)
   if "config" in results:  # results.json's own short config summary.
     record["results_config"] = results["config"]
-  return record
-
-
-def _head(folder: str, path: str, command: str, commit: str,
-          study: str | None, date: str | None, note: str | None,
-          source: str) -> dict:
-  """A record's first keys: what was studied, when (default: the day
-  `path` was written, UTC), by which command and commit, from what."""
-  if date is None:
-    date = datetime.datetime.fromtimestamp(
-        os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
-  record = {"study": study or os.path.basename(os.path.normpath(folder)),
-            "date": date, "commit": commit, "command": command}
-  record["source"] = source
-  if note:
-    record["note"] = note
   return record
 
 
