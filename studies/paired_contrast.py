@@ -6,7 +6,9 @@ share them, with the 95% interval and Holm's correction.
   python studies/paired_contrast.py --workdir=workdirs/a \
       --workdir=workdirs/b --out=studies/records/x.json
 
-Writes a record with one `contrast` table (`records tables` renders it).
+Writes a record with one `contrast` table (`records tables` renders it);
+`--cells_of=<model>` adds a `cells` table: that model against the best
+other one, cell by cell (`solver_contrasts.cell_rows`).
 """
 
 from __future__ import annotations
@@ -34,11 +36,15 @@ def _define_flags():
   flags.DEFINE_multi_string("workdir", [], "finished grid workdirs (2 or "
                             "more)")
   flags.DEFINE_string("out", None, "the record to write")
+  flags.DEFINE_string("cells_of", None, "a model among the workdirs': add "
+                      "its cell-by-cell contrast with the best other one")
   flags.mark_flag_as_required("out")
 
 
-def contrast(workdirs: list[str]) -> tuple[list[list[str]], dict]:
-  """The contrast rows and each workdir's model and dataset."""
+def contrast(workdirs: list[str], cells_of: str | None = None
+             ) -> tuple[list[list[str]], dict, list[list[str]]]:
+  """The contrast rows, each workdir's model and dataset, and the rows of
+  `cells_of` against the best other model cell by cell (none without)."""
   runs, preds, seen = {}, {}, {}
   for w in workdirs:
     path = os.path.join(w, "results.json")
@@ -54,12 +60,17 @@ def contrast(workdirs: list[str]) -> tuple[list[list[str]], dict]:
   if len(seen) < 2:
     raise SystemExit("--workdir: name two or more finished grids")
   models = [v["model"] for v in seen.values()]
-  return solver_contrasts.rows(runs, models, preds), seen
+  if cells_of is not None and cells_of not in models:
+    raise SystemExit(f"--cells_of={cells_of}: not the model of any "
+                     f"--workdir ({', '.join(models)})")
+  cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds)
+           if cells_of else [])
+  return solver_contrasts.rows(runs, models, preds), seen, cells
 
 
 def main(argv):
   del argv
-  rows, seen = contrast(FLAGS.workdir)
+  rows, seen, cells = contrast(FLAGS.workdir, FLAGS.cells_of)
   record = {
       "study": "paired contrast of solvers run outside a suite "
                "(blm_jax/study/solver_contrasts.py)",
@@ -70,9 +81,12 @@ def main(argv):
       "config": None, "workdirs": seen,
       "tables": {"contrast": {"columns": list(solver_contrasts.COLUMNS),
                               "rows": rows}}}
+  if cells:
+    record["tables"]["cells"] = {
+        "columns": list(solver_contrasts.CELL_COLUMNS), "rows": cells}
   with open(FLAGS.out, "w") as f:
     json.dump(record, f, indent=1, sort_keys=True)
-  for r in rows:
+  for r in rows + cells:
     print(" | ".join(r))
 
 

@@ -10,6 +10,9 @@ of one suite do). 'ahead' needs the difference above 0 at the one-sided
 2.5% level; Holm's correction runs over the table's rows. The best is
 chosen on the same test sets, so a near tie reads 'inside the noise'
 rather than a lead.
+
+`cell_rows`: one named solver against the best of the others, cell by
+cell, either way round (a new solver's heatmap beside the field's best).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from blm_jax.study import judge, statistics
 
 COLUMNS = ("dataset", "best", "other", "difference (mean F1)",
            "95% interval", "p", "verdict", "verdict (Holm)")
+CELL_COLUMNS = ("dataset", "train -> test", "solver", "best other",
+                "difference (F1)", "95% interval", "p", "verdict",
+                "verdict (Holm)")
 
 
 def _verdict(direction: str, p: float, best: str) -> str:
@@ -30,26 +36,33 @@ def _verdict(direction: str, p: float, best: str) -> str:
   return "inside the noise"
 
 
+def _shared(by_model: dict[str, dict], models: list[str],
+            preds_of: dict, group: str):
+  """The models of `models` found in `by_model`, their `ModelData`, the
+  (train, test) cells they all have and each one's mean F1 over those."""
+  names = [m for m in models if m in by_model]
+  data = {m: judge.model_data(by_model[m], preds_of.get(m), group=group)
+          for m in names}
+  cells = [(t, u) for t in data[names[0]].trains
+           for u in data[names[0]].tests
+           if all(t in data[m].trains and u in data[m].tests
+                  for m in names)] if names else []
+  mean = {m: float(np.mean([d.f1[:, d.trains.index(t), d.tests.index(u)]
+                            for t, u in cells])) if cells else 0.0
+          for m, d in data.items()}
+  return names, data, cells, mean
+
+
 def rows(runs: dict[str, dict[str, dict]], models: list[str],
          preds: dict[str, dict] | None = None) -> list[list[str]]:
   """The table's rows, in `models` order per dataset."""
   found = []
   for ds, by_model in runs.items():
-    names = [m for m in models if m in by_model]
-    if len(names) < 2:
-      continue
-    data = {m: judge.model_data(by_model[m], (preds or {}).get(ds, {}).get(m),
-                                group=ds) for m in names}
-    cells = [(t, u) for t in data[names[0]].trains
-             for u in data[names[0]].tests
-             if all(t in data[m].trains and u in data[m].tests
-                    for m in names)]
-    if not cells:
+    names, data, cells, mean = _shared(by_model, models,
+                                       (preds or {}).get(ds, {}), ds)
+    if len(names) < 2 or not cells:
       continue
     w = 1.0 / len(cells)
-    mean = {m: float(np.mean([d.f1[:, d.trains.index(t), d.tests.index(u)]
-                              for t, u in cells]))
-            for m, d in data.items()}
     best = max(names, key=lambda m: mean[m])
     for m in names:
       if m == best:
@@ -68,4 +81,43 @@ def rows(runs: dict[str, dict[str, dict]], models: list[str],
                 f"{test.p_value():.3g}",
                 _verdict(test.direction(), test.p_value(), best),
                 _verdict(test.direction(), p_holm, best)])
+  return out
+
+
+def cell_rows(runs: dict[str, dict[str, dict]], models: list[str],
+              solver: str, preds: dict[str, dict] | None = None
+              ) -> list[list[str]]:
+  """`solver` against the best other solver (the highest mean F1 over the
+  cells they all have), cell by cell: the difference, its interval and a
+  two-sided verdict ('<solver> ahead', '<other> ahead' or inside the
+  noise), Holm's correction over the table's rows."""
+  found = []
+  for ds, by_model in runs.items():
+    names, data, cells, mean = _shared(by_model, models,
+                                       (preds or {}).get(ds, {}), ds)
+    others = [m for m in names if m != solver]
+    if solver not in names or not others or not cells:
+      continue
+    other = max(others, key=lambda m: mean[m])
+    for t, u in cells:
+      test = statistics.Test(
+          (statistics.estimate({(solver, t, u): 1.0, (other, t, u): -1.0},
+                               data),), ("",), "all", 0.0)
+      found.append((ds, f"{t} -> {u}", other, test))
+  adjusted = statistics.holm([t.p_value() for *_, t in found])
+
+  def verdict(test, p, other):
+    found = statistics.adjusted_verdict(test.direction(), p)
+    if found == statistics.INCONCLUSIVE:
+      return "inside the noise"
+    return f"{solver} ahead" if found == statistics.HOLDS else f"{other} ahead"
+
+  out = []
+  for (ds, cell, other, test), p_holm in zip(found, adjusted):
+    e = test.estimates[0]
+    lo, hi = e.interval()
+    out.append([ds, cell, solver, other, f"{e.value:+.3f}",
+                f"[{lo:+.3f}, {hi:+.3f}]", f"{test.p_value():.3g}",
+                verdict(test, test.p_value(), other),
+                verdict(test, p_holm, other)])
   return out

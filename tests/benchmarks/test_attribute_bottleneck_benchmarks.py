@@ -1,7 +1,8 @@
 """The helpers of studies/attribute_bottleneck_dev.py (slot accuracy,
 the runs table, overrides) and studies/paired_contrast.py (its one
-line for a workdir without results)."""
+line for a workdir without results, its cell-by-cell table)."""
 
+import json
 import os
 import sys
 
@@ -70,3 +71,33 @@ def test_overrides_are_typed_and_bad_ones_are_one_line():
 def test_paired_contrast_names_an_unfinished_workdir(tmp_path):
   with pytest.raises(SystemExit, match="no results.json"):
     paired_contrast.contrast([str(tmp_path)])
+
+
+def _finished(folder, model, f1):
+  """A workdir whose results.json gives `model` F1 `f1` (per seed) in
+  every cell of types I and II."""
+  types = ("I", "II")
+  os.makedirs(folder)
+  results = {"config": {"model": model, "dataset": "d"},
+             "summary": {t: {u: {"f1_mean": float(np.mean(f1))}
+                             for u in types} for t in types},
+             "cells": [{"seed": s, "train_type": t,
+                        "test": {u: {"f1": f1[s]} for u in types}}
+                       for s in range(len(f1)) for t in types]}
+  with open(os.path.join(folder, "results.json"), "w") as f:
+    json.dump(results, f)
+  return str(folder)
+
+
+def test_paired_contrast_cells_of_one_model(tmp_path):
+  a = _finished(tmp_path / "a", "a", [0.50, 0.52, 0.51])
+  b = _finished(tmp_path / "b", "b", [0.20, 0.21, 0.19])
+  rows, _, cells = paired_contrast.contrast([a, b], "a")
+  assert rows[0][1:3] == ["a", "b"]
+  assert [c[1] for c in cells] == ["I -> I", "I -> II", "II -> I",
+                                   "II -> II"]
+  assert all(c[2:4] == ["a", "b"] and c[4] == "+0.310" for c in cells)
+  assert paired_contrast.contrast([a, b])[2] == []
+  with pytest.raises(SystemExit, match=r"--cells_of=c: not the model of any "
+                     r"--workdir \(a, b\)"):
+    paired_contrast.contrast([a, b], "c")

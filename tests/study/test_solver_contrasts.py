@@ -71,3 +71,40 @@ def test_test_instances_widen_the_interval_when_predictions_are_given():
 def test_one_solver_per_dataset_has_no_rows():
   assert solver_contrasts.rows({"d": {"a": _grid([0.5, 0.6, 0.7])}},
                                ["a", "b"]) == []
+
+
+def _grid_by_cell(f1):
+  """A results dict whose cell (seed s, train t) tests F1 f1[t][u][s]."""
+  cells = [{"seed": s, "train_type": t,
+            "test": {u: {"f1": f1[t][u][s]} for u in TYPES}}
+           for s in range(3) for t in TYPES]
+  return {"summary": {t: {u: {"f1_mean": float(np.mean(f1[t][u]))}
+                          for u in TYPES} for t in TYPES}, "cells": cells}
+
+
+def test_cells_against_the_best_other_solver_either_way_round():
+  lead = {t: {u: [0.40, 0.42, 0.41] for u in TYPES} for t in TYPES}
+  lead["III"] = {u: [0.05, 0.06, 0.04] for u in TYPES}  # behind on III
+  lead["II"]["II"] = [0.21, 0.19, 0.20]  # a tie with the best other
+  best_other = {t: {u: [0.20, 0.21, 0.19] for u in TYPES} for t in TYPES}
+  weak = {t: {u: [0.10, 0.11, 0.09] for u in TYPES} for t in TYPES}
+  runs = {"d": {"new": _grid_by_cell(lead), "b": _grid_by_cell(best_other),
+                "c": _grid_by_cell(weak)}}
+  rows = solver_contrasts.cell_rows(runs, ["c", "b", "new"], "new")
+  assert len(rows) == 9
+  by_cell = {r[1]: r for r in rows}
+  assert all(r[2] == "new" and r[3] == "b" for r in rows)  # not "c"
+  assert by_cell["I -> I"][4] == "+0.210"
+  assert by_cell["I -> I"][7] == by_cell["I -> I"][8] == "new ahead"
+  assert by_cell["III -> II"][7] == "b ahead"
+  assert float(by_cell["III -> II"][4]) < 0
+  assert by_cell["II -> II"][7] == "inside the noise"
+  lo, hi = (float(x) for x in by_cell["II -> II"][5].strip("[]").split(", "))
+  assert lo < 0 < hi
+
+
+def test_cells_need_the_solver_and_another():
+  grid = _grid_by_cell({t: {u: [0.5, 0.6, 0.7] for u in TYPES}
+                        for t in TYPES})
+  assert solver_contrasts.cell_rows({"d": {"a": grid}}, ["a", "b"], "a") == []
+  assert solver_contrasts.cell_rows({"d": {"b": grid}}, ["a", "b"], "a") == []
