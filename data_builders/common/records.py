@@ -17,10 +17,17 @@ two).
 
 from __future__ import annotations
 
+import functools
+import json
+
+
 from data_builders.common import schema
 
 # Builders write `serialize`'s bytes (True) or TFDS's generic path (False).
 DIRECT = True
+
+# What json.dumps(..., ensure_ascii=False) writes for one string.
+_json_string = json.encoder.encode_basestring
 
 _TEXTS = ("family", "id", "language", "lexical_type", "subset")
 _SEQUENCES = ("answer_chunks", "answer_patterns", "answers", "context",
@@ -30,10 +37,11 @@ _SEQUENCES = ("answer_chunks", "answer_patterns", "answers", "context",
 # ("context" after "context_patterns").
 _ORDER = tuple(sorted(_TEXTS + _SEQUENCES + ("correct",),
                       key=lambda k: k.encode("ascii") + b"\xff"))
-_KEYS = {k: k.encode("ascii") for k in _ORDER}
 
 
 def _varint(n: int) -> bytes:
+  if n < 0x80:
+    return _SMALL[n]
   out = bytearray()
   while n > 0x7F:
     out.append((n & 0x7F) | 0x80)
@@ -42,44 +50,89 @@ def _varint(n: int) -> bytes:
   return bytes(out)
 
 
-def _field(tag: int, payload: bytes) -> bytes:
-  """A length-delimited field: `tag` is (field number << 3) | 2."""
-  return bytes((tag,)) + _varint(len(payload)) + payload
+_SMALL = tuple(bytes((i,)) for i in range(0x80))
+
+
+def _field(tag: bytes, payload: bytes) -> bytes:
+  """A length-delimited field: `tag` is the byte (field number << 3) | 2."""
+  return tag + _varint(len(payload)) + payload
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _value(text: str) -> bytes:
+  """One BytesList.value (= 1) entry; memoised: patterns, labels and many
+  sentences recur across a config's records."""
+  return _field(b"\x0a", text.encode("utf-8"))
 
 
 def _bytes_feature(values) -> bytes:
-  """A Feature holding a BytesList (Feature.bytes_list = 1, value = 1)."""
-  return _field(0x0A, b"".join(_field(0x0A, v.encode("utf-8"))
-                               for v in values))
+  """A Feature holding a BytesList (Feature.bytes_list = 1)."""
+  return _field(b"\x0a", b"".join([_value(v) for v in values]))
 
 
 def _int64_feature(value: int) -> bytes:
   """A Feature holding a one-value Int64List (Feature.int64_list = 3,
   packed value = 1; negative int64 as ten-byte two's complement)."""
-  return _field(0x1A, _field(0x0A, _varint(value & 0xFFFFFFFFFFFFFFFF)))
+  return _field(b"\x1a", _field(b"\x0a",
+                                _varint(value & 0xFFFFFFFFFFFFFFFF)))
 
 
-def _entry(key: bytes, feature: bytes) -> bytes:
-  """A map<string, Feature> entry (key = 1, value = 2) of Features.feature."""
-  return _field(0x0A, _field(0x0A, key) + _field(0x12, feature))
+# A map<string, Feature> entry of Features.feature: key = 1, value = 2; the
+# key's part is the same in every record.
+_KEY_FIELDS = {k: _field(b"\x0a", k.encode("ascii")) for k in _ORDER}
+
+
+def _entry(key: str, feature: bytes) -> bytes:
+  return _field(b"\x0a", _KEY_FIELDS[key] + _field(b"\x12", feature))
+
+
+def _chunks_text(chunks) -> str:
+  """`schema._chunks_to_str` (json.dumps of the list, ensure_ascii=False)
+  without json's per-call set-up: its C string encoder on each chunk."""
+  if not chunks:
+    return ""
+  try:
+    return "[" + ", ".join(map(_json_string, chunks)) + "]"
+  except TypeError:  # A chunk that is not a string: json's own way.
+    return schema._chunks_to_str(chunks)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cached_sentence_values(s: schema.Sentence) -> tuple[bytes, bytes, bytes]:
+  return _value(s.text), _value(s.pattern), _value(_chunks_text(s.chunks))
+
+
+def _sentence_values(s: schema.Sentence) -> tuple[bytes, bytes, bytes]:
+  """The BytesList entries of a sentence's text, pattern and chunk list;
+  memoised: generators reuse a sentence across instances."""
+  try:
+    return _cached_sentence_values(s)
+  except TypeError:  # Chunks given as a list: not hashable.
+    return _cached_sentence_values.__wrapped__(s)
+
+
+def _list(values) -> bytes:
+  return _field(b"\x0a", b"".join(values))
 
 
 def serialize(inst: schema.BLMInstance) -> bytes:
   """The record TFDS writes for `inst.to_example()` (deterministic order)."""
-  chunks = schema._chunks_to_str
+  ctx = [_sentence_values(s) for s in inst.context]
+  ans = [_sentence_values(s) for s in inst.answers]
   features = {
-      "family": (inst.family,), "id": (inst.id,),
-      "language": (inst.language,), "lexical_type": (inst.lexical_type,),
-      "subset": (inst.subset,),
-      "context": [s.text for s in inst.context],
-      "context_patterns": [s.pattern for s in inst.context],
-      "context_chunks": [chunks(s.chunks) for s in inst.context],
-      "answers": [s.text for s in inst.answers],
-      "answer_patterns": [s.pattern for s in inst.answers],
-      "answer_chunks": [chunks(s.chunks) for s in inst.answers],
-      "labels": inst.labels, "raw_labels": inst.raw_labels}
-  body = b"".join(
-      _entry(_KEYS[k], _int64_feature(inst.correct) if k == "correct"
-             else _bytes_feature(features[k])) for k in _ORDER)
+      "answer_chunks": _list([v[2] for v in ans]),
+      "answer_patterns": _list([v[1] for v in ans]),
+      "answers": _list([v[0] for v in ans]),
+      "context_chunks": _list([v[2] for v in ctx]),
+      "context_patterns": _list([v[1] for v in ctx]),
+      "context": _list([v[0] for v in ctx]),
+      "correct": _int64_feature(inst.correct),
+      "family": _bytes_feature((inst.family,)),
+      "id": _bytes_feature((inst.id,)),
+      "labels": _bytes_feature(inst.labels),
+      "language": _bytes_feature((inst.language,)),
+      "lexical_type": _bytes_feature((inst.lexical_type,)),
+      "raw_labels": _bytes_feature(inst.raw_labels),
+      "subset": _bytes_feature((inst.subset,))}
   # Example.features = 1, a Features message.
-  return _field(0x0A, body)
+  return _field(b"\x0a", b"".join([_entry(k, features[k]) for k in _ORDER]))

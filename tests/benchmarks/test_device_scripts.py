@@ -83,3 +83,37 @@ def test_names_refuse_an_unknown_dataset():
           "blm_chunks/od_it"]
   with pytest.raises(SystemExit, match=r"unknown datasets \['chunks_od_xx'\]"):
     collect_vocab.names("chunks_od_xx")
+
+
+def _wordpiece(padding: dict | None):
+  """A tiny WordPiece tokenizer truncating at 6 tokens, padded as asked."""
+  import tokenizers
+  from tokenizers import models, pre_tokenizers
+  vocab = {w: i for i, w in enumerate(
+      "[PAD] [UNK] the girl boy sprayed paint wall ##s .".split())}
+  tok = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+  tok.pre_tokenizer = pre_tokenizers.Whitespace()
+  tok.enable_truncation(6)
+  if padding is not None:
+    tok.enable_padding(pad_id=0, pad_token="[PAD]", **padding)
+  return tok
+
+
+def _ids_padded(tok, strings) -> set:
+  """collect_vocab's ids as they were: every padded encoding's ids."""
+  return {i for enc in tok.encode_batch(strings) for i in enc.ids}
+
+
+@pytest.mark.parametrize("padding", [None, {"length": 6}, {"length": None},
+                                     {"length": None, "pad_to_multiple_of": 4}],
+                         ids=["none", "fixed", "longest", "multiple"])
+@pytest.mark.parametrize("strings", [
+    ["the girl sprayed paint .", "boy walls", "the the the the the the the"],
+    ["the girl the boy the wall ."],  # one string, truncated: no padding
+    ["girl boy", "boy girl"],         # all of one length
+], ids=["mixed", "truncated", "equal"])
+def test_token_ids_without_padding_are_the_padded_ids(padding, strings):
+  tok = _wordpiece(padding)
+  before = tok.padding
+  assert collect_vocab.token_ids(tok, strings) == _ids_padded(tok, strings)
+  assert tok.padding == before  # The tokenizer's padding is put back.

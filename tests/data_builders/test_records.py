@@ -31,10 +31,21 @@ EDGE_CASES = [
         id="x" * 300, family="toy", language="en", lexical_type="",
         subset="s", context=(), answers=(S("y" * 200, ""),), correct=0,
         labels=("OK",)),
+    # Chunks that json escapes: quotes, backslashes, control characters.
+    schema.BLMInstance(
+        id="q", family="f", language="en", lexical_type="I", subset="",
+        context=(S('say "hi" \\ now\t.', "P", ('say "hi"', "\\ now\t.")),),
+        answers=(S("x\u2028y", "P", ("x\u2028y", "\x7f", "\x01")),),
+        correct=0, labels=("OK",)),
+    # Chunks given as a list (not hashable: not memoised).
+    schema.BLMInstance(
+        id="l", family="f", language="en", lexical_type="II", subset="",
+        context=(S("a b", "P", ["a", "b"]),), answers=(S("a b", "P", ["a b"]),),
+        correct=0, labels=("OK",)),
 ]
 
 
-@pytest.mark.parametrize("inst", EDGE_CASES, ids=["chunks", "empty"])
+@pytest.mark.parametrize("inst", EDGE_CASES, ids=["chunks", "empty", "escaped", "list"])
 def test_direct_bytes_equal_tfds_generic_bytes(inst):
   assert records.serialize(inst) == _generic(inst)
 
