@@ -102,3 +102,47 @@ def test_a_build_writes_the_same_files_on_either_path(tmp_path, monkeypatch):
        file_format="array_record").download_and_prepare()
   direct, generic = _files(tmp_path / "direct"), _files(tmp_path / "generic")
   assert len(direct) == 3 and direct == generic
+
+
+def _tfds_decoded(data_dir, split):
+  """The split's records as TFDS decodes them, as instances, by id."""
+  from data_builders.common import loading
+  b = loading.builder("toy_records/only", str(data_dir))
+  source = b.as_data_source(split=split)
+  return sorted((schema.BLMInstance.from_example(r)
+                 for r in source.__getitems__(list(range(len(source))))),
+                key=lambda x: x.id)
+
+
+def test_records_read_back_as_tfds_decodes_them(tmp_path):
+  from data_builders.common import loading
+  ToyRecords(data_dir=str(tmp_path),
+             file_format="array_record").download_and_prepare()
+  b = loading.builder("toy_records/only", str(tmp_path))
+  read = []
+  for split in ("train", "dev", "test"):
+    expected = _tfds_decoded(tmp_path, split)
+    read += expected
+    assert loading.load_instances("toy_records/only", split,
+                                  str(tmp_path)) == expected
+    parsed = loading._read_all(b, "toy_records/only", split)
+    assert sorted((schema.BLMInstance.from_example(r) for r in parsed),
+                  key=lambda x: x.id) == expected
+  # The toy holds empty contexts and sentences with and without chunks.
+  assert len(read) == 30 and any(not x.context for x in read)
+  chunked = {bool(s.chunks) for x in read for s in x.context}
+  assert chunked == {True, False}
+
+
+@pytest.mark.parametrize("inst", EDGE_CASES[:3], ids=["chunks", "empty",
+                                                      "escaped"])
+def test_parse_inverts_serialize(inst):
+  assert records.instance(records.serialize(inst)) == inst
+  assert schema.BLMInstance.from_example(
+      records.parse(records.serialize(inst))) == inst
+
+
+def test_parse_refuses_what_is_not_a_record():
+  from google.protobuf import message
+  with pytest.raises(message.DecodeError):
+    records.parse(records.serialize(EDGE_CASES[0])[:-3])
