@@ -112,7 +112,7 @@ class Realiser:
                   else "" if seed.matrix is None
                   else lex.prefixes[seed.matrix]),
           rc=lex.relatives[seed.extra] if seed.clause == "relative" else "")
-      s = self._cache[ck] = realise.sentence(lex.language, pat, w)
+      s = self._cache[ck] = realise.sentence(lex.language, pat, w, pat_str)
     return s
 
 
