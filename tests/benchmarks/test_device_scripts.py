@@ -117,3 +117,34 @@ def test_token_ids_without_padding_are_the_padded_ids(padding, strings):
   before = tok.padding
   assert collect_vocab.token_ids(tok, strings) == _ids_padded(tok, strings)
   assert tok.padding == before  # The tokenizer's padding is put back.
+
+
+def test_build_and_read_collects_every_string_tfds_decodes(tmp_path,
+                                                           monkeypatch):
+  import tensorflow_datasets as tfds
+  from data_builders.common import builder, instances, loading, schema
+
+  class VocabToy(builder.GeneratedBLMBuilder):
+    """Toy BLMs for collect_vocab's read."""
+
+    VERSION = tfds.core.Version("1.0.0")
+    BUILDER_CONFIGS = [builder.GeneratedConfig(name="only")]
+
+    def generate(self, config):
+      S = schema.Sentence
+      return [instances.make_instance(
+          id=f"v-{i}", family="toy", language="fr", lexical_type="I",
+          subset="s", context=[S(f"l'été {i} .", "P", ("l'été", f"{i} ."))],
+          candidates=[("OK", S(f"oui {i} .", "Q")), ("NO", S(f"non {i} ."))],
+          correct_label="OK") for i in range(12)]
+
+  monkeypatch.setenv("BLM_DATA_DIR", str(tmp_path))
+  name, strings = collect_vocab.build_and_read("vocab_toy/only")
+  b = loading.builder(name, str(tmp_path))
+  expected = set()
+  for split in b.info.splits:
+    source = b.as_data_source(split=split)  # TFDS's own decoding
+    for record in source.__getitems__(list(range(len(source)))):
+      collect_vocab._strings(record, expected)
+  assert strings == sorted(expected)
+  assert {"v-3", "l'été 3 .", '["l\'été", "3 ."]', "OK", "fr"} <= expected
