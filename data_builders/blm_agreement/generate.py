@@ -112,7 +112,7 @@ class Realiser:
                   else "" if seed.matrix is None
                   else lex.prefixes[seed.matrix]),
           rc=lex.relatives[seed.extra] if seed.clause == "relative" else "")
-      s = self._cache[ck] = realise.sentence(lex.language, pat, w)
+      s = self._cache[ck] = realise.sentence(lex.language, pat, w, pat_str)
     return s
 
 
@@ -134,25 +134,53 @@ PAPER_SET = AnswerSet(templates.FAMILY, templates.ANSWERS)
 NumberPlan = templates.NumberVariant | seq_templates.Plan
 
 
-@functools.lru_cache(maxsize=None)
 def _answers(clause: str, v: NumberPlan,
              answer_templates: tuple[AnswerTemplate, ...] = templates.ANSWERS):
-  """(label, pattern, pattern string) of the answer set, memoised."""
+  """(label, pattern, pattern string) of the answer set, memoised (a
+  `_seq` plan's by what it depends on: its answer's numbers and its
+  errors; the plans themselves rarely repeat)."""
   if isinstance(v, seq_templates.Plan):
-    correct, answer_templates, rules = (v.correct_pattern(clause), v.answers,
-                                        seq_templates.RULES)
-  else:
-    correct, rules = templates.correct_pattern(clause, v), templates.RULES
+    return _seq_answers(clause, v.terms(seq_templates.LENGTH - 1), v.errors)
+  return _paper_answers(clause, v, answer_templates)
+
+
+@functools.lru_cache(maxsize=None)
+def _paper_answers(clause: str, v: templates.NumberVariant,
+                   answer_templates: tuple[AnswerTemplate, ...]):
+  return _answer_tuples(templates.correct_pattern(clause, v),
+                        answer_templates, templates.RULES)
+
+
+@functools.lru_cache(maxsize=None)
+def _seq_answers(clause: str, correct_terms: tuple, errors: tuple):
+  return _answer_tuples(
+      seq_templates.sentence_pattern(clause, *correct_terms),
+      seq_templates.answer_templates(errors), seq_templates.RULES)
+
+
+def _answer_tuples(correct: Pattern, answer_templates, rules):
   return tuple((lab, p, str(p)) for lab, p in answer_patterns(
       correct, answer_templates, rules).items())
 
 
-@functools.lru_cache(maxsize=None)
 def _context(clause: str, v: NumberPlan):
-  """(pattern, pattern string) of the seven context sentences, memoised."""
-  pats = (v.context_patterns(clause) if isinstance(v, seq_templates.Plan)
-          else templates.context_patterns(clause, v))
-  return tuple((p, str(p)) for p in pats)
+  """(pattern, pattern string) of the seven context sentences, memoised
+  (a `_seq` plan's by its sentences' numbers)."""
+  if isinstance(v, seq_templates.Plan):
+    return _seq_context(clause,
+                        v.all_terms()[:seq_templates.LENGTH - 1])
+  return _paper_context(clause, v)
+
+
+@functools.lru_cache(maxsize=None)
+def _paper_context(clause: str, v: templates.NumberVariant):
+  return tuple((p, str(p)) for p in templates.context_patterns(clause, v))
+
+
+@functools.lru_cache(maxsize=None)
+def _seq_context(clause: str, terms: tuple):
+  return tuple((p, str(p)) for p in (
+      seq_templates.sentence_pattern(clause, *t) for t in terms))
 
 
 def _rng(*parts) -> random.Random:

@@ -176,16 +176,22 @@ class Plan:
     return (f"{self.s.code}_{self.n1.code}_{self.n2.code}_{self.emb.code}_"
             f"{err}")
 
+  def all_terms(self) -> tuple[tuple[str, str, str, str | None], ...]:
+    """`terms(i)` of every sentence, each progression computed once."""
+    n2 = self.n2.terms(LENGTH - N2_FROM)
+    emb, s, n1 = (self.emb.terms(LENGTH), self.s.terms(LENGTH),
+                  self.n1.terms(LENGTH))
+    return tuple((emb[i], s[i], n1[i], n2[i - N2_FROM] if i >= N2_FROM
+                  else None) for i in range(LENGTH))
+
   def terms(self, i: int) -> tuple[str, str, str, str | None]:
     """The embedding, then the subject's, N1's and N2's numbers of
     sentence i (0-based; N2 None before sentence 4)."""
-    n2 = self.n2.terms(LENGTH - N2_FROM)
-    return (self.emb.terms(LENGTH)[i], self.s.terms(LENGTH)[i],
-            self.n1.terms(LENGTH)[i], n2[i - N2_FROM] if i >= N2_FROM else None)
+    return self.all_terms()[i]
 
   def context_patterns(self, clause: str) -> tuple[Pattern, ...]:
-    return tuple(sentence_pattern(clause, *self.terms(i))
-                 for i in range(LENGTH - 1))
+    return tuple(sentence_pattern(clause, *t)
+                 for t in self.all_terms()[:LENGTH - 1])
 
   def correct_pattern(self, clause: str) -> Pattern:
     return sentence_pattern(clause, *self.terms(LENGTH - 1))
@@ -193,7 +199,12 @@ class Plan:
   @property
   def answers(self) -> tuple[AnswerTemplate, ...]:
     """The 21 answer templates, the correct one first."""
-    return BASE_TEMPLATES + tuple(ERROR_TEMPLATES[e] for e in self.errors)
+    return answer_templates(self.errors)
+
+
+def answer_templates(errors) -> tuple[AnswerTemplate, ...]:
+  """The answer templates of a plan with these `errors`."""
+  return BASE_TEMPLATES + tuple(ERROR_TEMPLATES[e] for e in errors)
 
 
 def draw_plan(rng: random.Random) -> Plan:

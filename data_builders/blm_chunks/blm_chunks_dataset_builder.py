@@ -149,10 +149,6 @@ class Builder(builder_lib.DeterministicRecords,
     return {name: self._generate_examples(items)
             for name, items in splits.items()}
 
-  def _generate_examples(self, instances):
-    for inst in instances:
-      yield inst.id, inst.to_example()
-
 
 def _view(config: BlmChunksConfig) -> derive.ChunkView:
   if config.view not in derive.VIEWS:

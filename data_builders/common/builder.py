@@ -12,6 +12,9 @@ Byte-identical rebuilds: TFDS serializes each record as a tf.train.Example,
 whose feature map the upb protobuf runtime writes in an order that changes
 from process to process (same records, other bytes). `DeterministicRecords`
 serializes with `deterministic=True` during the build (same decoded data).
+Its builders hand TFDS each record already serialized (`records.serialize`,
+the same bytes written directly), which the build passes through TFDS's
+encoder and serializer untouched.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from typing import Callable, Mapping, Sequence
 
 import tensorflow_datasets as tfds
 from tensorflow_datasets.core import example_serializer
+from tensorflow_datasets.core.features import features_dict
 
-from data_builders.common import file_format, schema, splits
+from data_builders.common import file_format, records, schema, splits
 
 
 def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
@@ -36,20 +40,38 @@ def blm_info(builder: tfds.core.DatasetBuilder) -> tfds.core.DatasetInfo:
   )
 
 
+class Serialized(bytes):
+  """A record already serialized (`records.serialize`): within
+  `deterministic_serialization`, TFDS's encoder and serializer pass it on
+  as it is."""
+
+
 @contextlib.contextmanager
 def deterministic_serialization():
-  """Within the block, TFDS writes tf.Example maps in a fixed order."""
+  """Within the block, TFDS writes tf.Example maps in a fixed order, and
+  `Serialized` records as they are."""
   cls = example_serializer.ExampleSerializer
   original = cls.serialize_example
+  features = features_dict.FeaturesDict
+  original_encode = features.encode_example
 
   def serialize_example(self, example):
+    if isinstance(example, Serialized):
+      return bytes(example)
     return self.get_tf_example(example).SerializeToString(deterministic=True)
 
+  def encode_example(self, example):
+    if isinstance(example, Serialized):
+      return example
+    return original_encode(self, example)
+
   cls.serialize_example = serialize_example
+  features.encode_example = encode_example
   try:
     yield
   finally:
     cls.serialize_example = original
+    features.encode_example = original_encode
 
 
 class DeterministicRecords:
@@ -58,6 +80,13 @@ class DeterministicRecords:
   def _download_and_prepare(self, dl_manager, download_config=None):
     with deterministic_serialization():
       return super()._download_and_prepare(dl_manager, download_config)
+
+  def _generate_examples(self, instances):
+    """(id, record) of each `schema.BLMInstance`: serialized directly
+    (`records.DIRECT`), else the example dict TFDS encodes."""
+    for inst in instances:
+      yield inst.id, (Serialized(records.serialize(inst)) if records.DIRECT
+                      else inst.to_example())
 
 
 # The split regimes a generated config can have (`GeneratedConfig.regime`).
@@ -161,7 +190,3 @@ class GeneratedBLMBuilder(DeterministicRecords,
           fractions)
     return {name: self._generate_examples(items)
             for name, items in parts.items() if items}
-
-  def _generate_examples(self, instances):
-    for inst in instances:
-      yield inst.id, inst.to_example()

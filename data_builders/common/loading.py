@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Sequence
 
-from data_builders.common import safe_io, schema
+from data_builders.common import records, safe_io, schema
 
 DEFAULT_DATA_DIR = os.environ.get(
     "BLM_DATA_DIR", os.path.expanduser("~/tensorflow_datasets"))
@@ -203,8 +203,9 @@ class CorruptDatasetError(ValueError):
   """A built dataset's record file cannot be read back."""
 
 
-def _read_all(b, name: str, split: str):
-  """Every record of one split; a damaged file is named, with how to
+def _read_all(b, name: str, split: str, convert=records.parse):
+  """Every record of one split (`convert(bytes)` when the dataset has the
+  BLM schema, else TFDS's decoding); a damaged file is named, with how to
   rebuild it (the reader's own message names neither).
 
   A prepared split that cannot be read back or decoded is damage: flipped
@@ -213,6 +214,12 @@ def _read_all(b, name: str, split: str):
   supported').
   """
   try:
+    if records.is_blm_schema(b.info.features):  # Parsed directly.
+      from tensorflow_datasets.core import decode
+      source = b.as_data_source(
+          split=split, deserialize_method=decode.DeserializeMethod.RAW_BYTES)
+      return [convert(r)
+              for r in source.__getitems__(list(range(len(source))))]
     source = b.as_data_source(split=split)
     return source.__getitems__(list(range(len(source))))
   except Exception as e:
@@ -233,8 +240,9 @@ def load_instances(name: str, split: str, data_dir: str | None = None,
     raise ValueError(
         f"dataset {name!r} has no split {split!r}; it has "
         f"{sorted(b.info.splits)}")
-  records = _read_all(b, name, split)
-  instances = [schema.BLMInstance.from_example(r) for r in records]
+  instances = [r if isinstance(r, schema.BLMInstance)
+               else schema.BLMInstance.from_example(r)
+               for r in _read_all(b, name, split, records.instance)]
   return sorted(instances, key=lambda x: x.id)
 
 

@@ -83,3 +83,68 @@ def test_names_refuse_an_unknown_dataset():
           "blm_chunks/od_it"]
   with pytest.raises(SystemExit, match=r"unknown datasets \['chunks_od_xx'\]"):
     collect_vocab.names("chunks_od_xx")
+
+
+def _wordpiece(padding: dict | None):
+  """A tiny WordPiece tokenizer truncating at 6 tokens, padded as asked."""
+  import tokenizers
+  from tokenizers import models, pre_tokenizers
+  vocab = {w: i for i, w in enumerate(
+      "[PAD] [UNK] the girl boy sprayed paint wall ##s .".split())}
+  tok = tokenizers.Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+  tok.pre_tokenizer = pre_tokenizers.Whitespace()
+  tok.enable_truncation(6)
+  if padding is not None:
+    tok.enable_padding(pad_id=0, pad_token="[PAD]", **padding)
+  return tok
+
+
+def _ids_padded(tok, strings) -> set:
+  """collect_vocab's ids as they were: every padded encoding's ids."""
+  return {i for enc in tok.encode_batch(strings) for i in enc.ids}
+
+
+@pytest.mark.parametrize("padding", [None, {"length": 6}, {"length": None},
+                                     {"length": None, "pad_to_multiple_of": 4}],
+                         ids=["none", "fixed", "longest", "multiple"])
+@pytest.mark.parametrize("strings", [
+    ["the girl sprayed paint .", "boy walls", "the the the the the the the"],
+    ["the girl the boy the wall ."],  # one string, truncated: no padding
+    ["girl boy", "boy girl"],         # all of one length
+], ids=["mixed", "truncated", "equal"])
+def test_token_ids_without_padding_are_the_padded_ids(padding, strings):
+  tok = _wordpiece(padding)
+  before = tok.padding
+  assert collect_vocab.token_ids(tok, strings) == _ids_padded(tok, strings)
+  assert tok.padding == before  # The tokenizer's padding is put back.
+
+
+def test_build_and_read_collects_every_string_tfds_decodes(tmp_path,
+                                                           monkeypatch):
+  import tensorflow_datasets as tfds
+  from data_builders.common import builder, instances, loading, schema
+
+  class VocabToy(builder.GeneratedBLMBuilder):
+    """Toy BLMs for collect_vocab's read."""
+
+    VERSION = tfds.core.Version("1.0.0")
+    BUILDER_CONFIGS = [builder.GeneratedConfig(name="only")]
+
+    def generate(self, config):
+      S = schema.Sentence
+      return [instances.make_instance(
+          id=f"v-{i}", family="toy", language="fr", lexical_type="I",
+          subset="s", context=[S(f"l'été {i} .", "P", ("l'été", f"{i} ."))],
+          candidates=[("OK", S(f"oui {i} .", "Q")), ("NO", S(f"non {i} ."))],
+          correct_label="OK") for i in range(12)]
+
+  monkeypatch.setenv("BLM_DATA_DIR", str(tmp_path))
+  name, strings = collect_vocab.build_and_read("vocab_toy/only")
+  b = loading.builder(name, str(tmp_path))
+  expected = set()
+  for split in b.info.splits:
+    source = b.as_data_source(split=split)  # TFDS's own decoding
+    for record in source.__getitems__(list(range(len(source)))):
+      collect_vocab._strings(record, expected)
+  assert strings == sorted(expected)
+  assert {"v-3", "l'été 3 .", '["l\'été", "3 ."]', "OK", "fr"} <= expected
