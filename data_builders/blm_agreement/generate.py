@@ -154,7 +154,7 @@ def _paper_answers(clause: str, v: templates.NumberVariant,
 @functools.lru_cache(maxsize=None)
 def _seq_answers(clause: str, correct_terms: tuple, errors: tuple):
   return _answer_tuples(
-      seq_templates.sentence_pattern(clause, *correct_terms),
+      seq_templates.correct_pattern_of(clause, correct_terms),
       seq_templates.answer_templates(errors), seq_templates.RULES)
 
 
@@ -167,8 +167,7 @@ def _context(clause: str, v: NumberPlan):
   """(pattern, pattern string) of the seven context sentences, memoised
   (a `_seq` plan's by its sentences' numbers)."""
   if isinstance(v, seq_templates.Plan):
-    return _seq_context(clause,
-                        v.all_terms()[:seq_templates.LENGTH - 1])
+    return _seq_context(clause, v.context_terms())
   return _paper_context(clause, v)
 
 
@@ -179,8 +178,8 @@ def _paper_context(clause: str, v: templates.NumberVariant):
 
 @functools.lru_cache(maxsize=None)
 def _seq_context(clause: str, terms: tuple):
-  return tuple((p, str(p)) for p in (
-      seq_templates.sentence_pattern(clause, *t) for t in terms))
+  return tuple((p, str(p))
+               for p in seq_templates.context_patterns_of(clause, terms))
 
 
 def _rng(*parts) -> random.Random:

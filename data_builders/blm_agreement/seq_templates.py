@@ -45,6 +45,7 @@ subject and N1 numbers and the other embedding).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 
@@ -189,17 +190,33 @@ class Plan:
     sentence i (0-based; N2 None before sentence 4)."""
     return self.all_terms()[i]
 
+  def context_terms(self) -> tuple[tuple[str, str, str, str | None], ...]:
+    return self.all_terms()[:LENGTH - 1]
+
   def context_patterns(self, clause: str) -> tuple[Pattern, ...]:
-    return tuple(sentence_pattern(clause, *t)
-                 for t in self.all_terms()[:LENGTH - 1])
+    return context_patterns_of(clause, self.context_terms())
 
   def correct_pattern(self, clause: str) -> Pattern:
-    return sentence_pattern(clause, *self.terms(LENGTH - 1))
+    return correct_pattern_of(clause, self.terms(LENGTH - 1))
 
   @property
   def answers(self) -> tuple[AnswerTemplate, ...]:
     """The 21 answer templates, the correct one first."""
     return answer_templates(self.errors)
+
+
+# A plan's patterns depend only on its sentences' numbers (its terms), which
+# repeat across instances where whole plans rarely do: memoised by them.
+@functools.lru_cache(maxsize=None)
+def context_patterns_of(clause: str, terms: tuple) -> tuple[Pattern, ...]:
+  """The seven context sentences' patterns for these `Plan.context_terms`."""
+  return tuple(sentence_pattern(clause, *t) for t in terms)
+
+
+@functools.lru_cache(maxsize=None)
+def correct_pattern_of(clause: str, terms: tuple) -> Pattern:
+  """The correct answer's pattern for `Plan.terms(LENGTH - 1)`."""
+  return sentence_pattern(clause, *terms)
 
 
 def answer_templates(errors) -> tuple[AnswerTemplate, ...]:
