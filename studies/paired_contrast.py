@@ -9,6 +9,12 @@ share them, with the 95% interval and Holm's correction.
 Writes a record with one `contrast` table (`records tables` renders it);
 `--cells_of=<model>` adds a `cells` table: that model against the best
 other one, cell by cell (`solver_contrasts.cell_rows`).
+
+Two or more workdirs of one model on one dataset are one grid whose seeds
+are split between them (more seeds for a grid already run, e.g.
+`--config.grid.seeds=3,4` into a new workdir): their configs must be the
+same but for `grid.seeds`, their seeds disjoint, their test sets the same.
+Every model needs the same seeds: the contrast pairs them.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import os
 import sys
 import time
 
+import numpy as np
 from absl import app, flags
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,27 +52,100 @@ def contrast(workdirs: list[str], cells_of: str | None = None
              ) -> tuple[list[list[str]], dict, list[list[str]]]:
   """The contrast rows, each workdir's model and dataset, and the rows of
   `cells_of` against the best other model cell by cell (none without)."""
-  runs, preds, seen = {}, {}, {}
+  runs, preds, configs, first, seen = {}, {}, {}, {}, {}
   for w in workdirs:
-    path = os.path.join(w, "results.json")
-    if not os.path.exists(path):
-      raise SystemExit(f"--workdir={w}: no results.json (is the run "
-                       "finished?)")
-    results = records.read_json_object(path, "a grid's results.json")
+    results, config = _read(w)
     model = results["config"]["model"]  # results.json's short config
     dataset = results["config"]["dataset"]
-    runs.setdefault(dataset, {})[model] = results
-    preds.setdefault(dataset, {})[model] = predictions.load(w)
+    cell_preds = predictions.load(w)
+    key = (dataset, model)
+    if key in runs:
+      runs[key], preds[key] = _merge_seeds(
+          (first[key], runs[key], configs[key], preds[key]),
+          (w, results, config, cell_preds))
+    else:
+      runs[key], configs[key], preds[key], first[key] = (
+          results, config, cell_preds, w)
     seen[w] = {"model": model, "dataset": dataset}
-  if len(seen) < 2:
-    raise SystemExit("--workdir: name two or more finished grids")
-  models = [v["model"] for v in seen.values()]
+  models = list(dict.fromkeys(m for _, m in runs))
+  if len(models) < 2:
+    raise SystemExit("--workdir: name finished grids of two or more models")
+  by_dataset, preds_of = {}, {}
+  for (dataset, model), results in runs.items():
+    by_dataset.setdefault(dataset, {})[model] = results
+    preds_of.setdefault(dataset, {})[model] = preds[dataset, model]
+  runs, preds = by_dataset, preds_of
+  for dataset, by_model in runs.items():
+    seeds = {m: sorted({c["seed"] for c in r.get("cells", [])})
+             for m, r in by_model.items()}
+    if len({tuple(v) for v in seeds.values()}) > 1:
+      raise SystemExit(f"{dataset}: the grids' seeds differ ("
+                       + "; ".join(f"{m}: {v}" for m, v in seeds.items())
+                       + "); the contrast pairs them, so give every model "
+                       "the same seeds")
   if cells_of is not None and cells_of not in models:
     raise SystemExit(f"--cells_of={cells_of}: not the model of any "
                      f"--workdir ({', '.join(models)})")
   cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds)
            if cells_of else [])
   return solver_contrasts.rows(runs, models, preds), seen, cells
+
+
+def _read(w: str) -> tuple[dict, dict]:
+  """A finished workdir's results.json and config.json."""
+  path = os.path.join(w, "results.json")
+  if not os.path.exists(path):
+    raise SystemExit(f"--workdir={w}: no results.json (is the run "
+                     "finished?)")
+  results = records.read_json_object(path, "a grid's results.json")
+  config_path = os.path.join(w, "config.json")
+  config = (records.read_json_object(config_path, "a grid's config.json")
+            if os.path.exists(config_path) else {})
+  return results, config
+
+
+def _without_seeds(config: dict) -> dict:
+  grid = {k: v for k, v in config.get("grid", {}).items() if k != "seeds"}
+  # `progress` changes the console only.
+  return {**{k: v for k, v in config.items() if k != "progress"},
+          "grid": grid}
+
+
+def _merge_seeds(a, b) -> tuple[dict, predictions.CellPredictions | None]:
+  """One model's two grids, each (workdir, results, config, predictions),
+  as one grid with the seeds of both; SystemExit naming both workdirs
+  when they are not one grid's seeds."""
+  (wa, ra, ca, pa), (wb, rb, cb, pb) = a, b
+  both = f"--workdir={wa} and --workdir={wb}"
+  if not ca or not cb or _without_seeds(ca) != _without_seeds(cb):
+    raise SystemExit(f"{both}: one model on one dataset with configs that "
+                     "differ beyond grid.seeds (or without config.json); "
+                     "only one grid's seeds split between workdirs merge")
+  cells_a, cells_b = ra.get("cells"), rb.get("cells")
+  if not cells_a or not cells_b:
+    raise SystemExit(f"{both}: a results.json without per-seed cells")
+  shared = ({c["seed"] for c in cells_a} & {c["seed"] for c in cells_b})
+  if shared:
+    raise SystemExit(f"{both}: both have seed(s) {sorted(shared)}; "
+                     "merged workdirs need disjoint seeds")
+  if (ra["summary"].keys() != rb["summary"].keys()
+      or ra.get("data", {}).get("test_sizes")
+      != rb.get("data", {}).get("test_sizes")):
+    raise SystemExit(f"{both}: different train types or test sets")
+  # `summary` stays the first grid's: only its keys (the types) are read.
+  merged = {**ra, "cells": list(cells_a) + list(cells_b)}
+  if pa is None or pb is None:
+    return merged, None
+  if (pa.train_types != pb.train_types
+      or any(pa.tests[u].ids != pb.tests[u].ids for u in pa.tests)
+      or pa.tests.keys() != pb.tests.keys()):
+    raise SystemExit(f"{both}: their predictions are on different test "
+                     "instances")
+  return merged, predictions.CellPredictions(
+      pa.seeds + pb.seeds, pa.train_types,
+      {u: predictions.TestPredictions(
+          np.concatenate([pa.tests[u].hits, pb.tests[u].hits]),
+          pa.tests[u].ids) for u in pa.tests})
 
 
 def main(argv):

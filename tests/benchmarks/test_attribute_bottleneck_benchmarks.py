@@ -73,19 +73,39 @@ def test_paired_contrast_names_an_unfinished_workdir(tmp_path):
     paired_contrast.contrast([str(tmp_path)])
 
 
-def _finished(folder, model, f1):
-  """A workdir whose results.json gives `model` F1 `f1` (per seed) in
-  every cell of types I and II."""
+def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3):
+  """A workdir whose results.json gives `model` F1 `f1` (per seed, of
+  `seeds`: 0, 1, ... by default) in every cell of types I and II, with its
+  config.json; with `hits` ({seed: [N] bool}), a predictions.npz whose
+  cells choose the correct answer there."""
   types = ("I", "II")
+  seeds = list(range(len(f1))) if seeds is None else seeds
   os.makedirs(folder)
   results = {"config": {"model": model, "dataset": "d"},
              "summary": {t: {u: {"f1_mean": float(np.mean(f1))}
                              for u in types} for t in types},
+             "data": {"test_sizes": {"I": 4, "II": 4}},
              "cells": [{"seed": s, "train_type": t,
-                        "test": {u: {"f1": f1[s]} for u in types}}
-                       for s in range(len(f1)) for t in types]}
+                        "test": {u: {"f1": v} for u in types}}
+                       for s, v in zip(seeds, f1) for t in types]}
   with open(os.path.join(folder, "results.json"), "w") as f:
     json.dump(results, f)
+  config = {"model": {"name": model}, "train": {"learning_rate": lr},
+            "grid": {"mode": "auto", "seeds": seeds}, "progress": True}
+  with open(os.path.join(folder, "config.json"), "w") as f:
+    json.dump(config, f)
+  if hits is not None:
+    cells = [(s, t) for s in seeds for t in types]
+    arrays = {"cell_seed": np.array([s for s, _ in cells]),
+              "cell_train": np.array([t for _, t in cells]),
+              "cell_variant": np.array([""] * len(cells)),
+              "test_types": np.array(types)}
+    for u in types:
+      arrays[f"correct_{u}"] = np.zeros(4, np.int32)
+      arrays[f"pred_{u}"] = np.array([np.where(hits[s], 0, 1)
+                                      for s, _ in cells], np.int32)
+      arrays[f"ids_{u}"] = np.array([f"{u}{i}" for i in range(4)])
+    np.savez(os.path.join(folder, "predictions.npz"), **arrays)
   return str(folder)
 
 
@@ -101,3 +121,46 @@ def test_paired_contrast_cells_of_one_model(tmp_path):
   with pytest.raises(SystemExit, match=r"--cells_of=c: not the model of any "
                      r"--workdir \(a, b\)"):
     paired_contrast.contrast([a, b], "c")
+
+
+def test_one_models_seeds_in_two_workdirs_are_one_grid(tmp_path):
+  # a's seeds 0-2 in one workdir and 3-4 in another give the contrast of
+  # one five-seed workdir, instance-level hits included.
+  f1a, f1b = [0.5, 0.75, 0.5, 0.75, 0.5], [0.25, 0.5, 0.25, 0.25, 0.5]
+  def hits_of(f1):  # The first f1 * 4 of 4 instances right.
+    return {s: np.arange(4) < round(v * 4) for s, v in enumerate(f1)}
+
+  hits, hits_b = hits_of(f1a), hits_of(f1b)
+  whole = _finished(tmp_path / "whole", "a", f1a, hits=hits)
+  head = _finished(tmp_path / "head", "a", f1a[:3], [0, 1, 2], hits=hits)
+  tail = _finished(tmp_path / "tail", "a", f1a[3:], [3, 4], hits=hits)
+  b = _finished(tmp_path / "b", "b", f1b, hits=hits_b)
+  one = paired_contrast.contrast([whole, b], "a")
+  split = paired_contrast.contrast([head, tail, b], "a")
+  assert split[0] == one[0] and split[2] == one[2]
+  assert one[0][0][3] == "+0.250"
+  assert split[1][tail] == {"model": "a", "dataset": "d"}
+  # Three seeds of each: another interval, so the merge is what made it.
+  b3 = _finished(tmp_path / "b3", "b", f1b[:3], hits=hits_of(f1b[:3]))
+  assert paired_contrast.contrast([head, b3], "a")[0] != one[0]
+
+
+def test_workdirs_that_are_not_one_grids_seeds_do_not_merge(tmp_path):
+  head = _finished(tmp_path / "head", "a", [0.5, 0.6, 0.5])
+  again = _finished(tmp_path / "again", "a", [0.5, 0.6], [2, 3])
+  other = _finished(tmp_path / "other", "a", [0.5, 0.6], [3, 4], lr=3e-3)
+  b = _finished(tmp_path / "b", "b", [0.2, 0.3, 0.2])
+  with pytest.raises(SystemExit, match=r"--workdir=.*head and --workdir="
+                     r".*again: both have seed\(s\) \[2\]"):
+    paired_contrast.contrast([head, again, b])
+  with pytest.raises(SystemExit, match=r"--workdir=.*other: one model on "
+                     r"one dataset with configs that differ beyond "
+                     r"grid.seeds"):
+    paired_contrast.contrast([head, other, b])
+  with pytest.raises(SystemExit, match=r"d: the grids' seeds differ \(a: "
+                     r"\[0, 1, 2\]; b: \[0, 1\]\)"):
+    paired_contrast.contrast([head, _finished(tmp_path / "b2", "b",
+                                              [0.2, 0.3])])
+  with pytest.raises(SystemExit, match="grids of two or more models"):
+    paired_contrast.contrast([head, _finished(tmp_path / "tail", "a",
+                                              [0.4], [7])])
