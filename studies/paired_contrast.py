@@ -12,7 +12,7 @@ other one, cell by cell (`solver_contrasts.cell_rows`).
 
 Two or more workdirs of one model on one dataset are one grid whose seeds
 are split between them (more seeds for a grid already run, e.g.
-`--config.grid.seeds=3,4` into a new workdir): their configs must be the
+`--config.grid.seeds="(3,4)"` into a new workdir): their configs must be the
 same but for `grid.seeds`, their seeds disjoint, their test sets the same.
 Every model needs the same seeds: the contrast pairs them.
 """
@@ -97,10 +97,13 @@ def _read(w: str) -> tuple[dict, dict]:
   if not os.path.exists(path):
     raise SystemExit(f"--workdir={w}: no results.json (is the run "
                      "finished?)")
-  results = records.read_json_object(path, "a grid's results.json")
   config_path = os.path.join(w, "config.json")
-  config = (records.read_json_object(config_path, "a grid's config.json")
-            if os.path.exists(config_path) else {})
+  try:
+    results = records.read_json_object(path, "a grid's results.json")
+    config = (records.read_json_object(config_path, "a grid's config.json")
+              if os.path.exists(config_path) else {})
+  except records.RecordError as e:
+    raise SystemExit(f"--workdir={w}: {e}") from None
   return results, config
 
 
@@ -136,9 +139,8 @@ def _merge_seeds(a, b) -> tuple[dict, predictions.CellPredictions | None]:
   merged = {**ra, "cells": list(cells_a) + list(cells_b)}
   if pa is None or pb is None:
     return merged, None
-  if (pa.train_types != pb.train_types
-      or any(pa.tests[u].ids != pb.tests[u].ids for u in pa.tests)
-      or pa.tests.keys() != pb.tests.keys()):
+  if (pa.train_types != pb.train_types or pa.tests.keys() != pb.tests.keys()
+      or any(pa.tests[u].ids != pb.tests[u].ids for u in pa.tests)):
     raise SystemExit(f"{both}: their predictions are on different test "
                      "instances")
   return merged, predictions.CellPredictions(

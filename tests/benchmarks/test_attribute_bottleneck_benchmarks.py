@@ -73,7 +73,7 @@ def test_paired_contrast_names_an_unfinished_workdir(tmp_path):
     paired_contrast.contrast([str(tmp_path)])
 
 
-def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3):
+def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3, ids=""):
   """A workdir whose results.json gives `model` F1 `f1` (per seed, of
   `seeds`: 0, 1, ... by default) in every cell of types I and II, with its
   config.json; with `hits` ({seed: [N] bool}), a predictions.npz whose
@@ -104,7 +104,7 @@ def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3):
       arrays[f"correct_{u}"] = np.zeros(4, np.int32)
       arrays[f"pred_{u}"] = np.array([np.where(hits[s], 0, 1)
                                       for s, _ in cells], np.int32)
-      arrays[f"ids_{u}"] = np.array([f"{u}{i}" for i in range(4)])
+      arrays[f"ids_{u}"] = np.array([f"{ids}{u}{i}" for i in range(4)])
     np.savez(os.path.join(folder, "predictions.npz"), **arrays)
   return str(folder)
 
@@ -140,6 +140,11 @@ def test_one_models_seeds_in_two_workdirs_are_one_grid(tmp_path):
   assert split[0] == one[0] and split[2] == one[2]
   assert one[0][0][3] == "+0.250"
   assert split[1][tail] == {"model": "a", "dataset": "d"}
+  moved = _finished(tmp_path / "moved", "a", f1a[3:], [3, 4], hits=hits,
+                    ids="x")
+  with pytest.raises(SystemExit, match=r"head and --workdir=.*moved: their "
+                     r"predictions are on different test instances"):
+    paired_contrast.contrast([head, moved, b])
   # Three seeds of each: another interval, so the merge is what made it.
   b3 = _finished(tmp_path / "b3", "b", f1b[:3], hits=hits_of(f1b[:3]))
   assert paired_contrast.contrast([head, b3], "a")[0] != one[0]
@@ -161,6 +166,11 @@ def test_workdirs_that_are_not_one_grids_seeds_do_not_merge(tmp_path):
                      r"\[0, 1, 2\]; b: \[0, 1\]\)"):
     paired_contrast.contrast([head, _finished(tmp_path / "b2", "b",
                                               [0.2, 0.3])])
+  with open(os.path.join(other, "config.json"), "w") as f:
+    f.write("[]")
+  with pytest.raises(SystemExit, match=r"--workdir=.*other: .*config.json: "
+                     r"holds a JSON list, not a grid's config.json"):
+    paired_contrast.contrast([head, other, b])
   with pytest.raises(SystemExit, match="grids of two or more models"):
     paired_contrast.contrast([head, _finished(tmp_path / "tail", "a",
                                               [0.4], [7])])
