@@ -154,7 +154,7 @@ def _paper_answers(clause: str, v: templates.NumberVariant,
 @functools.lru_cache(maxsize=None)
 def _seq_answers(clause: str, correct_terms: tuple, errors: tuple):
   return _answer_tuples(
-      seq_templates.correct_pattern_of(clause, correct_terms),
+      seq_templates.sentence_pattern(clause, *correct_terms),
       seq_templates.answer_templates(errors), seq_templates.RULES)
 
 

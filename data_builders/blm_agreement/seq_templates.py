@@ -45,7 +45,6 @@ subject and N1 numbers and the other embedding).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import random
 
@@ -197,7 +196,7 @@ class Plan:
     return context_patterns_of(clause, self.context_terms())
 
   def correct_pattern(self, clause: str) -> Pattern:
-    return correct_pattern_of(clause, self.terms(LENGTH - 1))
+    return sentence_pattern(clause, *self.terms(LENGTH - 1))
 
   @property
   def answers(self) -> tuple[AnswerTemplate, ...]:
@@ -205,18 +204,11 @@ class Plan:
     return answer_templates(self.errors)
 
 
-# A plan's patterns depend only on its sentences' numbers (its terms), which
-# repeat across instances where whole plans rarely do: memoised by them.
-@functools.lru_cache(maxsize=None)
 def context_patterns_of(clause: str, terms: tuple) -> tuple[Pattern, ...]:
-  """The seven context sentences' patterns for these `Plan.context_terms`."""
+  """The seven context sentences' patterns for these `Plan.context_terms`
+  (a function of the terms, so that the generator can memoise it by them:
+  they repeat across instances where whole plans rarely do)."""
   return tuple(sentence_pattern(clause, *t) for t in terms)
-
-
-@functools.lru_cache(maxsize=None)
-def correct_pattern_of(clause: str, terms: tuple) -> Pattern:
-  """The correct answer's pattern for `Plan.terms(LENGTH - 1)`."""
-  return sentence_pattern(clause, *terms)
 
 
 def answer_templates(errors) -> tuple[AnswerTemplate, ...]:
