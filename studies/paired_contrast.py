@@ -14,7 +14,13 @@ Two or more workdirs of one model on one dataset are one grid whose seeds
 are split between them (more seeds for a grid already run, e.g.
 `--config.grid.seeds="(3,4)"` into a new workdir): their configs must be the
 same but for `grid.seeds`, their seeds disjoint, their test sets the same.
-Every model needs the same seeds: the contrast pairs them.
+Every model needs the same seeds: the contrast pairs them. `--seeds=0,1,2`
+keeps only those seeds of every grid (a suite's five-seed FFNN beside a
+three-seed run).
+
+`--kept=<keep>/<grid>/<model>.json` reads a grid a suite kept
+(`reproduce --keep`: its record and predictions.npz) in place of a
+workdir, e.g. the papers' FFNN in studies/records/paper_rest/.
 """
 
 from __future__ import annotations
@@ -33,31 +39,37 @@ if _HERE not in sys.path:
 
 from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.results import predictions  # noqa: E402
-from blm_jax.study import records, solver_contrasts  # noqa: E402
+from blm_jax.study import grid_records, records, solver_contrasts  # noqa: E402
 
 FLAGS = flags.FLAGS
 
 
 def _define_flags():
   """At run time only, so that tests can import `contrast`."""
-  flags.DEFINE_multi_string("workdir", [], "finished grid workdirs (2 or "
-                            "more)")
+  flags.DEFINE_multi_string("workdir", [], "finished grid workdirs")
+  flags.DEFINE_multi_string("kept", [], "kept grid records "
+                            "(<keep>/<grid>/<model>.json), beside or "
+                            "instead of workdirs")
+  flags.DEFINE_list("seeds", [], "only these seeds of every grid (default: "
+                    "all; every model must have the same)")
   flags.DEFINE_string("out", None, "the record to write")
   flags.DEFINE_string("cells_of", None, "a model among the workdirs': add "
                       "its cell-by-cell contrast with the best other one")
   flags.mark_flag_as_required("out")
 
 
-def contrast(workdirs: list[str], cells_of: str | None = None
+def contrast(workdirs: list[str], cells_of: str | None = None,
+             kept: list[str] = (), seeds: list[int] | None = None
              ) -> tuple[list[list[str]], dict, list[list[str]]]:
-  """The contrast rows, each workdir's model and dataset, and the rows of
-  `cells_of` against the best other model cell by cell (none without)."""
+  """The contrast rows, each workdir's (and kept record's) model and
+  dataset, and the rows of `cells_of` against the best other model cell by
+  cell (none without); `seeds`: only these seeds of every grid."""
   runs, preds, configs, first, seen = {}, {}, {}, {}, {}
-  for w in workdirs:
-    results, config = _read(w)
+  sources = ([(w, *_read(w), predictions.load(w)) for w in workdirs]
+             + [(f"--kept={k}", *_read_kept(k)) for k in kept])
+  for w, results, config, cell_preds in sources:
     model = results["config"]["model"]  # results.json's short config
     dataset = results["config"]["dataset"]
-    cell_preds = predictions.load(w)
     key = (dataset, model)
     if key in runs:
       runs[key], preds[key] = _merge_seeds(
@@ -67,9 +79,14 @@ def contrast(workdirs: list[str], cells_of: str | None = None
       runs[key], configs[key], preds[key], first[key] = (
           results, config, cell_preds, w)
     seen[w] = {"model": model, "dataset": dataset}
+  if seeds is not None:
+    for key in runs:
+      runs[key], preds[key] = _only_seeds(first[key], runs[key], preds[key],
+                                          seeds)
   models = list(dict.fromkeys(m for _, m in runs))
   if len(models) < 2:
-    raise SystemExit("--workdir: name finished grids of two or more models")
+    raise SystemExit("--workdir/--kept: name finished grids of two or more "
+                     "models")
   by_dataset, preds_of = {}, {}
   for (dataset, model), results in runs.items():
     by_dataset.setdefault(dataset, {})[model] = results
@@ -82,7 +99,7 @@ def contrast(workdirs: list[str], cells_of: str | None = None
       raise SystemExit(f"{dataset}: the grids' seeds differ ("
                        + "; ".join(f"{m}: {v}" for m, v in seeds.items())
                        + "); the contrast pairs them, so give every model "
-                       "the same seeds")
+                       "the same seeds (or --seeds=<those they share>)")
   if cells_of is not None and cells_of not in models:
     raise SystemExit(f"--cells_of={cells_of}: not the model of any "
                      f"--workdir ({', '.join(models)})")
@@ -105,6 +122,46 @@ def _read(w: str) -> tuple[dict, dict]:
   except records.RecordError as e:
     raise SystemExit(f"--workdir={w}: {e}") from None
   return results, config
+
+
+def _read_kept(path: str) -> tuple[dict, dict, predictions.CellPredictions
+                                    | None]:
+  """A kept grid record (`<keep>/<grid>/<model>.json`), its full config
+  and its predictions.npz beside it, read as `reproduce --keep` reads
+  them (bounded, never through a link)."""
+  folder, filename = os.path.split(os.path.normpath(path))
+  model = filename[:-len(".json")] if filename.endswith(".json") else ""
+  try:
+    record = (grid_records.read(os.path.dirname(folder),
+                                os.path.basename(folder), model)
+              if model else None)
+    if record is None:
+      raise SystemExit(f"--kept={path}: no kept grid record there (a "
+                       "<keep>/<grid>/<model>.json that `reproduce --keep` "
+                       "wrote)")
+    cell_preds = grid_records.read_predictions(
+        os.path.dirname(folder), os.path.basename(folder), model)
+  except records.RecordError as e:
+    raise SystemExit(f"--kept={path}: {e}") from None
+  return record, record["run"]["config"], cell_preds
+
+
+def _only_seeds(where: str, results: dict, cell_preds, seeds: list[int]):
+  """`results` and `cell_preds` with only the cells of `seeds`;
+  SystemExit naming the grid when it lacks one of them."""
+  have = sorted({c["seed"] for c in results.get("cells", [])})
+  lacking = [s for s in seeds if s not in have]
+  if lacking:
+    raise SystemExit(f"--seeds: {where} has seeds {have}, not {lacking}")
+  results = {**results,
+             "cells": [c for c in results["cells"] if c["seed"] in seeds]}
+  if cell_preds is None:
+    return results, None
+  rows = [cell_preds.seeds.index(s) for s in seeds]
+  return results, predictions.CellPredictions(
+      tuple(seeds), cell_preds.train_types,
+      {u: predictions.TestPredictions(t.hits[rows], t.ids)
+       for u, t in cell_preds.tests.items()})
 
 
 def _without_seeds(config: dict) -> dict:
@@ -152,7 +209,13 @@ def _merge_seeds(a, b) -> tuple[dict, predictions.CellPredictions | None]:
 
 def main(argv):
   del argv
-  rows, seen, cells = contrast(FLAGS.workdir, FLAGS.cells_of)
+  try:
+    seeds = [int(s) for s in FLAGS.seeds] if FLAGS.seeds else None
+  except ValueError:
+    raise SystemExit(f"--seeds={','.join(FLAGS.seeds)}: integers, "
+                     "comma-separated") from None
+  rows, seen, cells = contrast(FLAGS.workdir, FLAGS.cells_of, FLAGS.kept,
+                               seeds)
   record = {
       "study": "paired contrast of solvers run outside a suite "
                "(blm_jax/study/solver_contrasts.py)",

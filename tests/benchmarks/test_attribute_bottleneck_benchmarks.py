@@ -174,3 +174,55 @@ def test_workdirs_that_are_not_one_grids_seeds_do_not_merge(tmp_path):
   with pytest.raises(SystemExit, match="grids of two or more models"):
     paired_contrast.contrast([head, _finished(tmp_path / "tail", "a",
                                               [0.4], [7])])
+
+
+def _keep(folder, keep, name="grid"):
+  """`folder`'s finished grid written as a suite keeps it:
+  <keep>/<name>/<model>.json with its predictions.npz beside."""
+  from blm_jax.study import grid_records
+  path = os.path.join(folder, "results.json")
+  with open(path) as f:
+    results = json.load(f)
+  with open(os.path.join(folder, "config.json")) as f:
+    config = json.load(f)
+  results.update(grid={"seeds": config["grid"]["seeds"]},
+                 run={"config": config})
+  with open(path, "w") as f:
+    json.dump(results, f)
+  model = results["config"]["model"]
+  return grid_records.write(str(keep), name, model, str(folder), "cmd", "c0")
+
+
+def test_a_kept_five_seed_grid_pairs_with_a_three_seed_run(tmp_path):
+  # A suite's five-seed grid, read from its kept record and cut to seeds
+  # 0-2, contrasts as the same grid's three seeds in a workdir do.
+  f1a, f1b = [0.5, 0.75, 0.5], [0.25, 0.5, 0.25, 0.5, 0.75]
+  hits_of = lambda f1: {s: np.arange(4) < round(v * 4)
+                        for s, v in enumerate(f1)}
+  a = _finished(tmp_path / "a", "a", f1a, hits=hits_of(f1a))
+  b5 = _finished(tmp_path / "b5", "b", f1b, hits=hits_of(f1b))
+  b3 = _finished(tmp_path / "b3", "b", f1b[:3], hits=hits_of(f1b[:3]))
+  kept = _keep(b5, tmp_path / "keep")
+  assert kept == str(tmp_path / "keep" / "grid" / "b.json")
+  want = paired_contrast.contrast([a, b3], "a")
+  got = paired_contrast.contrast([a], "a", kept=[kept], seeds=[0, 1, 2])
+  assert got[0] == want[0] and got[2] == want[2]
+  assert got[1][f"--kept={kept}"] == {"model": "b", "dataset": "d"}
+  with pytest.raises(SystemExit, match=r"d: the grids' seeds differ .*"
+                     r"\(or --seeds=<those they share>\)"):
+    paired_contrast.contrast([a], kept=[kept])
+  with pytest.raises(SystemExit, match=r"--seeds: .*a has seeds \[0, 1, 2\],"
+                     r" not \[4\]"):
+    paired_contrast.contrast([a], kept=[kept], seeds=[0, 4])
+
+
+def test_a_kept_path_that_is_not_a_kept_record_gets_one_line(tmp_path):
+  with pytest.raises(SystemExit, match=r"--kept=.*nothing.json: no kept "
+                     r"grid record there"):
+    paired_contrast.contrast([], kept=[str(tmp_path / "g" / "nothing.json")])
+  bad = tmp_path / "keep" / "g" / "b.json"
+  bad.parent.mkdir(parents=True)
+  bad.write_text('{"summary": {}}')
+  with pytest.raises(SystemExit, match=r"--kept=.*b.json: .*b.json: not a "
+                     r"grid's record: no grid, cells, data, config, run"):
+    paired_contrast.contrast([], kept=[str(bad)])
