@@ -14,6 +14,9 @@ Two or more workdirs of one model on one dataset are one grid whose seeds
 are split between them (more seeds for a grid already run, e.g.
 `--config.grid.seeds="(3,4)"` into a new workdir): their configs must be the
 same but for `grid.seeds`, their seeds disjoint, their test sets the same.
+Every grid of a dataset must have read the same builder versions (the
+pairing is by test instance id, which a new version may keep for another
+sentence).
 Every model needs the same seeds: the contrast pairs them. `--seeds=0,1,2`
 keeps only those seeds of every grid (a suite's five-seed FFNN beside a
 three-seed run).
@@ -93,6 +96,15 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
     preds_of.setdefault(dataset, {})[model] = preds[dataset, model]
   runs, preds = by_dataset, preds_of
   for dataset, by_model in runs.items():
+    versions = {m: r.get("data", {}).get("builder_versions")
+                for m, r in by_model.items()}
+    if len({json.dumps(v, sort_keys=True) for v in versions.values()}) > 1:
+      raise SystemExit(f"{dataset}: the grids read different builder "
+                       "versions (" + "; ".join(
+                           f"{m}: {_versions_text(v)}"
+                           for m, v in versions.items())
+                       + "); the contrast pairs test instances, so run "
+                       "every model on the same data")
     seeds = {m: sorted({c["seed"] for c in r.get("cells", [])})
              for m, r in by_model.items()}
     if len({tuple(v) for v in seeds.values()}) > 1:
@@ -106,6 +118,12 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
   cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds)
            if cells_of else [])
   return solver_contrasts.rows(runs, models, preds), seen, cells
+
+
+def _versions_text(versions: dict | None) -> str:
+  if not versions:
+    return "not recorded"
+  return ", ".join(sorted(set(versions.values())))
 
 
 def _read(w: str) -> tuple[dict, dict]:
@@ -189,9 +207,10 @@ def _merge_seeds(a, b) -> tuple[dict, predictions.CellPredictions | None]:
     raise SystemExit(f"{both}: both have seed(s) {sorted(shared)}; "
                      "merged workdirs need disjoint seeds")
   if (ra["summary"].keys() != rb["summary"].keys()
-      or ra.get("data", {}).get("test_sizes")
-      != rb.get("data", {}).get("test_sizes")):
-    raise SystemExit(f"{both}: different train types or test sets")
+      or any(ra.get("data", {}).get(k) != rb.get("data", {}).get(k)
+             for k in ("test_sizes", "builder_versions"))):
+    raise SystemExit(f"{both}: different train types, test sets or "
+                     "builder versions")
   # `summary` stays the first grid's: only its keys (the types) are read.
   merged = {**ra, "cells": list(cells_a) + list(cells_b)}
   if pa is None or pb is None:

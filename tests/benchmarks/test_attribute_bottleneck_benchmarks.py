@@ -73,7 +73,8 @@ def test_paired_contrast_names_an_unfinished_workdir(tmp_path):
     paired_contrast.contrast([str(tmp_path)])
 
 
-def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3, ids=""):
+def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3, ids="",
+              versions=None):
   """A workdir whose results.json gives `model` F1 `f1` (per seed, of
   `seeds`: 0, 1, ... by default) in every cell of types I and II, with its
   config.json; with `hits` ({seed: [N] bool}), a predictions.npz whose
@@ -84,7 +85,8 @@ def _finished(folder, model, f1, seeds=None, hits=None, lr=1e-3, ids=""):
   results = {"config": {"model": model, "dataset": "d"},
              "summary": {t: {u: {"f1_mean": float(np.mean(f1))}
                              for u in types} for t in types},
-             "data": {"test_sizes": {"I": 4, "II": 4}},
+             "data": {"test_sizes": {"I": 4, "II": 4},
+                      "builder_versions": versions or {"d/t_I": "1.2.0"}},
              "cells": [{"seed": s, "train_type": t,
                         "test": {u: {"f1": v} for u in types}}
                        for s, v in zip(seeds, f1) for t in types]}
@@ -226,3 +228,20 @@ def test_a_kept_path_that_is_not_a_kept_record_gets_one_line(tmp_path):
   with pytest.raises(SystemExit, match=r"--kept=.*b.json: .*b.json: not a "
                      r"grid's record: no grid, cells, data, config, run"):
     paired_contrast.contrast([], kept=[str(bad)])
+
+
+def test_grids_on_other_builder_versions_are_not_paired(tmp_path):
+  # Test ids survive a builder's new version while the sentences change:
+  # the contrast refuses rather than pair them.
+  a = _finished(tmp_path / "a", "a", [0.5, 0.6, 0.5])
+  b = _finished(tmp_path / "b", "b", [0.2, 0.3, 0.2],
+                versions={"d/t_I": "1.3.0"})
+  with pytest.raises(SystemExit, match=r"d: the grids read different "
+                     r"builder versions \(a: 1.2.0; b: 1.3.0\)"):
+    paired_contrast.contrast([a, b])
+  tail = _finished(tmp_path / "tail", "a", [0.4, 0.5], [3, 4],
+                   versions={"d/t_I": "1.3.0"})
+  with pytest.raises(SystemExit, match=r"--workdir=.*a and --workdir=.*tail"
+                     r": different train types, test sets or builder "
+                     r"versions"):
+    paired_contrast.contrast([a, tail, b])
