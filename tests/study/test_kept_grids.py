@@ -155,16 +155,19 @@ def test_kept_predictions_that_are_not_a_predictions_file_are_one_error(
         keep=keep)
 
 
-@pytest.mark.parametrize("content,message", [
+_NOT_A_RECORD = [
     ("{not json", "not JSON"),
     ('["a list"]', "not a grid's record (a JSON object)"),
     ('{"summary": {}}', "not a grid's record: no grid, cells, data, config, "
                         "run"),
     ("x" * (4 * 2 ** 20 + 1), "larger than 4194304 bytes"),
     (None, "not a plain file"),  # a link
-])
-def test_a_kept_file_that_is_not_a_grid_record_is_one_error(
-    tmp_path, content, message):
+]
+
+
+def _bad_kept_file(tmp_path, content):
+  """configs, and cos_en/ffnn's kept record in tmp_path/kept holding
+  `content` (None: a link to another file)."""
   configs = _configs(tmp_path)
   path = tmp_path / "kept" / "cos_en" / "ffnn.json"
   path.parent.mkdir(parents=True)
@@ -173,6 +176,33 @@ def test_a_kept_file_that_is_not_a_grid_record_is_one_error(
     path.symlink_to(tmp_path / "elsewhere.json")
   else:
     path.write_text(content)
+  return configs, path
+
+
+@pytest.mark.parametrize("content,message", _NOT_A_RECORD)
+def test_a_kept_file_that_is_not_a_grid_record_is_one_error(
+    tmp_path, content, message):
+  # Each kind of bad file, where the command reads it (reproduce.main
+  # turns this SuiteError into its one line: the test below, through the
+  # command itself).
+  configs, path = _bad_kept_file(tmp_path, content)
+  with pytest.raises(suites.SuiteError) as e:
+    reproduce.entries_of(*_select(_opts(
+        configs, tmp_path / "o", suite="cos_en/ffnn")), str(tmp_path / "o"),
+        keep=str(tmp_path / "kept"))
+  lines = str(e.value).splitlines()
+  assert len(lines) == 1 and lines[0].startswith(f"{path}: "), lines
+  assert message in lines[0]
+  assert not (tmp_path / "o").exists()
+
+
+def test_the_command_says_a_kept_file_is_not_a_grid_record_in_one_line(
+    tmp_path):
+  # One of the cases above through `python -m blm_jax.cli.reproduce`
+  # (a subprocess costs about 3 s of CPU; the in-process test covers
+  # every case).
+  content, message = _NOT_A_RECORD[0]
+  configs, path = _bad_kept_file(tmp_path, content)
   r = subprocess.run(
       [sys.executable, "-m", "blm_jax.cli.reproduce", "--suite=cos_en/ffnn",
        "--seeds=0,1", "--noseed_follows_grid", f"--configs_dir={configs}",
