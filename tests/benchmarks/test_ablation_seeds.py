@@ -1,6 +1,7 @@
 """The dev-tuning ablation's per-seed table (studies/vae2_ablation.py):
 a choice between settings shows each seed's difference, not just a mean."""
 
+import copy
 import json
 import os
 import subprocess
@@ -13,34 +14,85 @@ from tests import ROOT
 pytestmark = pytest.mark.slow
 
 
-def _seed_tables(*calls):
-  """seed_table(by_seed, names) of each (by_seed, names), in one
-  subprocess: the benchmark defines absl flags at import."""
-  code = ("import json, sys; sys.path.insert(0, 'studies'); "
-          "import vae2_ablation as a; "
-          "print(json.dumps([a.seed_table({int(k): v for k, v in by.items()},"
-          " names) for by, names in json.loads(sys.argv[1])]))")
-  out = subprocess.run([sys.executable, "-c", code, json.dumps(calls)],
-                       cwd=ROOT, capture_output=True, text=True, check=True)
-  return json.loads(out.stdout)
-
-
-def _seed_table(by_seed, names):
-  return _seed_tables((by_seed, names))[0]
-
-
 def _cells(i, ii, iii):
   return {t: {"selected": b} for t, b in zip(("I", "II", "III"),
                                               (i, ii, iii))}
 
 
-def test_each_seed_and_its_difference_to_the_first_setting():
-  by_seed = {
-      0: {"ffnn": _cells(1.0, .90, .40), "lr": _cells(1.0, .90, .46)},
-      1: {"ffnn": _cells(1.0, .90, .40), "lr": _cells(1.0, .90, .43)},
-      2: {"ffnn": _cells(1.0, .93, .43), "lr": _cells(1.0, .90, .40)},
-  }
-  table = _seed_table(by_seed, ["ffnn", "lr"])
+# What the tests below ask of the benchmark's pure functions: the
+# benchmark defines absl flags at import, so they run in a subprocess, one
+# for all of them (`computed`; each test's own cost about 3 s of CPU).
+_ONE_TABLE = ({
+    0: {"ffnn": _cells(1.0, .90, .40), "lr": _cells(1.0, .90, .46)},
+    1: {"ffnn": _cells(1.0, .90, .40), "lr": _cells(1.0, .90, .43)},
+    2: {"ffnn": _cells(1.0, .93, .43), "lr": _cells(1.0, .90, .40)},
+}, ["ffnn", "lr"])
+_GAINS = {s: {"ffnn": _cells(1.0, .90, .40),
+              "a": _cells(1.0, .90, .41 + .01 * s),  # ahead in each
+              "b": _cells(1.0, .90, (.70, .70, .39)[s]),  # larger mean
+              "c": _cells(1.0, .90, .42 + .01 * s)}  # ahead in each, most
+          for s in range(3)}
+_STUDY = {s: {"vae": _cells(1.0, .90, .40),
+              "vae_lr": _cells(1.0, .90, .41 + .01 * s)} for s in range(3)}
+_SEED0 = {"vae": .50, "vae_lr_3e-4": .40, "vae_lr_3e-3": .45,
+          "vae_latent_10": .60, "vae_hidden_64": .30, "vae_no_kl": .70,
+          "vae_reference": .55}
+_LATER = {s: {"vae": .50, "vae_no_kl": .52, "vae_latent_10": latent}
+          for s, latent in (("1", .48), ("2", .53))}
+_ASKED = {
+    # seed_table(by_seed, names) of each (by_seed, names)
+    "seed_tables": [_ONE_TABLE, (_GAINS, ["ffnn", "a", "b", "c"]),
+                    ({0: _GAINS[0]}, ["ffnn", "c"])],
+    "study_record": _STUDY,
+    # a record an unfinished session wrote: per seed and setting, the dev
+    # row (every type at `accuracy`) and the run entry of today's config
+    "recorded": [{"0": _SEED0, **_LATER}, {"0": _SEED0}],
+}
+_COMPUTE = """
+import json, sys; sys.path.insert(0, 'studies')
+import vae2_ablation as a
+from blm_jax.data import input_pipeline
+from blm_jax.training import run_identity
+a.flags.FLAGS(['x'])
+asked = json.loads(sys.stdin.read())
+tables = [a.seed_table({int(k): v for k, v in by.items()}, names)
+          for by, names in asked['seed_tables']]
+by = {int(k): v for k, v in asked['study_record'].items()}
+ab = {'columns': ['setting'], 'rows': [['vae'], ['vae_lr']],
+      'dev': by[0], 'seeds': a.seed_table(by, ['vae', 'vae_lr'])}
+study = a.study_record(ab, 'spray_load', 'cmd', 'abc', 'runs')
+records = []
+for accuracies in asked['recorded']:
+  runs, dev = {}, {}
+  for seed, names in accuracies.items():
+    for name, acc in names.items():
+      c = a.config_for(name, 'spray_load', int(seed))
+      runs.setdefault(seed, {})[name] = {
+          'config': run_identity.result_keys(
+              run_identity.flatten(c.to_dict())),
+          'builder_versions': input_pipeline.builder_versions(c.data)}
+      dev.setdefault(seed, {})[name] = {t: {
+          'best': acc, 'epoch': 1, 'loss': 1.0, 'loss_epoch': 1,
+          'last': acc, 'selected': acc, 'selected_epoch': 1}
+          for t in ('I', 'II', 'III')}
+  records.append({'study': 's', 'dev_by_seed': dev, 'runs': runs})
+print(json.dumps({'seed_tables': tables, 'study_record': study,
+                  'recorded': records}))
+"""
+
+
+@pytest.fixture(scope="module")
+def computed():
+  """_ASKED's answers, in one subprocess."""
+  out = subprocess.run([sys.executable, "-c", _COMPUTE],
+                       input=json.dumps(_ASKED), cwd=ROOT,
+                       capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr[-2000:]
+  return json.loads(out.stdout)
+
+
+def test_each_seed_and_its_difference_to_the_first_setting(computed):
+  table = computed["seed_tables"][0]  # _ONE_TABLE's
   assert table["columns"][1] == (
       "mean dev acc at the selected epoch, seeds 0 / 1 / 2")
   ffnn, lr = table["rows"]
@@ -53,14 +105,9 @@ def test_each_seed_and_its_difference_to_the_first_setting():
   assert table["chosen"] == "ffnn"
 
 
-def test_a_setting_better_in_every_seed_is_chosen_the_largest_gain_first():
-  by_seed = {s: {"ffnn": _cells(1.0, .90, .40),
-                 "a": _cells(1.0, .90, .41 + .01 * s),  # ahead in each
-                 "b": _cells(1.0, .90, (.70, .70, .39)[s]),  # larger mean
-                 "c": _cells(1.0, .90, .42 + .01 * s)}  # ahead in each, most
-             for s in range(3)}
-  every, first = _seed_tables((by_seed, ["ffnn", "a", "b", "c"]),
-                              ({0: by_seed[0]}, ["ffnn", "c"]))
+def test_a_setting_better_in_every_seed_is_chosen_the_largest_gain_first(
+    computed):
+  every, first = computed["seed_tables"][1:]  # of _GAINS, and its seed 0
   assert every["chosen"] == "c"
   assert first["chosen"] == "ffnn"
 
@@ -114,21 +161,9 @@ def test_budget_and_settings_together_are_refused():
       out.stdout + out.stderr)
 
 
-def test_study_record_holds_the_tables_the_docs_render_and_the_choice():
-  code = ("import json, sys; sys.path.insert(0, 'studies'); "
-          "import vae2_ablation as a; "
-          "d = json.loads(sys.argv[1]); "
-          "by = {int(k): v for k, v in d['by_seed'].items()}; "
-          "ab = {'columns': ['setting'], 'rows': [['vae'], ['vae_lr']], "
-          "'dev': by[0], 'seeds': a.seed_table(by, ['vae', 'vae_lr'])}; "
-          "print(json.dumps(a.study_record(ab, 'spray_load', 'cmd', 'abc', "
-          "'runs')))")
-  by_seed = {s: {"vae": _cells(1.0, .90, .40),
-                 "vae_lr": _cells(1.0, .90, .41 + .01 * s)} for s in range(3)}
-  out = subprocess.run([sys.executable, "-c", code,
-                        json.dumps({"by_seed": by_seed})], cwd=ROOT,
-                       capture_output=True, text=True, check=True)
-  record = json.loads(out.stdout)
+def test_study_record_holds_the_tables_the_docs_render_and_the_choice(
+    computed):
+  record = computed["study_record"]  # _STUDY's
   assert record["tables"]["ablation"]["rows"] == [["vae"], ["vae_lr"]]
   assert record["tables"]["seeds"]["rows"][1][0] == "vae_lr"
   assert record["chosen"] == "vae_lr"  # ahead in all three seeds
@@ -209,36 +244,6 @@ def test_the_record_is_written_after_every_run_incomplete_until_the_last(
   assert "seeds" not in r["tables"]
 
 
-_RECORD_OF = """
-import json, sys; sys.path.insert(0, 'studies')
-import vae2_ablation as a
-from blm_jax.data import input_pipeline
-from blm_jax.training import run_identity
-a.flags.FLAGS(['x'])
-runs, dev = {}, {}
-for seed, names in json.loads(sys.argv[1]).items():
-  for name, acc in names.items():
-    c = a.config_for(name, 'spray_load', int(seed))
-    runs.setdefault(seed, {})[name] = {
-        'config': run_identity.result_keys(run_identity.flatten(c.to_dict())),
-        'builder_versions': input_pipeline.builder_versions(c.data)}
-    dev.setdefault(seed, {})[name] = {t: {
-        'best': acc, 'epoch': 1, 'loss': 1.0, 'loss_epoch': 1, 'last': acc,
-        'selected': acc, 'selected_epoch': 1} for t in ('I', 'II', 'III')}
-print(json.dumps({'study': 's', 'dev_by_seed': dev, 'runs': runs}))
-"""
-
-
-def _recorded(accuracies):
-  """A record an unfinished session wrote: per seed and setting, the dev
-  row (every type at `accuracy`) and the run entry of today's config."""
-  out = subprocess.run([sys.executable, "-c", _RECORD_OF,
-                        json.dumps(accuracies)], cwd=ROOT,
-                       capture_output=True, text=True)
-  assert out.returncode == 0, out.stderr[-2000:]
-  return json.loads(out.stdout)
-
-
 def _ablation_from_record(tmp_path, record):
   # A fresh --out (the workdirs are gone) and a data dir that cannot be
   # made: a setting that is not taken from the record fails to train.
@@ -251,16 +256,10 @@ def _ablation_from_record(tmp_path, record):
                         "BLM_DATA_DIR": str(tmp_path / "file" / "data")})
 
 
-_SEED0 = {"vae": .50, "vae_lr_3e-4": .40, "vae_lr_3e-3": .45,
-          "vae_latent_10": .60, "vae_hidden_64": .30, "vae_no_kl": .70,
-          "vae_reference": .55}
-
-
-def test_a_later_session_without_workdirs_resumes_from_the_record(tmp_path):
-  later = {s: {"vae": .50, "vae_no_kl": .52, "vae_latent_10": latent}
-           for s, latent in (("1", .48), ("2", .53))}
+def test_a_later_session_without_workdirs_resumes_from_the_record(
+    tmp_path, computed):
   record = tmp_path / "record.json"
-  record.write_text(json.dumps(_recorded({"0": _SEED0, **later})))
+  record.write_text(json.dumps(computed["recorded"][0]))  # seeds 0-2
   out = _ablation_from_record(tmp_path, record)
   assert out.returncode == 0, out.stderr[-2000:]
   assert "training in" not in out.stdout
@@ -270,8 +269,9 @@ def test_a_later_session_without_workdirs_resumes_from_the_record(tmp_path):
   assert set(r["runs"]["1"]) == {"vae", "vae_no_kl", "vae_latent_10"}
 
 
-def test_a_recorded_run_of_another_config_is_trained_again(tmp_path):
-  recorded = _recorded({"0": _SEED0})
+def test_a_recorded_run_of_another_config_is_trained_again(tmp_path,
+                                                           computed):
+  recorded = copy.deepcopy(computed["recorded"][1])  # seed 0's
   entry = recorded["runs"]["0"]["vae_hidden_64"]
   entry["config"]["train.epochs"] = 60
   record = tmp_path / "record.json"
