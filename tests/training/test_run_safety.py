@@ -2,6 +2,7 @@
 previous outputs aside, one run per workdir, SIGTERM is a clean stop, and
 the faults a user acts on are one line."""
 
+import copy
 import json
 import os
 import shutil
@@ -29,6 +30,23 @@ def data():
   return synthetic.data(n_train=60, n_dev=20, n_test=30)
 
 
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, data):
+  """A finished run of the synthetic FFNN (2 epochs): its config, results
+  and workdir. Tests that start from such a run copy the workdir
+  (`_copy_of`) instead of training it again."""
+  cfg = synthetic.config("ffnn", epochs=2)
+  work = tmp_path_factory.mktemp("finished") / "w"
+  return cfg, run_experiment(cfg, str(work), data=data), work
+
+
+def _copy_of(finished, tmp_path):
+  """A workdir of its own holding the finished run."""
+  work = tmp_path / "w"
+  shutil.copytree(finished[2], work, symlinks=True)
+  return work
+
+
 def _run(*args, timeout=120):
   return subprocess.run([sys.executable, *args], cwd=ROOT, env=ENV,
                         capture_output=True, text=True, timeout=timeout)
@@ -49,10 +67,10 @@ class Notices(progress.Progress):
 # ---- 1. reproduce reuses only a grid of the config it would run ----------
 
 @pytest.mark.slow
-def test_results_record_the_config_and_reuse_compares_it(tmp_path, data):
-  cfg = synthetic.config("ffnn", epochs=2)
-  work = str(tmp_path / "w")
-  results = run_experiment(cfg, work, data=data)
+def test_results_record_the_config_and_reuse_compares_it(tmp_path,
+                                                         finished):
+  cfg, results, _ = finished
+  work = str(_copy_of(finished, tmp_path))
   assert results["run"]["config"]["train.epochs"] == 2
   assert results["run"]["resume_forced"] == []
   assert grid_reuse.reuse_problem(work, cfg) is None
@@ -88,10 +106,10 @@ def test_reproduce_refuses_a_cpu_grid_for_the_paper_command(tmp_path):
 # ---- 2. a fresh start sets the previous outputs aside ---------------------
 
 @pytest.mark.slow
-def test_killed_restart_leaves_no_results_of_the_old_run(tmp_path, data):
-  work = tmp_path / "w"
-  old = synthetic.config("ffnn", epochs=2)
-  run_experiment(old, str(work), data=data)
+def test_killed_restart_leaves_no_results_of_the_old_run(tmp_path, data,
+                                                        finished):
+  old = finished[0]
+  work = _copy_of(finished, tmp_path)
   new = synthetic.config("ffnn", epochs=3)
   new.train.learning_rate = 0.01
   new.train.resume = "restart"
@@ -111,10 +129,10 @@ def test_killed_restart_leaves_no_results_of_the_old_run(tmp_path, data):
 
 
 @pytest.mark.slow
-def test_all_checkpoints_quarantined_sets_the_results_aside(tmp_path, data):
-  work = tmp_path / "w"
-  cfg = synthetic.config("ffnn", epochs=2)
-  run_experiment(cfg, str(work), data=data)
+def test_all_checkpoints_quarantined_sets_the_results_aside(tmp_path, data,
+                                                           finished):
+  cfg = copy.deepcopy(finished[0])
+  work = _copy_of(finished, tmp_path)
   for root, _, names in os.walk(work / "checkpoints"):
     for name in names:
       open(os.path.join(root, name), "wb").close()  # every file emptied
@@ -432,10 +450,9 @@ def test_the_memory_check_counts_what_a_save_holds(tmp_path, data):
 # ---- 9. forced resumes recorded, one-line errors -------------------------
 
 @pytest.mark.slow
-def test_forced_resume_is_recorded_in_results(tmp_path, data):
-  work = str(tmp_path / "w")
-  cfg = synthetic.config("ffnn", epochs=2)
-  run_experiment(cfg, work, data=data)
+def test_forced_resume_is_recorded_in_results(tmp_path, data, finished):
+  work = str(_copy_of(finished, tmp_path))
+  cfg = copy.deepcopy(finished[0])
   cfg.train.learning_rate = 0.01
   cfg.train.resume = "force"
   results = run_experiment(cfg, work, data=data)
