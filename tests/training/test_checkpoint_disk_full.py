@@ -200,35 +200,45 @@ def test_a_write_on_a_full_disk_names_its_file(tmp_path):
   assert os.listdir(tmp_path) == []  # No temp file left.
 
 
+@pytest.fixture(scope="module")
+def launch_inputs(tmp_path_factory):
+  """What the full-disk launches read, off the small disk and shared by
+  them: the release, a tiny BERT, the built dataset and its embedding
+  cache (the first launch builds and embeds; the others read them)."""
+  root = tmp_path_factory.mktemp("inputs")
+  release = root / "release"
+  release_fixtures.write_release(release / "all.tsv",
+                                 release_fixtures.release_rows(60))
+  encoder = tiny_checkpoints.write_bert(str(root / "tiny_bert"))
+  return release, encoder, root / "tfds", root / "cache"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fill", [
     0,  # The checkpoint's files fill the disk.
     16 * 1024,  # Sooner: orbax's tasks fail as their files are opened.
     40 * 1024,  # Before any checkpoint: config.json does not fit.
 ])
-def test_launch_on_a_full_disk_is_one_line(tmp_path, fill):
+def test_launch_on_a_full_disk_is_one_line(tmp_path, launch_inputs, fill):
   """A real full disk (a 48 KiB tmpfs; needs root): launch.py ends with one
   error line, and nothing of orbax's or tensorstore's on the console."""
   mount = tmp_path / "small"
   if not small_disk.mount_tmpfs(mount):
     pytest.skip("cannot mount a tmpfs here (needs root)")
+  release, encoder, data_dir, cache = launch_inputs
   try:
     if fill:
       (mount / "filler").write_bytes(b"\0" * fill)
-    release = tmp_path / "release"
-    release_fixtures.write_release(release / "all.tsv",
-                                   release_fixtures.release_rows(60))
-    encoder = tiny_checkpoints.write_bert(str(tmp_path / "tiny_bert"))
     work = mount / "work"
     proc = subprocess.run(
         [sys.executable, "launch.py", "--config=configs/ffnn.py",
          f"--workdir={work}", "--config.data.name=blm_published/folder",
          f"--config.data.manual_dir={release}",
-         f"--config.data.data_dir={tmp_path / 'tfds'}",
+         f"--config.data.data_dir={data_dir}",
          "--config.data.train_types=('I',)",
          "--config.data.test_types=('I',)",
          f"--config.encoder.name={encoder}",
-         f"--config.encoder.cache_dir={tmp_path / 'cache'}",
+         f"--config.encoder.cache_dir={cache}",
          "--config.grid.seeds=(0,)", "--config.train.epochs=3",
          "--config.train.checkpoint_every_epochs=1",
          "--config.train.checkpoint_min_seconds=0",
