@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -17,6 +18,31 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def data():
   return synthetic.data(n_train=200, n_dev=40, n_test=60)
+
+
+def _ffnn_run(tmp_path_factory, data, keep_checkpoints=None):
+  """A finished 2-epoch FFNN workdir, trained once for the module: tests
+  that start from such a run copy it (`_copy`) instead of training it."""
+  cfg = synthetic.config("ffnn", epochs=2)
+  if keep_checkpoints:
+    cfg.train.keep_checkpoints = keep_checkpoints
+  work = tmp_path_factory.mktemp("ffnn_run") / "run"
+  run_experiment(cfg, str(work), data=data)
+  return work
+
+
+@pytest.fixture(scope="module")
+def ffnn_run(tmp_path_factory, data):
+  return _ffnn_run(tmp_path_factory, data)
+
+
+@pytest.fixture(scope="module")
+def ffnn_run_keeping_2(tmp_path_factory, data):
+  return _ffnn_run(tmp_path_factory, data, keep_checkpoints=2)
+
+
+def _copy(finished, workdir):
+  shutil.copytree(finished, workdir, symlinks=True, dirs_exist_ok=True)
 
 
 def _cells(results):
@@ -104,10 +130,10 @@ def test_mismatches_fail_before_compiling(tmp_path, data):
   assert not (tmp_path / "checkpoints").exists()
 
 
-def test_changed_config_or_data_is_never_resumed(tmp_path, data):
+def test_changed_config_or_data_is_never_resumed(tmp_path, data, ffnn_run):
   cfg = synthetic.config("ffnn", epochs=2)
   workdir = str(tmp_path / "run")
-  run_experiment(cfg, workdir, data=data)
+  _copy(ffnn_run, workdir)  # run_experiment(cfg, workdir, data=data)
   config_json = (tmp_path / "run" / "config.json").read_text()
 
   changed = synthetic.config("ffnn", epochs=2)
@@ -135,9 +161,9 @@ def test_changed_config_or_data_is_never_resumed(tmp_path, data):
   assert '"learning_rate": 0.01' in (tmp_path / "run" / "config.json").read_text()
 
 
-def test_more_epochs_resume_the_same_run(tmp_path, data):
+def test_more_epochs_resume_the_same_run(tmp_path, data, ffnn_run):
   cfg = synthetic.config("ffnn", epochs=2)
-  run_experiment(cfg, str(tmp_path), data=data)
+  _copy(ffnn_run, tmp_path)  # run_experiment(cfg, str(tmp_path), data=data)
   cfg.train.epochs = 3
   results = run_experiment(cfg, str(tmp_path), data=data)
   assert "resumed from epoch 1" in (tmp_path / "log.txt").read_text()
@@ -152,14 +178,14 @@ def _largest_data_file(step_dir):
   return max(files, key=os.path.getsize)
 
 
-def test_bit_damage_in_a_checkpoint_falls_back_to_an_older_step(tmp_path,
-                                                                data):
+def test_bit_damage_in_a_checkpoint_falls_back_to_an_older_step(
+    tmp_path, data, ffnn_run_keeping_2):
   cfg = synthetic.config("ffnn", epochs=3)
   cfg.train.keep_checkpoints = 2
   full = run_experiment(cfg, str(tmp_path / "ref"), data=data)
   work = tmp_path / "run"
   cfg.train.epochs = 2
-  run_experiment(cfg, str(work), data=data)
+  _copy(ffnn_run_keeping_2, work)  # run_experiment(cfg, str(work), data=data)
   steps = sorted(os.listdir(work / "checkpoints"))
   assert steps == ["0", "1"]
   path = _largest_data_file(work / "checkpoints" / "1")
@@ -183,14 +209,15 @@ def test_bit_damage_in_a_checkpoint_falls_back_to_an_older_step(tmp_path,
 
 
 def test_digest_mismatch_falls_back_to_an_older_step(tmp_path, data,
-                                                     monkeypatch):
+                                                     monkeypatch,
+                                                     ffnn_run_keeping_2):
   """Damage the reader cannot see (the bytes decode, but are not those
   saved) is caught by the digest: the newest step's restored state gets a
   wrong digest once."""
   from blm_jax.training import checkpoints
   cfg = synthetic.config("ffnn", epochs=2)
   cfg.train.keep_checkpoints = 2
-  run_experiment(cfg, str(tmp_path), data=data)
+  _copy(ffnn_run_keeping_2, tmp_path)  # run_experiment(cfg, str(tmp_path), ...)
   real, calls = checkpoints.digest, []
 
   def digest_once_wrong(state):
