@@ -58,26 +58,37 @@ def test_bad_config_and_dataset_name_fail_before_the_workdir(tmp_path):
   assert not work.exists()
 
 
+@pytest.fixture(scope="module")
+def launch_inputs(tmp_path_factory):
+  """What the interrupted launches read, shared by them: the release, a
+  tiny BERT, the built dataset and its embedding cache (the first launch
+  builds and embeds; the other reads them)."""
+  root = tmp_path_factory.mktemp("inputs")
+  release = root / "release"
+  release_fixtures.write_release(release / "all.tsv",
+                                 release_fixtures.release_rows(60))
+  encoder = tiny_checkpoints.write_bert(str(root / "tiny_bert"))
+  return release, encoder, root / "tfds", root / "cache"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("signum,status,what", [
     (signal.SIGINT, 130, "interrupted"),
     # What batch schedulers send before they kill (preemption).
     (signal.SIGTERM, 143, r"terminated \(SIGTERM\)")])
-def test_ctrl_c_and_sigterm_say_how_to_resume(tmp_path, signum, status, what):
-  release = tmp_path / "release"
-  release_fixtures.write_release(release / "all.tsv",
-                                 release_fixtures.release_rows(60))
-  encoder = tiny_checkpoints.write_bert(str(tmp_path / "tiny_bert"))
+def test_ctrl_c_and_sigterm_say_how_to_resume(tmp_path, launch_inputs, signum,
+                                              status, what):
+  release, encoder, data_dir, cache = launch_inputs
   work = tmp_path / "work"
   env = dict(os.environ, JAX_PLATFORMS="cpu")
   proc = subprocess.Popen(
       [sys.executable, "launch.py", "--config=configs/ffnn.py",
        f"--workdir={work}", "--config.data.name=blm_published/folder",
        f"--config.data.manual_dir={release}",
-       f"--config.data.data_dir={tmp_path / 'tfds'}",
+       f"--config.data.data_dir={data_dir}",
        "--config.data.train_types=('I',)", "--config.data.test_types=('I',)",
        f"--config.encoder.name={encoder}",
-       f"--config.encoder.cache_dir={tmp_path / 'cache'}",
+       f"--config.encoder.cache_dir={cache}",
        "--config.grid.seeds=(0,)", "--config.train.epochs=1000000",
        "--config.train.checkpoint_every_epochs=2",
        "--config.train.checkpoint_min_seconds=0",
