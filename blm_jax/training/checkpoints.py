@@ -295,13 +295,15 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
   A Ctrl-C during the save (or a SIGTERM) takes effect once the step is
   written.
   """
-  _route_aftermath_to_log()
-  _route_advice_to_log()
-  meta = {**meta, "state_digest": digest(state), "state_shapes": shapes(state)}
   held, absl_logger = _Held(), logging.getLogger("absl")
-  absl_logger.addFilter(held)
   try:
+    # The digest takes a while: a signal during it waits for the step too.
     with _interrupt_after():
+      _route_aftermath_to_log()
+      _route_advice_to_log()
+      meta = {**meta, "state_digest": digest(state),
+              "state_shapes": shapes(state)}
+      absl_logger.addFilter(held)
       mgr.save(step, args=ocp.args.Composite(
           state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
       mgr.wait_until_finished()
@@ -320,6 +322,13 @@ def save(mgr: ocp.CheckpointManager, step: int, state, meta: dict) -> None:
     absl_logger.removeFilter(held)
     for record in held.records:
       absl_logger.handle(record)
+
+
+def has_step(mgr: ocp.CheckpointManager, step: int) -> bool:
+  """Whether `step` is written in full (a Ctrl-C that came before its save
+  began left it out)."""
+  mgr.reload()  # from the disk, not the manager's list of calls
+  return step in mgr.all_steps()
 
 
 def read_meta(directory: str, step: int, read_only: bool = False) -> dict:

@@ -395,8 +395,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str,
           with clock.measure("checkpoints"):
             checkpoints.save(mgr, epoch, state, {**meta, "history": history})
         except KeyboardInterrupt:
-          # A Ctrl-C during the save takes effect once the step is written.
-          progress.on_checkpoint(epoch)
+          # A Ctrl-C during the save takes effect once the step is written;
+          # one just before it began leaves the last saved epoch as it was.
+          if checkpoints.has_step(mgr, epoch):
+            progress.on_checkpoint(epoch)
           raise
         progress.on_checkpoint(epoch)
   finally:

@@ -120,6 +120,27 @@ def test_a_ctrl_c_during_a_save_still_reports_the_checkpoint(
   assert os.path.isdir(tmp_path / "checkpoints" / "1")
 
 
+def test_a_ctrl_c_before_a_save_began_reports_the_last_written_one(
+    tmp_path, data, monkeypatch):
+  # Epoch 1's checkpoint is written; the Ctrl-C comes as epoch 2's save is
+  # called, before it writes: the event (which the launcher's "resume from
+  # epoch N" reads) must stay at epoch 1.
+  real = checkpoints.save
+
+  def ctrl_c_as_the_second_save_starts(mgr, step, *args, **kwargs):
+    if step == 2:
+      raise KeyboardInterrupt
+    return real(mgr, step, *args, **kwargs)
+
+  monkeypatch.setattr(checkpoints, "save", ctrl_c_as_the_second_save_starts)
+  rec = Recorder()
+  with pytest.raises(KeyboardInterrupt):
+    trainer.train_and_evaluate(_config(), str(tmp_path), data=data,
+                               progress=rec)
+  assert rec.events[-2:] == [("checkpoint", 1), ("epoch_end", 2)]
+  assert sorted(os.listdir(tmp_path / "checkpoints")) == ["1"]
+
+
 def test_the_trainer_returns_what_it_measured_and_writes_no_report(
     tmp_path, data):
   out = trainer.train_and_evaluate(_config(), str(tmp_path), data=data)
