@@ -74,6 +74,9 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
     model = results["config"]["model"]  # results.json's short config
     dataset = results["config"]["dataset"]
     key = (dataset, model)
+    if key in runs and "--kept=" in w + first[key]:
+      raise SystemExit(f"{first[key]} and {w}: one model on one dataset "
+                       "twice; a kept grid is not merged with other seeds")
     if key in runs:
       runs[key], preds[key] = _merge_seeds(
           (first[key], runs[key], configs[key], preds[key]),
@@ -114,7 +117,7 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
                        "the same seeds (or --seeds=<those they share>)")
   if cells_of is not None and cells_of not in models:
     raise SystemExit(f"--cells_of={cells_of}: not the model of any "
-                     f"--workdir ({', '.join(models)})")
+                     f"--workdir or --kept ({', '.join(models)})")
   cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds)
            if cells_of else [])
   return solver_contrasts.rows(runs, models, preds), seen, cells

@@ -121,7 +121,7 @@ def test_paired_contrast_cells_of_one_model(tmp_path):
   assert all(c[2:4] == ["a", "b"] and c[4] == "+0.310" for c in cells)
   assert paired_contrast.contrast([a, b])[2] == []
   with pytest.raises(SystemExit, match=r"--cells_of=c: not the model of any "
-                     r"--workdir \(a, b\)"):
+                     r"--workdir or --kept \(a, b\)"):
     paired_contrast.contrast([a, b], "c")
 
 
@@ -216,6 +216,9 @@ def test_a_kept_five_seed_grid_pairs_with_a_three_seed_run(tmp_path):
   with pytest.raises(SystemExit, match=r"--seeds: .*a has seeds \[0, 1, 2\],"
                      r" not \[4\]"):
     paired_contrast.contrast([a], kept=[kept], seeds=[0, 4])
+  with pytest.raises(SystemExit, match=r"b3 and --kept=.*b.json: one model "
+                     r"on one dataset twice; a kept grid is not merged"):
+    paired_contrast.contrast([a, b3], kept=[kept], seeds=[0, 1, 2])
 
 
 def test_a_kept_path_that_is_not_a_kept_record_gets_one_line(tmp_path):
