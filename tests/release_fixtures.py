@@ -58,3 +58,15 @@ def write_release(path: str | os.PathLike, rows: Sequence[dict[str, str]],
   with open(path, "w", encoding=encoding, newline="") as f:
     f.write("\n".join(lines) + "\n")
   return path
+
+
+def launch_inputs(root):
+  """What a launch on a small release reads, shared between launches: the
+  release (60 rows), a tiny BERT, and the folders of the built dataset and
+  its embedding cache (the first launch fills them, the others read them)."""
+  from tests import tiny_checkpoints
+
+  release = root / "release"
+  write_release(release / "all.tsv", release_rows(60))
+  encoder = tiny_checkpoints.write_bert(str(root / "tiny_bert"))
+  return release, encoder, root / "tfds", root / "cache"

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests import ROOT, release_fixtures, synthetic, tiny_checkpoints
+from tests import ROOT, release_fixtures, synthetic
 
 
 def _launch(*args, timeout=300):
@@ -63,12 +63,7 @@ def launch_inputs(tmp_path_factory):
   """What the interrupted launches read, shared by them: the release, a
   tiny BERT, the built dataset and its embedding cache (the first launch
   builds and embeds; the other reads them)."""
-  root = tmp_path_factory.mktemp("inputs")
-  release = root / "release"
-  release_fixtures.write_release(release / "all.tsv",
-                                 release_fixtures.release_rows(60))
-  encoder = tiny_checkpoints.write_bert(str(root / "tiny_bert"))
-  return release, encoder, root / "tfds", root / "cache"
+  return release_fixtures.launch_inputs(tmp_path_factory.mktemp("inputs"))
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from absl import logging as absl_logging
 
 from blm_jax.results.experiment import run_experiment
 from blm_jax.training import checkpoints
-from tests import release_fixtures, small_disk, synthetic, tiny_checkpoints
+from tests import release_fixtures, small_disk, synthetic
 from tests import ROOT
 
 
@@ -205,12 +205,7 @@ def launch_inputs(tmp_path_factory):
   """What the full-disk launches read, off the small disk and shared by
   them: the release, a tiny BERT, the built dataset and its embedding
   cache (the first launch builds and embeds; the others read them)."""
-  root = tmp_path_factory.mktemp("inputs")
-  release = root / "release"
-  release_fixtures.write_release(release / "all.tsv",
-                                 release_fixtures.release_rows(60))
-  encoder = tiny_checkpoints.write_bert(str(root / "tiny_bert"))
-  return release, encoder, root / "tfds", root / "cache"
+  return release_fixtures.launch_inputs(tmp_path_factory.mktemp("inputs"))
 
 
 @pytest.mark.slow
