@@ -74,7 +74,7 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
     model = results["config"]["model"]  # results.json's short config
     dataset = results["config"]["dataset"]
     key = (dataset, model)
-    if key in runs and "--kept=" in w + first[key]:
+    if key in runs and any(x.startswith("--kept=") for x in (w, first[key])):
       raise SystemExit(f"{first[key]} and {w}: one model on one dataset "
                        "twice; a kept grid is not merged with other seeds")
     if key in runs:
