@@ -21,6 +21,10 @@ Every model needs the same seeds: the contrast pairs them. `--seeds=0,1,2`
 keeps only those seeds of every grid (a suite's five-seed FFNN beside a
 three-seed run).
 
+`--looks=2` reads a second look at a question already judged (the same
+grids with more seeds) at half the level, Bonferroni over the looks, so
+that looking again does not raise the error rate the claims assume.
+
 `--kept=<keep>/<grid>/<model>.json` reads a grid a suite kept
 (`reproduce --keep`: its record and predictions.npz) in place of a
 workdir, e.g. the papers' FFNN in studies/records/paper_rest/.
@@ -42,7 +46,8 @@ if _HERE not in sys.path:
 
 from blm_jax.study import records as study_records  # noqa: E402
 from blm_jax.results import predictions  # noqa: E402
-from blm_jax.study import grid_records, records, solver_contrasts  # noqa: E402
+from blm_jax.study import (grid_records, records, solver_contrasts,  # noqa: E402
+                           statistics)
 
 FLAGS = flags.FLAGS
 
@@ -58,15 +63,24 @@ def _define_flags():
   flags.DEFINE_string("out", None, "the record to write")
   flags.DEFINE_string("cells_of", None, "a model among the workdirs': add "
                       "its cell-by-cell contrast with the best other one")
+  flags.DEFINE_integer("looks", 1, "which look at this question this is "
+                       "(2: the same grids again with more seeds); the "
+                       "verdicts' level is 5% divided by it")
   flags.mark_flag_as_required("out")
 
 
 def contrast(workdirs: list[str], cells_of: str | None = None,
-             kept: list[str] = (), seeds: list[int] | None = None
+             kept: list[str] = (), seeds: list[int] | None = None,
+             looks: int = 1
              ) -> tuple[list[list[str]], dict, list[list[str]]]:
   """The contrast rows, each workdir's (and kept record's) model and
   dataset, and the rows of `cells_of` against the best other model cell by
-  cell (none without); `seeds`: only these seeds of every grid."""
+  cell (none without); `seeds`: only these seeds of every grid; `looks`:
+  the verdicts at ALPHA / looks."""
+  if looks < 1:
+    raise SystemExit(f"--looks={looks}: 1 for a first look, 2 or more for "
+                     "each look again at the same question")
+  alpha = statistics.ALPHA / looks
   runs, preds, configs, first, seen = {}, {}, {}, {}, {}
   sources = ([(w, *_read(w), predictions.load(w)) for w in workdirs]
              + [(f"--kept={k}", *_read_kept(k)) for k in kept])
@@ -118,9 +132,9 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
   if cells_of is not None and cells_of not in models:
     raise SystemExit(f"--cells_of={cells_of}: not the model of any "
                      f"--workdir or --kept ({', '.join(models)})")
-  cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds)
+  cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds, alpha)
            if cells_of else [])
-  return solver_contrasts.rows(runs, models, preds), seen, cells
+  return solver_contrasts.rows(runs, models, preds, alpha), seen, cells
 
 
 def _versions_text(versions: dict | None) -> str:
@@ -237,7 +251,7 @@ def main(argv):
     raise SystemExit(f"--seeds={','.join(FLAGS.seeds)}: integers, "
                      "comma-separated") from None
   rows, seen, cells = contrast(FLAGS.workdir, FLAGS.cells_of, FLAGS.kept,
-                               seeds)
+                               seeds, FLAGS.looks)
   record = {
       "study": "paired contrast of solvers run outside a suite "
                "(blm_jax/study/solver_contrasts.py)",
@@ -246,6 +260,7 @@ def main(argv):
       "command": " ".join(["python", "studies/paired_contrast.py",
                            *sys.argv[1:]]),
       "config": None, "workdirs": seen,
+      "verdict_level": statistics.ALPHA / FLAGS.looks,
       "tables": {"contrast": {"columns": list(solver_contrasts.COLUMNS),
                               "rows": rows}}}
   if cells:

@@ -9,7 +9,8 @@ paired by seed and instance when they share seeds and test sets, as grids
 of one suite do). 'ahead' needs the difference above 0 at the one-sided
 2.5% level; Holm's correction runs over the table's rows. The best is
 chosen on the same test sets, so a near tie reads 'inside the noise'
-rather than a lead.
+rather than a lead. `alpha` lowers the level for a question looked at
+more than once (a second look with more seeds: ALPHA / 2).
 
 `cell_rows`: one named solver against the best of the others, cell by
 cell, either way round (a new solver's heatmap beside the field's best).
@@ -28,10 +29,11 @@ CELL_COLUMNS = ("dataset", "train -> test", "solver", "best other",
                 "verdict (Holm)")
 
 
-def _verdict(direction: str, p: float, best: str) -> str:
+def _verdict(direction: str, p: float, best: str,
+             alpha: float = statistics.ALPHA) -> str:
   # The difference is never below 0 (`best` has the highest mean), so
   # the test can only say 'ahead' or leave it inside the noise.
-  if statistics.adjusted_verdict(direction, p) == statistics.HOLDS:
+  if statistics.adjusted_verdict(direction, p, alpha) == statistics.HOLDS:
     return f"{best} ahead"
   return "inside the noise"
 
@@ -54,7 +56,8 @@ def _shared(by_model: dict[str, dict], models: list[str],
 
 
 def rows(runs: dict[str, dict[str, dict]], models: list[str],
-         preds: dict[str, dict] | None = None) -> list[list[str]]:
+         preds: dict[str, dict] | None = None,
+         alpha: float = statistics.ALPHA) -> list[list[str]]:
   """The table's rows, in `models` order per dataset."""
   found = []
   for ds, by_model in runs.items():
@@ -79,14 +82,14 @@ def rows(runs: dict[str, dict[str, dict]], models: list[str],
     lo, hi = e.interval()
     out.append([ds, best, m, f"{e.value:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]",
                 f"{test.p_value():.3g}",
-                _verdict(test.direction(), test.p_value(), best),
-                _verdict(test.direction(), p_holm, best)])
+                _verdict(test.direction(), test.p_value(), best, alpha),
+                _verdict(test.direction(), p_holm, best, alpha)])
   return out
 
 
 def cell_rows(runs: dict[str, dict[str, dict]], models: list[str],
-              solver: str, preds: dict[str, dict] | None = None
-              ) -> list[list[str]]:
+              solver: str, preds: dict[str, dict] | None = None,
+              alpha: float = statistics.ALPHA) -> list[list[str]]:
   """`solver` against the best other solver (the highest mean F1 over the
   cells they all have), cell by cell: the difference, its interval and a
   two-sided verdict ('<solver> ahead', '<other> ahead' or inside the
@@ -107,7 +110,7 @@ def cell_rows(runs: dict[str, dict[str, dict]], models: list[str],
   adjusted = statistics.holm([t.p_value() for *_, t in found])
 
   def verdict(test, p, other):
-    found = statistics.adjusted_verdict(test.direction(), p)
+    found = statistics.adjusted_verdict(test.direction(), p, alpha)
     if found == statistics.INCONCLUSIVE:
       return "inside the noise"
     return f"{solver} ahead" if found == statistics.HOLDS else f"{other} ahead"

@@ -125,6 +125,20 @@ def test_paired_contrast_cells_of_one_model(tmp_path):
     paired_contrast.contrast([a, b], "c")
 
 
+def test_a_second_look_is_read_at_half_the_level(tmp_path):
+  # Seed differences +0.10, +0.06, +0.05: p 0.0445, between 2.5% and 5%.
+  a = _finished(tmp_path / "a", "a", [0.60, 0.56, 0.55])
+  b = _finished(tmp_path / "b", "b", [0.50, 0.50, 0.50])
+  first, _, cells = paired_contrast.contrast([a, b], "a")
+  second, _, cells2 = paired_contrast.contrast([a, b], "a", looks=2)
+  assert first[0][5] == second[0][5] == "0.0445"
+  assert first[0][6:] == ["a ahead", "a ahead"]
+  assert second[0][6:] == ["inside the noise", "inside the noise"]
+  assert [c[:7] for c in cells] == [c[:7] for c in cells2]
+  with pytest.raises(SystemExit, match=r"^--looks=0: 1 for a first look"):
+    paired_contrast.contrast([a, b], looks=0)
+
+
 def test_one_models_seeds_in_two_workdirs_are_one_grid(tmp_path):
   # a's seeds 0-2 in one workdir and 3-4 in another give the contrast of
   # one five-seed workdir, instance-level hits included.
