@@ -362,10 +362,19 @@ def stale_builders(record: dict, current=current_version
 
 
 def stale_line(stale: dict[str, tuple[str, str | None]]) -> str:
-  """The line a table marked `stale=...` carries under it."""
+  """The line a table marked `stale=...` carries under it: per builder
+  family and version change, its datasets (a count past three; the
+  check's message names them all)."""
+  groups: dict[tuple[str, str, str], list[str]] = {}
+  for name, (made, now) in stale.items():
+    family, _, dataset = name.partition("/")
+    groups.setdefault((family, made, now or "gone"), []).append(
+        dataset or name)
   return ("*Stale: made with " + ", ".join(
-      f"{n} {made} (now {now or 'gone'})" for n, (made, now) in
-      stale.items()) + "; rerun it to update.*\n")
+      f"{family} {made} (now {now}: "
+      + (", ".join(names) if len(names) <= 3 else f"{len(names)} datasets")
+      + ")" for (family, made, now), names in groups.items())
+      + "; rerun it to update.*\n")
 
 
 def render_document(text: str, root: str, current=current_version

@@ -294,8 +294,8 @@ def test_a_table_marked_stale_says_so_under_it(tmp_path):
   assert differ == ["README.md:2: table from studies/records/r.json stale=yes "
                     "differs from its record"]
   cli.tables(str(tmp_path), current=NOW)  # writes the stale line
-  assert ("*Stale: made with blm_spray_load/ALT-ATL_type_I 1.1.0 (now "
-          "1.2.0); rerun it to update.*\n<!-- end table -->") in (
+  assert ("*Stale: made with blm_spray_load 1.1.0 (now 1.2.0: "
+          "ALT-ATL_type_I); rerun it to update.*\n<!-- end table -->") in (
               readme.read_text())
   assert cli.tables(str(tmp_path), check=True, current=NOW) == []
   # Marked stale, but current: the mark cannot linger.
@@ -304,6 +304,17 @@ def test_a_table_marked_stale_says_so_under_it(tmp_path):
   assert cli.tables(str(tmp_path), check=True, current=NOW) == [
       "README.md:2: table from studies/records/r.json is marked stale but its "
       "record's builders are current: drop `stale=` from its marker"]
+
+
+def test_the_stale_line_groups_a_familys_datasets():
+  stale = {f"blm_cos_od/cos_en_type_{t}": ("1.2.0", "1.3.0")
+           for t in ("I", "II", "III", "IV")}
+  stale["blm_spray_load/seq_type_II"] = ("1.3.0", "1.4.0")
+  stale["blm_gone/x"] = ("1.0.0", None)
+  assert records.stale_line(stale) == (
+      "*Stale: made with blm_cos_od 1.2.0 (now 1.3.0: 4 datasets), "
+      "blm_spray_load 1.3.0 (now 1.4.0: seq_type_II), blm_gone 1.0.0 (now "
+      "gone: x); rerun it to update.*\n")
 
 
 def test_make_names_a_missing_workdir_or_a_damaged_results_json(tmp_path):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from blm_jax.results import predictions
-from blm_jax.study import claims as reproduce, claims_report, judge
+from blm_jax.study import claims as reproduce, claims_report, judge, records
 from blm_jax.training.grid import GridSpec
 from blm_jax.training.trainer import Predictions
 from tests import ROOT
@@ -286,6 +286,25 @@ def test_report_files(tmp_path):
   assert len(gain["interval"]) == 2 and gain["level"] == 0.95
   assert gain["verdict_holm"] in ("holds", "inconclusive")
   assert "| after Holm |" in md
+  assert record["data"] == {"builder_versions": {}}  # _run's say none
+
+
+def test_a_report_says_which_builder_versions_its_grids_read():
+  a, b, c = (_results({"I": {"I": 0.5}}) for _ in range(3))
+  a["data"]["builder_versions"] = {"x/t_I": "1.3.0", "y/t_I": "1.0.0"}
+  b["data"]["builder_versions"] = {"x/t_I": "1.2.0"}
+  runs = {"x": {"ffnn": a, "vae2": b}, "y": {"ffnn": c}}  # c: not said
+  found = claims_report.builder_versions(runs)
+  assert found == {"x/t_I": "1.2.0,1.3.0", "y/t_I": "1.0.0"}
+  # Two versions of one builder match neither: the report reads stale.
+  now = {"x/t_I": "1.3.0", "y/t_I": "1.0.0"}.get
+  record = {"data": {"builder_versions": found}}
+  assert records.stale_builders(record, now) == {
+      "x/t_I": ("1.2.0,1.3.0", "1.3.0")}
+  del b["data"]["builder_versions"]
+  assert records.stale_builders(
+      {"data": {"builder_versions": claims_report.builder_versions(runs)}},
+      now) == {}
 
 
 @pytest.mark.slow
