@@ -25,6 +25,10 @@ three-seed run).
 grids with more seeds) at half the level, Bonferroni over the looks, so
 that looking again does not raise the error rate the claims assume.
 
+`--labelled=<label>=<workdir>` reads a finished workdir as the model
+`<label>`: two settings of one model side by side (e.g. two encoder
+layers), which would otherwise be refused as one grid's split seeds.
+
 `--kept=<keep>/<grid>/<model>.json` reads a grid a suite kept
 (`reproduce --keep`: its record and predictions.npz) in place of a
 workdir, e.g. the papers' FFNN in studies/records/paper_rest/.
@@ -58,6 +62,8 @@ def _define_flags():
   flags.DEFINE_multi_string("kept", [], "kept grid records "
                             "(<keep>/<grid>/<model>.json), beside or "
                             "instead of workdirs")
+  flags.DEFINE_multi_string("labelled", [], "<label>=<workdir>: a finished "
+                            "workdir read as the model <label>")
   flags.DEFINE_list("seeds", [], "only these seeds of every grid (default: "
                     "all; every model must have the same)")
   flags.DEFINE_string("out", None, "the record to write")
@@ -71,18 +77,20 @@ def _define_flags():
 
 def contrast(workdirs: list[str], cells_of: str | None = None,
              kept: list[str] = (), seeds: list[int] | None = None,
-             looks: int = 1
+             looks: int = 1, labelled: list[str] = ()
              ) -> tuple[list[list[str]], dict, list[list[str]]]:
   """The contrast rows, each workdir's (and kept record's) model and
   dataset, and the rows of `cells_of` against the best other model cell by
   cell (none without); `seeds`: only these seeds of every grid; `looks`:
-  the verdicts at ALPHA / looks."""
+  the verdicts at ALPHA / looks; `labelled`: '<label>=<workdir>', read
+  as the model <label>."""
   if looks < 1:
     raise SystemExit(f"--looks={looks}: 1 for a first look, 2 or more for "
                      "each look again at the same question")
   alpha = statistics.ALPHA / looks
   runs, preds, configs, first, seen = {}, {}, {}, {}, {}
   sources = ([(w, *_read(w), predictions.load(w)) for w in workdirs]
+             + [_read_labelled(x) for x in labelled]
              + [(f"--kept={k}", *_read_kept(k)) for k in kept])
   for w, results, config, cell_preds in sources:
     model = results["config"]["model"]  # results.json's short config
@@ -135,6 +143,17 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
   cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds, alpha)
            if cells_of else [])
   return solver_contrasts.rows(runs, models, preds, alpha), seen, cells
+
+
+def _read_labelled(value: str):
+  """A `--labelled=<label>=<workdir>` source, its results read as the
+  model <label>."""
+  label, sep, w = value.partition("=")
+  if not sep or not label or not w:
+    raise SystemExit(f"--labelled={value}: <label>=<workdir>")
+  results, config = _read(w)
+  results = {**results, "config": {**results["config"], "model": label}}
+  return w, results, config, predictions.load(w)
 
 
 def _versions_text(versions: dict | None) -> str:
@@ -251,7 +270,7 @@ def main(argv):
     raise SystemExit(f"--seeds={','.join(FLAGS.seeds)}: integers, "
                      "comma-separated") from None
   rows, seen, cells = contrast(FLAGS.workdir, FLAGS.cells_of, FLAGS.kept,
-                               seeds, FLAGS.looks)
+                               seeds, FLAGS.looks, FLAGS.labelled)
   record = {
       "study": "paired contrast of solvers run outside a suite "
                "(blm_jax/study/solver_contrasts.py)",

@@ -139,6 +139,21 @@ def test_a_second_look_is_read_at_half_the_level(tmp_path):
     paired_contrast.contrast([a, b], looks=0)
 
 
+def test_two_settings_of_one_model_are_compared_under_labels(tmp_path):
+  low = _finished(tmp_path / "low", "a", [0.50, 0.52, 0.51])
+  high = _finished(tmp_path / "high", "a", [0.20, 0.21, 0.19], lr=3e-3)
+  with pytest.raises(SystemExit, match="configs that differ beyond "
+                     "grid.seeds"):
+    paired_contrast.contrast([low, high])
+  rows, seen, cells = paired_contrast.contrast(
+      [], "a_L0", labelled=[f"a_L0={low}", f"a_L6={high}"])
+  assert rows[0][1:4] == ["a_L0", "a_L6", "+0.310"]
+  assert seen[low] == {"model": "a_L0", "dataset": "d"}
+  assert len(cells) == 4 and all(c[2:4] == ["a_L0", "a_L6"] for c in cells)
+  with pytest.raises(SystemExit, match=r"^--labelled=a_L0: <label>=<workdir>$"):
+    paired_contrast.contrast([], labelled=["a_L0", f"a_L6={high}"])
+
+
 def test_one_models_seeds_in_two_workdirs_are_one_grid(tmp_path):
   # a's seeds 0-2 in one workdir and 3-4 in another give the contrast of
   # one five-seed workdir, instance-level hits included.
