@@ -25,8 +25,8 @@ last epoch; the detached ones at 0.86-1.00, and 0.270 and 0.243
 (studies/records/attribute_bottleneck_dev_agreement_en_seq.json). The
 `aux` variant keeps lr 1e-3: the budget was run without attribute targets,
 and its records were made with 1e-3. The records made before the budget,
-and those of the layer study (studies/experiments/, 2026-11-29), used
-1e-3 without attribute targets too; their full configs say so.
+and those of the layer study (studies/experiments/, the layers doc),
+used 1e-3 without attribute targets too; their full configs say so.
 """
 
 from configs import common
