@@ -16,8 +16,8 @@ from typing import Callable
 
 from blm_jax.base import files
 from blm_jax.study import (battery, claims, html_report, judge, markdown_table,
-                           paper_comparison, schedule, solver_contrasts,
-                           training_curves)
+                           paper_comparison, records, schedule,
+                           solver_contrasts, training_curves)
 
 TYPES = claims.TYPES
 LEVEL = judge.LEVEL
@@ -157,20 +157,6 @@ def claims_section() -> list[str]:
   return lines
 
 
-def builder_versions(runs: dict[str, dict[str, dict]]) -> dict[str, str]:
-  """{TFDS name: builder version} over every grid of the report, so that
-  `records tables --check` sees a report made with builders changed since.
-  A name two grids read at different versions keeps both ('1.2.0,1.3.0'):
-  it matches no single version, so the report reads stale until rerun."""
-  seen: dict[str, set[str]] = {}
-  for by_model in runs.values():
-    for results in by_model.values():
-      found = (results.get("data") or {}).get("builder_versions") or {}
-      for name, version in found.items():
-        seen.setdefault(name, set()).add(str(version))
-  return {name: ",".join(sorted(v)) for name, v in sorted(seen.items())}
-
-
 def report(runs: dict[str, dict[str, dict]], models: list[str],
            out: str, command: str,
            preds: dict[str, dict] | None = None,
@@ -292,7 +278,8 @@ def report(runs: dict[str, dict[str, dict]], models: list[str],
     compared["solver_contrasts"] = {
         "columns": list(solver_contrasts.COLUMNS), "rows": contrasts}
   record = {"command": command, "schedule": off, "summaries": summary,
-            "data": {"builder_versions": builder_versions(runs)},
+            "data": {"builder_versions": records.merged_builder_versions(
+                r for by_model in runs.values() for r in by_model.values())},
             "context_free": context_free, "seed_f1": seed_tables(runs),
             "claims": verdicts, "missing": list(missing or []),
             "probing": {ds: paper_comparison.probe_summary(p)

@@ -108,9 +108,6 @@ def run(entries, out: str, command: str,
       result = ladder_fn(config, folder)
     results[name] = result
   rows = [summary_row(n, r) for n, r in results.items()]
-  versions = {}
-  for r in results.values():
-    versions.update((r.get("data") or {}).get("builder_versions") or {})
   record = {
       "study": "the diagnosis ladder on every _seq design and regime "
                "(design analyzer, gold ceiling, probes per layer, "
@@ -119,7 +116,8 @@ def run(entries, out: str, command: str,
           "%Y-%m-%d"),
       "command": command, "config": None, "source": "measured",
       "encoder": sorted({c.encoder.name for _, c, _, _ in entries}),
-      "data": {"builder_versions": versions},
+      "data": {"builder_versions": records.merged_builder_versions(
+          results.values())},
       "designs": {n: os.path.join(n, SUITE, "diagnose.json")
                   for n in results},
       "tables": {"ladder": {"columns": COLUMNS, "rows": rows}}}

@@ -344,6 +344,19 @@ def builder_versions(record: dict) -> dict[str, str] | None:
   return dict(found) if isinstance(found, dict) else None
 
 
+def merged_builder_versions(results) -> dict[str, str]:
+  """{TFDS name: builder version} over several runs' results (a suite's
+  grids, a ladder's designs), so that `records tables --check` sees a
+  record made with builders changed since. A name two runs read at
+  different versions keeps both ('1.2.0,1.3.0'): it matches no single
+  version, so the record reads stale until rerun."""
+  seen: dict[str, set[str]] = {}
+  for result in results:
+    for name, version in (builder_versions(result) or {}).items():
+      seen.setdefault(name, set()).add(str(version))
+  return {name: ",".join(sorted(v)) for name, v in sorted(seen.items())}
+
+
 def current_version(name: str) -> str | None:
   """The builder version `name` has in this checkout (None: no builder)."""
   from data_builders.common import loading

@@ -133,6 +133,8 @@ def test_the_ladder_runs_end_to_end_and_writes_its_records(tmp_path):
     assert (tmp_path / "out" / "spray_load_seq" / "diagnose" / name).exists()
   saved = json.loads((tmp_path / "out" / "diagnose_suite.json").read_text())
   assert saved == json.loads(json.dumps(record))
+  assert saved["data"]["builder_versions"] == per_design["data"][
+      "builder_versions"]
   (row,) = saved["tables"]["ladder"]["rows"]
   assert row[0] == "spray_load_seq" and row[8] == "layer=2"
   assert row[10].split(" (alone ")[0] in per_design["attributes"]

@@ -293,8 +293,8 @@ def test_a_report_says_which_builder_versions_its_grids_read():
   a, b, c = (_results({"I": {"I": 0.5}}) for _ in range(3))
   a["data"]["builder_versions"] = {"x/t_I": "1.3.0", "y/t_I": "1.0.0"}
   b["data"]["builder_versions"] = {"x/t_I": "1.2.0"}
-  runs = {"x": {"ffnn": a, "vae2": b}, "y": {"ffnn": c}}  # c: not said
-  found = claims_report.builder_versions(runs)
+  grids = [a, b, c]  # c: not said
+  found = records.merged_builder_versions(grids)
   assert found == {"x/t_I": "1.2.0,1.3.0", "y/t_I": "1.0.0"}
   # Two versions of one builder match neither: the report reads stale.
   now = {"x/t_I": "1.3.0", "y/t_I": "1.0.0"}.get
@@ -303,7 +303,7 @@ def test_a_report_says_which_builder_versions_its_grids_read():
       "x/t_I": ("1.2.0,1.3.0", "1.3.0")}
   del b["data"]["builder_versions"]
   assert records.stale_builders(
-      {"data": {"builder_versions": claims_report.builder_versions(runs)}},
+      {"data": {"builder_versions": records.merged_builder_versions(grids)}},
       now) == {}
 
 
