@@ -29,6 +29,12 @@ that looking again does not raise the error rate the claims assume.
 `<label>`: two settings of one model side by side (e.g. two encoder
 layers), which would otherwise be refused as one grid's split seeds.
 
+`--joins=<record>` adds the rows to an earlier contrast record's: a
+solver run after that record was made, against the same best (whose
+workdir is here again) while the others' workdirs are gone. The record
+holds both tables' rows, Holm's correction taken again over all of them
+(`solver_contrasts.joined`).
+
 `--kept=<keep>/<grid>/<model>.json` reads a grid a suite kept
 (`reproduce --keep`: its record and predictions.npz) in place of a
 workdir, e.g. the papers' FFNN in studies/records/paper_rest/.
@@ -69,6 +75,9 @@ def _define_flags():
   flags.DEFINE_string("out", None, "the record to write")
   flags.DEFINE_string("cells_of", None, "a model among the workdirs': add "
                       "its cell-by-cell contrast with the best other one")
+  flags.DEFINE_string("joins", None, "an earlier contrast record of the "
+                      "same question: its rows and these as one Holm "
+                      "family")
   flags.DEFINE_integer("looks", 1, "which look at this question this is "
                        "(2: the same grids again with more seeds); the "
                        "verdicts' level is 5% divided by it")
@@ -143,6 +152,30 @@ def contrast(workdirs: list[str], cells_of: str | None = None,
   cells = (solver_contrasts.cell_rows(runs, models, cells_of, preds, alpha)
            if cells_of else [])
   return solver_contrasts.rows(runs, models, preds, alpha), seen, cells
+
+
+def join(path: str, rows: list[list[str]], alpha: float
+         ) -> list[list[str]]:
+  """The rows of the contrast record at `path` and `rows` as one table
+  (`solver_contrasts.joined`); SystemExit naming the record when it is
+  not a contrast at the same level."""
+  try:
+    earlier = records.load(path)
+    table = earlier["tables"]["contrast"]
+    if list(table["columns"]) != list(solver_contrasts.COLUMNS):
+      raise KeyError("columns")
+    level = earlier.get("verdict_level", statistics.ALPHA)
+    if abs(level - alpha) > 1e-12:
+      raise SystemExit(f"--joins={path}: its verdicts are at the {level:g} "
+                       f"level, these at {alpha:g} (--looks)")
+    return solver_contrasts.joined(table["rows"], rows, alpha)
+  except records.RecordError as e:
+    raise SystemExit(f"--joins={path}: {e}") from None
+  except (KeyError, TypeError):
+    raise SystemExit(f"--joins={path}: not a contrast record (a `contrast` "
+                     "table of paired_contrast's columns)") from None
+  except ValueError as e:
+    raise SystemExit(f"--joins={path}: {e}") from None
 
 
 def _read_labelled(value: str):
@@ -271,6 +304,8 @@ def main(argv):
                      "comma-separated") from None
   rows, seen, cells = contrast(FLAGS.workdir, FLAGS.cells_of, FLAGS.kept,
                                seeds, FLAGS.looks, FLAGS.labelled)
+  if FLAGS.joins:
+    rows = join(FLAGS.joins, rows, statistics.ALPHA / FLAGS.looks)
   record = {
       "study": "paired contrast of solvers run outside a suite "
                "(blm_jax/study/solver_contrasts.py)",
@@ -279,6 +314,7 @@ def main(argv):
       "command": " ".join(["python", "studies/paired_contrast.py",
                            *sys.argv[1:]]),
       "config": None, "workdirs": seen,
+      **({"joins": FLAGS.joins} if FLAGS.joins else {}),
       "verdict_level": statistics.ALPHA / FLAGS.looks,
       "tables": {"contrast": {"columns": list(solver_contrasts.COLUMNS),
                               "rows": rows}}}

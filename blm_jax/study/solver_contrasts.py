@@ -124,3 +124,35 @@ def cell_rows(runs: dict[str, dict[str, dict]], models: list[str],
                 verdict(test, test.p_value(), other),
                 verdict(test, p_holm, other)])
   return out
+
+
+def joined(earlier: list[list[str]], new: list[list[str]],
+           alpha: float = statistics.ALPHA) -> list[list[str]]:
+  """An earlier table's `rows` and new rows of the same question (a solver
+  run later, against the same best on the same dataset) as one Holm
+  family: every row keeps its numbers and its verdict, and the Holm
+  verdicts are taken again over all the rows' p-values (as the tables
+  print them, to three significant figures), so that adding a solver
+  cannot make the earlier verdicts look stronger than the family allows.
+  ValueError naming the row when the question is not the same."""
+  best_of = {}
+  for row in earlier:
+    best_of.setdefault(row[0], row[1])
+  judged = {(r[0], r[2]) for r in earlier}
+  for row in new:
+    ds, best, other = row[:3]
+    if ds not in best_of:
+      raise ValueError(f"{ds}: not a dataset of the earlier table "
+                       f"({', '.join(best_of)})")
+    if best != best_of[ds]:
+      raise ValueError(f"{ds}: the best is {best} here and {best_of[ds]} "
+                       "in the earlier table; a new best changes every "
+                       "row, so contrast all the models again")
+    if (ds, other) in judged:
+      raise ValueError(f"{ds}: {other} is in the earlier table already")
+  rows = [list(r) for r in earlier + new]
+  adjusted = statistics.holm([float(r[5]) for r in rows])
+  for row, p_holm in zip(rows, adjusted):
+    ahead = float(row[3]) > 0 and p_holm < alpha
+    row[7] = f"{row[1]} ahead" if ahead else "inside the noise"
+  return rows

@@ -1,6 +1,7 @@
 """The helpers of studies/attribute_bottleneck_dev.py (slot accuracy,
 the runs table, overrides) and studies/paired_contrast.py (its one
-line for a workdir without results, its cell-by-cell table)."""
+line for a workdir without results, its cell-by-cell table, a later
+solver joining an earlier contrast)."""
 
 import json
 import os
@@ -137,6 +138,40 @@ def test_a_second_look_is_read_at_half_the_level(tmp_path):
   assert [c[:7] for c in cells] == [c[:7] for c in cells2]
   with pytest.raises(SystemExit, match=r"^--looks=0: 1 for a first look"):
     paired_contrast.contrast([a, b], looks=0)
+
+
+def test_a_solver_run_later_joins_an_earlier_contrasts_holm_family(tmp_path):
+  # a - b: p 0.0445, ahead alone; with a - c (p about 0.23) in the family,
+  # Holm doubles it and the earlier row is inside the noise.
+  a = _finished(tmp_path / "a", "a", [0.60, 0.56, 0.55])
+  b = _finished(tmp_path / "b", "b", [0.50, 0.50, 0.50])
+  c = _finished(tmp_path / "c", "c", [0.45, 0.55, 0.50])
+  earlier_rows = paired_contrast.contrast([a, b])[0]
+  assert earlier_rows[0][6:] == ["a ahead", "a ahead"]
+  path = tmp_path / "earlier.json"
+  path.write_text(json.dumps({"verdict_level": 0.05, "tables": {"contrast": {
+      "columns": list(paired_contrast.solver_contrasts.COLUMNS),
+      "rows": earlier_rows}}}))
+  new_rows = paired_contrast.contrast([a, c])[0]
+  rows = paired_contrast.join(str(path), new_rows, 0.05)
+  assert [r[2] for r in rows] == ["b", "c"]
+  assert rows[0][:7] == earlier_rows[0][:7]  # its numbers kept
+  assert rows[0][7] == "inside the noise"
+  assert rows[1][6:] == ["inside the noise", "inside the noise"]
+  with pytest.raises(SystemExit, match=r"^--joins=.*earlier.json: d: b is in "
+                     "the earlier table already$"):
+    paired_contrast.join(str(path), [list(earlier_rows[0])], 0.05)
+  top = _finished(tmp_path / "top", "top", [0.90, 0.91, 0.92])
+  with pytest.raises(SystemExit, match=r"d: the best is top here and a in "
+                     "the earlier table; a new best changes every row"):
+    paired_contrast.join(str(path), paired_contrast.contrast([top, a])[0],
+                         0.05)
+  with pytest.raises(SystemExit, match=r"its verdicts are at the 0.05 level, "
+                     "these at 0.025 \\(--looks\\)$"):
+    paired_contrast.join(str(path), new_rows, 0.025)
+  (tmp_path / "other.json").write_text(json.dumps({"tables": {}}))
+  with pytest.raises(SystemExit, match=r"other.json: not a contrast record"):
+    paired_contrast.join(str(tmp_path / "other.json"), new_rows, 0.05)
 
 
 def test_two_settings_of_one_model_are_compared_under_labels(tmp_path):
