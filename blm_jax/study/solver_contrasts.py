@@ -134,7 +134,7 @@ def joined(earlier: list[list[str]], new: list[list[str]],
   verdicts are taken again over all the rows' p-values (as the tables
   print them, to three significant figures), so that adding a solver
   cannot make the earlier verdicts look stronger than the family allows.
-  ValueError naming the row when the question is not the same."""
+  ValueError naming the dataset when the question is not the same."""
   best_of = {}
   for row in earlier:
     best_of.setdefault(row[0], row[1])
