@@ -153,6 +153,7 @@ def joined(earlier: list[list[str]], new: list[list[str]],
   rows = [list(r) for r in earlier + new]
   adjusted = statistics.holm([float(r[5]) for r in rows])
   for row, p_holm in zip(rows, adjusted):
-    ahead = float(row[3]) > 0 and p_holm < alpha
-    row[7] = f"{row[1]} ahead" if ahead else "inside the noise"
+    direction = (statistics.HOLDS if float(row[3]) >= 0
+                 else statistics.DOES_NOT_HOLD)
+    row[7] = _verdict(direction, p_holm, row[1], alpha)
   return rows
